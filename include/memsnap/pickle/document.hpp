@@ -1,0 +1,135 @@
+#pragma once
+// The data a pickle decodes to, kept compact: 16-byte values, strings as views into the
+// input, containers in one slot table. Knows nothing about PyTorch.
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memsnap::pickle {
+
+enum class Kind : std::uint8_t {
+    none,
+    boolean,
+    integer,      // fits int64
+    big_integer,  // does not fit int64; `u` holds the low 64 bits, saturated beyond u64
+    floating,
+    string,  // UTF-8 text
+    bytes,   // BINBYTES and friends: kept, never interpreted
+    list,
+    dict,  // items are key, value, key, value, ...
+    tuple,
+    set,
+    opaque,  // a value a SealHook made out of a container (its meaning is the hook's)
+    unset,   // a memo hole; never visible outside the reader
+};
+
+struct Value {
+    Kind kind = Kind::none;
+    std::uint8_t flags = 0;  // strings: 1 = owned storage (not in the input bytes)
+    std::uint16_t tag = 0;   // opaque: the hook's type tag
+    std::uint32_t length = 0;  // strings and bytes: byte length
+    union {
+        std::int64_t i;
+        std::uint64_t u;
+        double d;
+    };
+    Value() : u(0) {}
+
+    static Value make_none() { return {}; }
+    static Value make_bool(bool b) {
+        Value v;
+        v.kind = Kind::boolean;
+        v.i = b ? 1 : 0;
+        return v;
+    }
+    static Value make_int(std::int64_t x) {
+        Value v;
+        v.kind = Kind::integer;
+        v.i = x;
+        return v;
+    }
+    static Value make_float(double x) {
+        Value v;
+        v.kind = Kind::floating;
+        v.d = x;
+        return v;
+    }
+    static Value make_opaque(std::uint16_t tag, std::uint64_t id) {
+        Value v;
+        v.kind = Kind::opaque;
+        v.tag = tag;
+        v.u = id;
+        return v;
+    }
+    bool is_container() const {
+        return kind == Kind::list || kind == Kind::dict || kind == Kind::tuple || kind == Kind::set;
+    }
+};
+static_assert(sizeof(Value) == 16);
+
+// One container. A container is *sealed* once it is stored inside another (or returned
+// as the root); sealed containers never change, which is what lets a hook replace them.
+struct Slot {
+    Value replacement;        // kind != unset once a hook replaced the container
+    std::uint32_t items = 0;  // index into Document::item_store_
+    std::uint16_t depth = 1;  // nesting depth below and including this container
+    Kind kind = Kind::list;
+    bool sealed = false;
+};
+
+class Document {
+public:
+    explicit Document(std::string_view input = {}) : input_(input) {}
+
+    std::string_view input() const noexcept { return input_; }
+
+    // Text of a string or bytes value.
+    std::string_view text(const Value& v) const;
+    // Items of a container value (dicts: key, value pairs flattened). Empty for others.
+    const std::vector<Value>& items(const Value& v) const;
+    // Dict lookup by string key; nullptr when absent or `dict` is not a dict.
+    const Value* find(const Value& dict, std::string_view key) const;
+    // A value with replacements applied (what a reader should look at).
+    Value resolve(const Value& v) const;
+    std::uint16_t depth(const Value& v) const;
+
+    // Construction API, shared by the pickle machine and the JSON reader.
+    Value new_container(Kind kind);
+    Value new_owned_string(std::string text);
+    Value new_input_string(std::uint64_t offset, std::uint32_t length, Kind kind = Kind::string);
+    Slot& slot(const Value& container) { return slots_[container.u]; }
+    const Slot& slot(const Value& container) const { return slots_[container.u]; }
+    std::vector<Value>& mutable_items(const Value& container) {
+        return item_store_[slots_[container.u].items];
+    }
+    // Releases the storage of a container that a hook replaced.
+    void release_items(const Value& container);
+
+    Value root;
+
+private:
+    std::string_view input_;
+    std::vector<Slot> slots_;
+    std::vector<std::vector<Value>> item_store_;
+    std::vector<std::uint32_t> free_item_lists_;
+    std::deque<std::string> owned_strings_;
+    static const std::vector<Value> no_items_;
+};
+
+// Replaces sealed containers by compact values (bottom-up: children are sealed first).
+// Returning nullopt keeps the container as it is.
+class SealHook {
+public:
+    virtual ~SealHook() = default;
+    virtual std::optional<Value> on_seal(const Document& doc, const Value& container) = 0;
+};
+
+// Applies a hook to a container that is being stored: marks it sealed, asks the hook, and
+// returns what the parent should hold. Used by every producer of Documents.
+Value seal(Document& doc, const Value& v, SealHook* hook);
+
+}  // namespace memsnap::pickle

@@ -1,0 +1,37 @@
+#pragma once
+// A data-only pickle machine for protocols 2 to 5. It never imports, calls or builds
+// objects: every opcode that would load code is refused with the byte offset.
+
+#include <memsnap/pickle/document.hpp>
+#include <memsnap/pickle/limits.hpp>
+
+#include <cstdint>
+#include <string_view>
+
+namespace memsnap::pickle {
+
+// What the byte stream says about its writer; used to name the writer in reports.
+struct StreamInfo {
+    int protocol = 0;
+    std::uint64_t frame_ops = 0;
+    std::uint64_t memoize_ops = 0;         // MEMOIZE (protocol 4+, Python)
+    std::uint64_t put_ops = 0;             // BINPUT / LONG_BINPUT
+    std::uint64_t memo_before_fill = 0;    // container memoized while still empty (Python)
+    std::uint64_t memo_after_fill = 0;     // container memoized once complete (torch C++)
+    std::uint64_t long1_ops = 0;
+    std::uint64_t long1_not_8_bytes = 0;   // the C++ writer always writes 8 bytes
+    std::uint64_t stop_offset = 0;         // byte offset of STOP
+    std::uint64_t trailing_bytes = 0;      // bytes after STOP (HTML plots pad with NULs)
+
+    // "torch C++ pickler" or "Python pickle", from the memo and integer habits.
+    std::string_view writer() const;
+};
+
+// True when `bytes` starts like a binary pickle (PROTO opcode).
+bool looks_like_pickle(std::string_view bytes) noexcept;
+
+// Decodes doc.input() into doc.root, applying `hook` to containers as they are sealed.
+// Throws memsnap::Error (input) with the byte offset of the offending opcode.
+StreamInfo decode(Document& doc, const Limits& limits, SealHook* hook);
+
+}  // namespace memsnap::pickle

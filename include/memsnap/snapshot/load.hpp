@@ -1,0 +1,28 @@
+#pragma once
+// Reading a snapshot file of any generation and either writer into the typed model.
+
+#include <memsnap/pickle/limits.hpp>
+#include <memsnap/snapshot/model.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace memsnap::snapshot {
+
+struct LoadOptions {
+    pickle::Limits limits;
+};
+
+// True when `bytes` look like a snapshot this module reads (a pickle, or JSON whose top level
+// holds "segments" or is a list of segment objects). Cheap: looks at a prefix only.
+bool looks_like_snapshot(std::string_view bytes);
+
+// Decodes a pickle or JSON snapshot held in `bytes`; `name` is used in errors.
+// Throws memsnap::Error (input) naming the file, with the byte offset for pickles.
+Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
+                             const LoadOptions& options = {});
+
+// Maps and decodes the file at `path` ("-" for standard input).
+Snapshot load_snapshot(const std::string& path, const LoadOptions& options = {});
+
+}  // namespace memsnap::snapshot

@@ -1,0 +1,168 @@
+#pragma once
+// The typed snapshot model: every torch generation and both writers end up here. Strings,
+// frames and stacks are interned once and referred to by small ids; segments, blocks and
+// trace events are flat vectors. All byte counts are int64 so that diffs can go negative.
+
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace memsnap::snapshot {
+
+using StringId = std::uint32_t;  // 0 is the empty string
+using FrameId = std::uint32_t;
+using StackId = std::uint32_t;  // 0 is the empty stack (nothing recorded)
+
+class StringTable {
+public:
+    StringTable();
+    StringId intern(std::string_view text);
+    std::string_view view(StringId id) const { return strings_[id]; }
+    std::size_t size() const { return strings_.size(); }
+
+private:
+    std::deque<std::string> strings_;  // deque: views into it stay valid as it grows
+    std::unordered_map<std::string_view, StringId> index_;
+};
+
+struct Frame {
+    StringId filename = 0;
+    StringId name = 0;
+    std::int64_t line = 0;
+    bool operator==(const Frame&) const = default;
+};
+
+class FrameTable {
+public:
+    FrameId intern(const Frame& frame);
+    const Frame& operator[](FrameId id) const { return frames_[id]; }
+    std::size_t size() const { return frames_.size(); }
+
+private:
+    std::vector<Frame> frames_;
+    std::unordered_map<std::uint64_t, std::vector<FrameId>> index_;
+};
+
+// Stacks are innermost frame first, as torch records them.
+class StackTable {
+public:
+    StackTable();
+    StackId intern(std::span<const FrameId> frames);
+    std::span<const FrameId> frames(StackId id) const {
+        return {frames_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]};
+    }
+    std::size_t size() const { return offsets_.size() - 1; }
+
+private:
+    std::vector<FrameId> frames_;
+    std::vector<std::size_t> offsets_;
+    std::unordered_map<std::uint64_t, std::vector<StackId>> index_;
+};
+
+enum class BlockState : std::uint8_t { active_allocated, active_pending_free, inactive, unknown };
+
+struct Block {
+    std::int64_t address = 0;
+    std::int64_t size = 0;
+    std::int64_t requested_size = 0;  // equals size when the capture did not record it
+    StackId stack = 0;
+    std::uint32_t segment = 0;  // index into Snapshot::segments
+    StringId state_name = 0;    // as written ("active_awaiting_free" stays itself)
+    BlockState state = BlockState::unknown;
+    bool address_derived = false;  // torch <= 2.0: summed from the segment address
+    bool live() const { return state == BlockState::active_allocated; }
+    bool active() const {
+        return state == BlockState::active_allocated || state == BlockState::active_pending_free;
+    }
+};
+
+struct Segment {
+    std::int32_t device = 0;
+    std::int64_t address = 0;
+    std::int64_t total_size = 0;
+    std::int64_t stream = 0;
+    StringId segment_type = 0;  // "large" / "small"
+    std::int64_t pool_id[2] = {0, 0};
+    bool is_expandable = false;
+    StackId stack = 0;
+    std::uint32_t first_block = 0;
+    std::uint32_t block_count = 0;
+};
+
+enum class TraceAction : std::uint8_t {
+    alloc,
+    free_requested,
+    free_completed,
+    segment_alloc,
+    segment_free,
+    segment_map,
+    segment_unmap,
+    snapshot,
+    oom,
+    annotate,
+    other,  // kept by name; torch adds actions over time
+};
+
+struct TraceEvent {
+    std::int64_t addr = 0;  // for oom: the device_free bytes
+    std::int64_t size = 0;
+    std::int64_t stream = 0;
+    std::int64_t time_us = -1;  // -1 when not recorded (before torch 2.2)
+    StackId stack = 0;
+    StringId action_name = 0;
+    StringId compile_context = 0;
+    StringId user_metadata = 0;
+    std::int16_t device = 0;
+    TraceAction action = TraceAction::other;
+};
+
+struct Annotation {
+    StringId name = 0;
+    StringId stage = 0;
+    std::int32_t device = 0;
+    std::int64_t time_us = -1;
+};
+
+struct Source {
+    std::string path;
+    std::string encoding;  // "pickle" or "json"
+    std::string writer;    // "Python pickle", "torch C++ pickler", "JSON"
+    int protocol = 0;      // pickle protocol, 0 for JSON
+    std::uint64_t file_bytes = 0;
+    std::uint64_t trailing_bytes = 0;  // after STOP
+    std::string generation;            // e.g. "torch 2.0 (block history)"
+    std::vector<std::string> features;  // keys that decided the generation
+};
+
+struct Snapshot {
+    Source source;
+    StringTable strings;
+    FrameTable frames;
+    StackTable stacks;
+    std::vector<Segment> segments;  // in file order (torch sorts by address)
+    std::vector<Block> blocks;      // grouped by segment, address order within it
+    std::vector<TraceEvent> events;  // per device, oldest first
+    std::vector<Annotation> annotations;
+    // allocator_settings rendered as (key, JSON text) in file order.
+    std::vector<std::pair<std::string, std::string>> allocator_settings;
+    bool has_allocator_settings = false;
+    std::vector<std::string> top_level_keys;  // sorted; empty for a segments-only list
+    bool segments_only = false;
+    std::size_t trace_devices = 0;  // len(device_traces)
+    bool has_history = false;       // torch <= 2.0 blocks
+    bool has_block_frames_key = false;
+
+    std::span<const Block> blocks_of(const Segment& s) const {
+        return {blocks.data() + s.first_block, s.block_count};
+    }
+    std::string_view str(StringId id) const { return strings.view(id); }
+};
+
+std::string_view to_string(TraceAction action);
+std::string_view to_string(BlockState state);
+
+}  // namespace memsnap::snapshot

@@ -1,0 +1,41 @@
+#pragma once
+// The model of a memory_summary / memory_stats capture: per table, a map from memory_stats key
+// names to value ranges, so that summaries and stats dumps compare directly.
+
+#include <memsnap/stats/range.hpp>
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memsnap::stats {
+
+enum class CaptureKind { memory_summary, memory_stats };
+std::string_view to_string(CaptureKind kind);
+
+// One memory_summary table or one memory_stats dict found in a file.
+struct StatsTable {
+    std::optional<int> device;  // from "device ID N"; unknown for headless tables and stats dicts
+    std::optional<ByteRange> num_ooms, num_alloc_retries;  // exact when present
+    // Base layout, then comma-separated flags:
+    //   "torch<=1.9" (no Oversize rows), "torch1.10-1.13" (Oversize rows, no Requested row),
+    //   "torch>=2.0" (Requested row), "unknown" (cut before the distinguishing rows),
+    //   "memory_stats"; flags "abbreviated", "cut", "old-units" (KB/MB/GB), "fork:NPU",
+    //   "fork:musa", "cudaMallocAsync", "nested", "python-repr".
+    std::string layout;
+    // memory_stats key → range, e.g. "allocated_bytes.all.current", "oversize_segments.peak".
+    // num_ooms / num_alloc_retries are kept in the fields above, not here.
+    std::map<std::string, ByteRange> stats;
+    std::vector<std::string> warnings;  // "FILE:LINE: what could not be read"
+    std::size_t line = 0;               // 1-based line where the table starts
+};
+
+struct StatsCapture {
+    CaptureKind kind = CaptureKind::memory_summary;
+    std::vector<StatsTable> tables;  // in file order; several tables form a series
+};
+
+}  // namespace memsnap::stats

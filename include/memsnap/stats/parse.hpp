@@ -1,0 +1,21 @@
+#pragma once
+// Entry point for summary/stats text captures.
+
+#include <memsnap/stats/capture.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace memsnap::stats {
+
+// Detects and parses memory_summary tables or memory_stats dicts in `text` (tables win when a
+// file holds both; the dicts are then mentioned in a warning). `file` names the input in
+// errors and warnings.
+// Throws memsnap::Error (ErrorKind::input) "no memory_summary table or memory_stats dict found"
+// when there is neither.
+StatsCapture parse_stats_text(std::string_view text, const std::string& file);
+
+// Reads `path` and calls parse_stats_text with it. Throws input_error when unreadable.
+StatsCapture parse_stats_file(const std::string& path);
+
+}  // namespace memsnap::stats

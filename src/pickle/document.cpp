@@ -1,0 +1,101 @@
+#include <memsnap/pickle/document.hpp>
+
+namespace memsnap::pickle {
+
+const std::vector<Value> Document::no_items_{};
+
+std::string_view Document::text(const Value& v) const {
+    if (v.kind != Kind::string && v.kind != Kind::bytes) return {};
+    if (v.flags & 1) return owned_strings_[v.u];
+    return input_.substr(v.u, v.length);
+}
+
+Value Document::resolve(const Value& v) const {
+    if (v.is_container()) {
+        const Slot& s = slots_[v.u];
+        if (s.replacement.kind != Kind::unset) return s.replacement;
+    }
+    return v;
+}
+
+const std::vector<Value>& Document::items(const Value& v) const {
+    const Value r = resolve(v);
+    if (!r.is_container()) return no_items_;
+    return item_store_[slots_[r.u].items];
+}
+
+const Value* Document::find(const Value& dict, std::string_view key) const {
+    const Value d = resolve(dict);
+    if (d.kind != Kind::dict) return nullptr;
+    const auto& kv = item_store_[slots_[d.u].items];
+    // Later keys win, as in Python; snapshot dicts hold a handful of keys.
+    for (std::size_t i = kv.size(); i >= 2; i -= 2) {
+        const Value& k = kv[i - 2];
+        if (k.kind == Kind::string && text(k) == key) return &kv[i - 1];
+    }
+    return nullptr;
+}
+
+std::uint16_t Document::depth(const Value& v) const {
+    return v.is_container() ? slots_[v.u].depth : 0;
+}
+
+Value Document::new_container(Kind kind) {
+    std::uint32_t items;
+    if (!free_item_lists_.empty()) {
+        items = free_item_lists_.back();
+        free_item_lists_.pop_back();
+    } else {
+        items = static_cast<std::uint32_t>(item_store_.size());
+        item_store_.emplace_back();
+    }
+    Slot s;
+    s.replacement.kind = Kind::unset;
+    s.items = items;
+    s.kind = kind;
+    slots_.push_back(s);
+    Value v;
+    v.kind = kind;
+    v.u = slots_.size() - 1;
+    return v;
+}
+
+void Document::release_items(const Value& container) {
+    Slot& s = slots_[container.u];
+    std::vector<Value>().swap(item_store_[s.items]);
+    free_item_lists_.push_back(s.items);
+}
+
+Value Document::new_owned_string(std::string text) {
+    Value v;
+    v.kind = Kind::string;
+    v.flags = 1;
+    v.length = static_cast<std::uint32_t>(text.size());
+    owned_strings_.push_back(std::move(text));
+    v.u = owned_strings_.size() - 1;
+    return v;
+}
+
+Value Document::new_input_string(std::uint64_t offset, std::uint32_t length, Kind kind) {
+    Value v;
+    v.kind = kind;
+    v.length = length;
+    v.u = offset;
+    return v;
+}
+
+Value seal(Document& doc, const Value& v, SealHook* hook) {
+    if (!v.is_container()) return v;
+    Slot& s = doc.slot(v);
+    if (s.sealed) return s.replacement.kind != Kind::unset ? s.replacement : v;
+    s.sealed = true;
+    if (hook == nullptr) return v;
+    if (auto replacement = hook->on_seal(doc, v)) {
+        doc.slot(v).replacement = *replacement;
+        doc.release_items(v);
+        return *replacement;
+    }
+    return v;
+}
+
+}  // namespace memsnap::pickle

@@ -1,0 +1,443 @@
+#include <memsnap/error.hpp>
+#include <memsnap/pickle/reader.hpp>
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace memsnap::pickle {
+
+namespace {
+
+// Opcodes that would import or call code. Named so the error says exactly what was refused.
+const char* code_loading_opcode(std::uint8_t op) {
+    switch (op) {
+        case 'c': return "GLOBAL";
+        case 0x93: return "STACK_GLOBAL";
+        case 'R': return "REDUCE";
+        case 'b': return "BUILD";
+        case 0x81: return "NEWOBJ";
+        case 0x92: return "NEWOBJ_EX";
+        case 'i': return "INST";
+        case 'o': return "OBJ";
+        case 'P': return "PERSID";
+        case 'Q': return "BINPERSID";
+        case 0x82: return "EXT1";
+        case 0x83: return "EXT2";
+        case 0x84: return "EXT4";
+        default: return nullptr;
+    }
+}
+
+// Text opcodes of protocols 0 and 1 and out-of-band buffers: data, but never written by torch.
+const char* unsupported_opcode(std::uint8_t op) {
+    switch (op) {
+        case 'I': return "INT (protocol 0 text)";
+        case 'L': return "LONG (protocol 0 text)";
+        case 'S': return "STRING (protocol 0 text)";
+        case 'V': return "UNICODE (protocol 0 text)";
+        case 'F': return "FLOAT (protocol 0 text)";
+        case 'p': return "PUT (protocol 0 text)";
+        case 'g': return "GET (protocol 0 text)";
+        case 0x97: return "NEXT_BUFFER (out-of-band buffer)";
+        case 0x98: return "READONLY_BUFFER (out-of-band buffer)";
+        default: return nullptr;
+    }
+}
+
+bool valid_utf8(const unsigned char* s, std::size_t n) {
+    std::size_t i = 0;
+    while (i < n) {
+        // Fast path over ASCII, eight bytes at a time.
+        if (i + 8 <= n) {
+            std::uint64_t chunk;
+            std::memcpy(&chunk, s + i, 8);
+            if ((chunk & 0x8080808080808080ull) == 0) {
+                i += 8;
+                continue;
+            }
+        }
+        const unsigned char c = s[i];
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        std::size_t len;
+        std::uint32_t cp;
+        if ((c & 0xE0) == 0xC0) {
+            len = 2;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (i + len > n) return false;
+        for (std::size_t k = 1; k < len; ++k) {
+            if ((s[i + k] & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        // Python's encoder emits surrogates only with surrogatepass; reject overlongs only.
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+            cp > 0x10FFFF)
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+class Machine {
+public:
+    Machine(Document& doc, const Limits& limits, SealHook* hook)
+        : doc_(doc), in_(doc.input()), limits_(limits), hook_(hook) {}
+
+    StreamInfo run();
+
+private:
+    [[noreturn]] void fail(const std::string& message) const {
+        throw input_error(message, {}, op_start_);
+    }
+
+    void need(std::uint64_t n, const char* what) const {
+        if (n > in_.size() - pos_)
+            fail(fmt::format("truncated: {} needs {} more bytes but the file ends at byte {}",
+                             what, n, in_.size()));
+    }
+    std::uint64_t read_le(unsigned n, const char* what) {
+        need(n, what);
+        std::uint64_t v = 0;
+        for (unsigned k = 0; k < n; ++k)
+            v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[pos_ + k])) << (8 * k);
+        pos_ += n;
+        return v;
+    }
+
+    void push(const Value& v) {
+        if (stack_.size() >= limits_.max_container_length)
+            fail(fmt::format("more than {} values on the pickle stack (--max-container)",
+                             limits_.max_container_length));
+        stack_.push_back(v);
+    }
+    Value pop(const char* what) {
+        if (stack_.size() <= floor()) fail(fmt::format("stack underflow in {}", what));
+        Value v = stack_.back();
+        stack_.pop_back();
+        return v;
+    }
+    Value& top(const char* what) {
+        if (stack_.size() <= floor()) fail(fmt::format("stack underflow in {}", what));
+        return stack_.back();
+    }
+    std::size_t floor() const { return marks_.empty() ? 0 : marks_.back(); }
+    std::size_t pop_mark(const char* what) {
+        if (marks_.empty()) fail(fmt::format("{} without a MARK (stack underflow)", what));
+        const std::size_t m = marks_.back();
+        marks_.pop_back();
+        return m;
+    }
+
+    // Stores `value` into `container`, sealing it first.
+    void add_item(const Value& container, const Value& value, const char* what) {
+        Slot& parent = doc_.slot(container);
+        if (parent.sealed)
+            fail(fmt::format("{} changes a container that is already stored elsewhere "
+                             "(recursive or self-modifying data is not a snapshot)",
+                             what));
+        const Value stored = seal(doc_, value, hook_);
+        const std::uint16_t child_depth = value.is_container() ? doc_.slot(value).depth : 0;
+        Slot& p = doc_.slot(container);  // the hook may not grow slots, but be safe
+        if (child_depth + 1u > p.depth) {
+            if (child_depth + 1u > limits_.max_depth)
+                fail(fmt::format("nesting deeper than {} levels (--max-depth)", limits_.max_depth));
+            p.depth = static_cast<std::uint16_t>(child_depth + 1);
+        }
+        auto& items = doc_.mutable_items(container);
+        if (items.size() >= limits_.max_container_length)
+            fail(fmt::format("a container holds more than {} items (--max-container)",
+                             limits_.max_container_length));
+        items.push_back(stored);
+    }
+
+    Value expect_container(const Value& v, Kind kind, const char* what) {
+        if (v.kind != kind)
+            fail(fmt::format("{} applied to a value that is not a {}", what,
+                             kind == Kind::list ? "list" : kind == Kind::dict ? "dict" : "set"));
+        return v;
+    }
+
+    Value make_from(Kind kind, std::size_t begin, const char* what) {
+        const Value c = doc_.new_container(kind);
+        for (std::size_t k = begin; k < stack_.size(); ++k) add_item(c, stack_[k], what);
+        stack_.resize(begin);
+        return c;
+    }
+
+    void read_string(std::uint64_t length, Kind kind, const char* what) {
+        if (length > limits_.max_string_length || length > 0xFFFFFFFFull)
+            fail(fmt::format("{} declares {} bytes, over the limit of {} (--max-string)", what,
+                             length, limits_.max_string_length));
+        need(length, what);
+        if (kind == Kind::string &&
+            !valid_utf8(reinterpret_cast<const unsigned char*>(in_.data() + pos_), length))
+            fail(fmt::format("{} is not valid UTF-8", what));
+        push(doc_.new_input_string(pos_, static_cast<std::uint32_t>(length), kind));
+        pos_ += length;
+    }
+
+    void read_long(std::uint64_t n) {
+        need(n, "LONG");
+        const auto* p = reinterpret_cast<const unsigned char*>(in_.data() + pos_);
+        Value v;
+        if (n == 0) {
+            v = Value::make_int(0);
+        } else {
+            const bool negative = (p[n - 1] & 0x80) != 0;
+            // Strip sign-extension bytes, then see whether the rest fits in 64 bits.
+            std::uint64_t used = n;
+            const unsigned char ext = negative ? 0xFF : 0x00;
+            while (used > 1 && p[used - 1] == ext && ((p[used - 2] & 0x80) != 0) == negative)
+                --used;
+            std::uint64_t bits = 0;
+            for (std::uint64_t k = 0; k < std::min<std::uint64_t>(used, 8); ++k)
+                bits |= static_cast<std::uint64_t>(p[k]) << (8 * k);
+            if (used < 8 && negative) bits |= ~0ull << (8 * used);
+            if (used <= 8) {
+                v = Value::make_int(static_cast<std::int64_t>(bits));
+            } else {
+                v.kind = Kind::big_integer;
+                // Unsigned values up to 2^64-1 keep their bits; larger ones saturate.
+                const bool fits_u64 = !negative && used == 9 && p[8] == 0;
+                v.u = fits_u64 ? bits : (negative ? 0 : ~0ull);
+            }
+        }
+        pos_ += n;
+        push(v);
+    }
+
+    void memo_put(std::uint64_t index) {
+        const Value& v = top("memo PUT");
+        if (index >= limits_.max_memo_entries)
+            fail(fmt::format("memo index {} is over the limit of {} entries (--max-memo)", index,
+                             limits_.max_memo_entries));
+        if (v.is_container()) {
+            const bool empty = doc_.items(v).empty() && !doc_.slot(v).sealed &&
+                               v.kind != Kind::tuple;
+            (empty ? info_.memo_before_fill : info_.memo_after_fill)++;
+        }
+        if (index >= memo_.size()) {
+            Value hole;
+            hole.kind = Kind::unset;
+            memo_.resize(index + 1, hole);
+        }
+        memo_[index] = v;
+    }
+
+    void memo_get(std::uint64_t index) {
+        if (index >= memo_.size() || memo_[index].kind == Kind::unset)
+            fail(fmt::format("memo reference {} was never stored ({} entries)", index,
+                             memo_.size()));
+        push(doc_.resolve(memo_[index]));
+    }
+
+    Document& doc_;
+    std::string_view in_;
+    const Limits& limits_;
+    SealHook* hook_;
+    std::uint64_t pos_ = 0;
+    std::uint64_t op_start_ = 0;
+    std::vector<Value> stack_;
+    std::vector<std::size_t> marks_;
+    std::vector<Value> memo_;
+    StreamInfo info_;
+};
+
+StreamInfo Machine::run() {
+    if (in_.empty()) throw input_error("empty file", {}, 0);
+    if (!looks_like_pickle(in_)) {
+        op_start_ = 0;
+        if (in_.substr(0, 2) == "PK")
+            fail("a zip archive (what torch.save writes), not a memory snapshot pickle");
+        fail(fmt::format("not a pickle of protocol 2 to 5 (starts with byte 0x{:02x})",
+                         static_cast<unsigned char>(in_[0])));
+    }
+    while (true) {
+        op_start_ = pos_;
+        if (pos_ >= in_.size()) fail("truncated: the file ends before the STOP opcode");
+        const auto op = static_cast<std::uint8_t>(in_[pos_++]);
+        switch (op) {
+            case 0x80: {  // PROTO
+                const auto version = read_le(1, "PROTO");
+                if (version < 2 || version > 5)
+                    fail(fmt::format("pickle protocol {} is not supported (2 to 5 are)", version));
+                info_.protocol = static_cast<int>(version);
+                break;
+            }
+            case 0x95:  // FRAME: framing only, carries no value
+                read_le(8, "FRAME");
+                ++info_.frame_ops;
+                break;
+            case '.': {  // STOP
+                if (stack_.size() <= floor()) fail("STOP with an empty stack");
+                doc_.root = seal(doc_, stack_.back(), hook_);
+                info_.stop_offset = op_start_;
+                info_.trailing_bytes = in_.size() - pos_;
+                return info_;
+            }
+            case '(':  // MARK
+                if (marks_.size() >= limits_.max_depth)
+                    fail(fmt::format("more than {} open MARKs (--max-depth)", limits_.max_depth));
+                marks_.push_back(stack_.size());
+                break;
+            case '}': push(doc_.new_container(Kind::dict)); break;
+            case ']': push(doc_.new_container(Kind::list)); break;
+            case ')': push(doc_.new_container(Kind::tuple)); break;
+            case 0x8F: push(doc_.new_container(Kind::set)); break;  // EMPTY_SET
+            case 'a': {  // APPEND
+                const Value v = pop("APPEND");
+                add_item(expect_container(top("APPEND"), Kind::list, "APPEND"), v, "APPEND");
+                break;
+            }
+            case 'e': {  // APPENDS
+                const std::size_t m = pop_mark("APPENDS");
+                if (m == 0 || m <= floor()) fail("stack underflow in APPENDS: no list below MARK");
+                const Value list = expect_container(stack_[m - 1], Kind::list, "APPENDS");
+                for (std::size_t k = m; k < stack_.size(); ++k) add_item(list, stack_[k], "APPENDS");
+                stack_.resize(m);
+                break;
+            }
+            case 's': {  // SETITEM
+                const Value v = pop("SETITEM");
+                const Value k = pop("SETITEM");
+                const Value dict = expect_container(top("SETITEM"), Kind::dict, "SETITEM");
+                add_item(dict, k, "SETITEM");
+                add_item(dict, v, "SETITEM");
+                break;
+            }
+            case 'u': {  // SETITEMS
+                const std::size_t m = pop_mark("SETITEMS");
+                if (m == 0 || m <= floor()) fail("stack underflow in SETITEMS: no dict below MARK");
+                if ((stack_.size() - m) % 2 != 0) fail("SETITEMS with an odd number of values");
+                const Value dict = expect_container(stack_[m - 1], Kind::dict, "SETITEMS");
+                for (std::size_t k = m; k < stack_.size(); ++k) add_item(dict, stack_[k], "SETITEMS");
+                stack_.resize(m);
+                break;
+            }
+            case 0x90: {  // ADDITEMS
+                const std::size_t m = pop_mark("ADDITEMS");
+                if (m == 0 || m <= floor()) fail("stack underflow in ADDITEMS: no set below MARK");
+                const Value set = expect_container(stack_[m - 1], Kind::set, "ADDITEMS");
+                for (std::size_t k = m; k < stack_.size(); ++k) add_item(set, stack_[k], "ADDITEMS");
+                stack_.resize(m);
+                break;
+            }
+            case 0x91: push(make_from(Kind::set, pop_mark("FROZENSET"), "FROZENSET")); break;
+            case 't': push(make_from(Kind::tuple, pop_mark("TUPLE"), "TUPLE")); break;
+            case 'l': push(make_from(Kind::list, pop_mark("LIST"), "LIST")); break;
+            case 'd': {  // DICT
+                const std::size_t m = pop_mark("DICT");
+                if ((stack_.size() - m) % 2 != 0) fail("DICT with an odd number of values");
+                push(make_from(Kind::dict, m, "DICT"));
+                break;
+            }
+            case 0x85:
+            case 0x86:
+            case 0x87: {  // TUPLE1..3
+                const std::size_t n = op - 0x84u;
+                if (stack_.size() < floor() + n) fail("stack underflow in TUPLE");
+                push(make_from(Kind::tuple, stack_.size() - n, "TUPLE"));
+                break;
+            }
+            case '0':  // POP: like Python, pops a MARK when the stack above it is empty
+                if (stack_.size() > floor())
+                    stack_.pop_back();
+                else
+                    pop_mark("POP");
+                break;
+            case '1': {  // POP_MARK
+                const std::size_t m = pop_mark("POP_MARK");
+                stack_.resize(m);
+                break;
+            }
+            case '2': {  // DUP
+                const Value v = top("DUP");
+                push(v);
+                break;
+            }
+            case 'K': push(Value::make_int(static_cast<std::int64_t>(read_le(1, "BININT1")))); break;
+            case 'M': push(Value::make_int(static_cast<std::int64_t>(read_le(2, "BININT2")))); break;
+            case 'J':
+                push(Value::make_int(static_cast<std::int32_t>(read_le(4, "BININT"))));
+                break;
+            case 0x8A: read_long(read_le(1, "LONG1")); ++info_.long1_ops;
+                if (in_[op_start_ + 1] != 8) ++info_.long1_not_8_bytes;
+                break;
+            case 0x8B: {  // LONG4
+                const auto n = static_cast<std::int32_t>(read_le(4, "LONG4"));
+                if (n < 0) fail("LONG4 with a negative length");
+                if (static_cast<std::uint64_t>(n) > limits_.max_string_length)
+                    fail(fmt::format("LONG4 declares {} bytes (--max-string)", n));
+                read_long(static_cast<std::uint64_t>(n));
+                break;
+            }
+            case 'G': {  // BINFLOAT, big-endian
+                const std::uint64_t raw = __builtin_bswap64(read_le(8, "BINFLOAT"));
+                push(Value::make_float(std::bit_cast<double>(raw)));
+                break;
+            }
+            case 0x88: push(Value::make_bool(true)); break;
+            case 0x89: push(Value::make_bool(false)); break;
+            case 'N': push(Value::make_none()); break;
+            case 0x8C: read_string(read_le(1, "SHORT_BINUNICODE"), Kind::string, "SHORT_BINUNICODE"); break;
+            case 'X': read_string(read_le(4, "BINUNICODE"), Kind::string, "BINUNICODE"); break;
+            case 0x8D: read_string(read_le(8, "BINUNICODE8"), Kind::string, "BINUNICODE8"); break;
+            case 'U': read_string(read_le(1, "SHORT_BINSTRING"), Kind::bytes, "SHORT_BINSTRING"); break;
+            case 'T': read_string(read_le(4, "BINSTRING"), Kind::bytes, "BINSTRING"); break;
+            case 'C': read_string(read_le(1, "SHORT_BINBYTES"), Kind::bytes, "SHORT_BINBYTES"); break;
+            case 'B': read_string(read_le(4, "BINBYTES"), Kind::bytes, "BINBYTES"); break;
+            case 0x8E: read_string(read_le(8, "BINBYTES8"), Kind::bytes, "BINBYTES8"); break;
+            case 0x96: read_string(read_le(8, "BYTEARRAY8"), Kind::bytes, "BYTEARRAY8"); break;
+            case 0x94:  // MEMOIZE
+                ++info_.memoize_ops;
+                memo_put(memo_.size());
+                break;
+            case 'q': ++info_.put_ops; memo_put(read_le(1, "BINPUT")); break;
+            case 'r': ++info_.put_ops; memo_put(read_le(4, "LONG_BINPUT")); break;
+            case 'h': memo_get(read_le(1, "BINGET")); break;
+            case 'j': memo_get(read_le(4, "LONG_BINGET")); break;
+            default:
+                if (const char* name = code_loading_opcode(op))
+                    fail(fmt::format("{} would load code; memsnap reads data only", name));
+                if (const char* name = unsupported_opcode(op))
+                    fail(fmt::format("opcode {} is not used by any snapshot writer", name));
+                fail(fmt::format("unknown opcode 0x{:02x}", op));
+        }
+    }
+}
+
+}  // namespace
+
+std::string_view StreamInfo::writer() const {
+    // The C++ pickler: protocol 2, no MEMOIZE, containers memoized only when complete,
+    // 8-byte LONG1 throughout. Python memoizes containers before filling them.
+    if (protocol == 2 && memoize_ops == 0 && memo_before_fill == 0 && long1_not_8_bytes == 0)
+        return "torch C++ pickler";
+    return "Python pickle";
+}
+
+bool looks_like_pickle(std::string_view bytes) noexcept {
+    return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x80;
+}
+
+StreamInfo decode(Document& doc, const Limits& limits, SealHook* hook) {
+    Machine machine(doc, limits, hook);
+    return machine.run();
+}
+
+}  // namespace memsnap::pickle

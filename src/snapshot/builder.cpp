@@ -1,0 +1,423 @@
+#include "builder.hpp"
+
+#include <memsnap/error.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace memsnap::snapshot::detail {
+
+using pickle::Document;
+using pickle::Kind;
+using pickle::Value;
+
+namespace {
+
+std::optional<std::int64_t> as_int(const Value* v) {
+    if (v == nullptr) return std::nullopt;
+    if (v->kind == Kind::integer) return v->i;
+    if (v->kind == Kind::big_integer) return static_cast<std::int64_t>(v->u);  // stream ids
+    if (v->kind == Kind::boolean) return v->i;
+    return std::nullopt;
+}
+
+bool is_string(const Value* v) { return v != nullptr && v->kind == Kind::string; }
+
+const char* kind_name(Kind kind) {
+    switch (kind) {
+        case Kind::none: return "None";
+        case Kind::boolean: return "bool";
+        case Kind::integer:
+        case Kind::big_integer: return "int";
+        case Kind::floating: return "float";
+        case Kind::string: return "str";
+        case Kind::bytes: return "bytes";
+        case Kind::list: return "list";
+        case Kind::dict: return "dict";
+        case Kind::tuple: return "tuple";
+        case Kind::set: return "set";
+        case Kind::opaque: return "record";
+        case Kind::unset: return "nothing";
+    }
+    return "value";
+}
+
+BlockState parse_state(std::string_view s) {
+    if (s == "active_allocated") return BlockState::active_allocated;
+    // torch writes active_pending_free; newer docs call the same state active_awaiting_free.
+    if (s == "active_pending_free" || s == "active_awaiting_free")
+        return BlockState::active_pending_free;
+    if (s == "inactive") return BlockState::inactive;
+    return BlockState::unknown;
+}
+
+TraceAction parse_action(std::string_view s) {
+    static const std::pair<std::string_view, TraceAction> table[] = {
+        {"alloc", TraceAction::alloc},
+        {"free_requested", TraceAction::free_requested},
+        {"free_completed", TraceAction::free_completed},
+        {"segment_alloc", TraceAction::segment_alloc},
+        {"segment_free", TraceAction::segment_free},
+        {"segment_map", TraceAction::segment_map},
+        {"segment_unmap", TraceAction::segment_unmap},
+        {"snapshot", TraceAction::snapshot},
+        {"oom", TraceAction::oom},
+        {"annotate", TraceAction::annotate},
+    };
+    for (const auto& [name, action] : table)
+        if (name == s) return action;
+    return TraceAction::other;
+}
+
+}  // namespace
+
+StringId ModelBuilder::intern(const Document& doc, const Value* v) {
+    if (!is_string(v)) return 0;
+    return out_.strings.intern(doc.text(*v));
+}
+
+std::optional<Value> ModelBuilder::on_seal(const Document& doc, const Value& c) {
+    if (c.kind == Kind::dict) {
+        // Order matters only for speed: trace entries and frames dominate large files.
+        if (auto v = make_event(doc, c)) return v;
+        if (auto v = make_frame(doc, c)) return v;
+        return make_block(doc, c);
+    }
+    if (c.kind == Kind::list) return make_stack(doc, c);
+    return std::nullopt;
+}
+
+std::optional<Value> ModelBuilder::make_frame(const Document& doc, const Value& d) {
+    const Value* filename = doc.find(d, "filename");
+    const Value* name = doc.find(d, "name");
+    const auto line = as_int(doc.find(d, "line"));
+    if (!is_string(filename) || !is_string(name) || !line) return std::nullopt;
+    const FrameId id = out_.frames.intern(Frame{intern(doc, filename), intern(doc, name), *line});
+    return Value::make_opaque(tag_frame, id);
+}
+
+std::optional<Value> ModelBuilder::make_stack(const Document& doc, const Value& l) {
+    const auto& items = doc.items(l);
+    if (items.empty()) return std::nullopt;
+    scratch_frames_.clear();
+    for (const Value& item : items) {
+        if (item.kind != Kind::opaque || item.tag != tag_frame) return std::nullopt;
+        scratch_frames_.push_back(static_cast<FrameId>(item.u));
+    }
+    return Value::make_opaque(tag_stack, out_.stacks.intern(scratch_frames_));
+}
+
+StackId ModelBuilder::stack_of(const Document&, const Value* frames) {
+    if (frames != nullptr && frames->kind == Kind::opaque && frames->tag == tag_stack)
+        return static_cast<StackId>(frames->u);
+    return 0;
+}
+
+std::optional<Value> ModelBuilder::make_block(const Document& doc, const Value& d) {
+    const auto size = as_int(doc.find(d, "size"));
+    const Value* state = doc.find(d, "state");
+    if (!size || !is_string(state)) return std::nullopt;
+    Block b;
+    b.size = *size;
+    b.state_name = intern(doc, state);
+    b.state = parse_state(doc.text(*state));
+    if (const auto address = as_int(doc.find(d, "address"))) {
+        b.address = *address;
+        seen_block_address_ = true;
+    } else {
+        b.address_derived = true;
+    }
+    const auto requested = as_int(doc.find(d, "requested_size"));
+    if (requested) seen_block_requested_ = true;
+    b.requested_size = requested.value_or(b.size);
+    if (const Value* frames = doc.find(d, "frames")) {
+        seen_block_frames_ = true;
+        b.stack = stack_of(doc, frames);
+    }
+    if (const Value* history = doc.find(d, "history")) {
+        seen_block_history_ = true;
+        // torch <= 2.0: the allocation's stack and request size live in history[0].
+        const auto& entries = doc.items(*history);
+        if (!entries.empty()) {
+            const Value& first = entries.front();
+            if (b.stack == 0) b.stack = stack_of(doc, doc.find(first, "frames"));
+            if (!requested)
+                if (const auto real = as_int(doc.find(first, "real_size"))) b.requested_size = *real;
+            if (doc.find(first, "cpp_frames") != nullptr) seen_cpp_frames_ = true;
+        }
+    }
+    pending_blocks_.push_back(b);
+    return Value::make_opaque(tag_block, pending_blocks_.size() - 1);
+}
+
+std::optional<Value> ModelBuilder::make_event(const Document& doc, const Value& d) {
+    const Value* action = doc.find(d, "action");
+    if (!is_string(action)) return std::nullopt;
+    TraceEvent e;
+    e.action_name = intern(doc, action);
+    e.action = parse_action(doc.text(*action));
+    if (const auto addr = as_int(doc.find(d, "addr")))
+        e.addr = *addr;
+    else if (const auto free = as_int(doc.find(d, "device_free")))
+        e.addr = *free;
+    e.size = as_int(doc.find(d, "size")).value_or(0);
+    e.stream = as_int(doc.find(d, "stream")).value_or(0);
+    if (const auto t = as_int(doc.find(d, "time_us"))) {
+        e.time_us = *t;
+        seen_time_us_ = true;
+    }
+    e.stack = stack_of(doc, doc.find(d, "frames"));
+    if (const Value* cc = doc.find(d, "compile_context")) {
+        seen_compile_context_ = true;
+        e.compile_context = intern(doc, cc);
+    }
+    if (const Value* meta = doc.find(d, "user_metadata")) {
+        seen_user_metadata_ = true;
+        e.user_metadata = intern(doc, meta);
+    }
+    if (doc.find(d, "pool_id") != nullptr) seen_pool_id_ = true;
+    if (doc.find(d, "forward_frames") != nullptr) seen_forward_frames_ = true;
+    pending_events_.push_back(e);
+    return Value::make_opaque(tag_event, pending_events_.size() - 1);
+}
+
+void ModelBuilder::finish(const Document& doc, const std::string& name) {
+    const Value root = doc.resolve(doc.root);
+    if (root.kind == Kind::list) {
+        out_.segments_only = true;
+        read_segments(doc, root, name);
+    } else if (root.kind == Kind::dict) {
+        const auto& kv = doc.items(root);
+        for (std::size_t i = 0; i + 1 < kv.size(); i += 2)
+            if (kv[i].kind == Kind::string) out_.top_level_keys.emplace_back(doc.text(kv[i]));
+        std::sort(out_.top_level_keys.begin(), out_.top_level_keys.end());
+        out_.top_level_keys.erase(
+            std::unique(out_.top_level_keys.begin(), out_.top_level_keys.end()),
+            out_.top_level_keys.end());
+        const Value* segments = doc.find(root, "segments");
+        if (segments == nullptr) {
+            std::string keys;
+            for (const auto& k : out_.top_level_keys) keys += (keys.empty() ? "" : ", ") + k;
+            throw input_error(fmt::format("not a memory snapshot: the top-level dict has no "
+                                          "'segments' key (keys: {})",
+                                          keys.empty() ? "none" : keys),
+                              name);
+        }
+        if (doc.resolve(*segments).kind != Kind::list)
+            throw input_error(fmt::format("not a memory snapshot: 'segments' is a {}, not a list",
+                                          kind_name(doc.resolve(*segments).kind)),
+                              name);
+        read_segments(doc, *segments, name);
+        if (const Value* traces = doc.find(root, "device_traces")) read_traces(doc, *traces);
+        if (const Value* notes = doc.find(root, "external_annotations"))
+            read_annotations(doc, *notes);
+        if (const Value* settings = doc.find(root, "allocator_settings"))
+            read_settings(doc, *settings);
+    } else {
+        throw input_error(fmt::format("not a memory snapshot: the pickle holds a {}, not a dict "
+                                      "with 'segments'",
+                                      kind_name(root.kind)),
+                          name);
+    }
+    pending_blocks_.clear();
+    pending_blocks_.shrink_to_fit();
+    out_.has_history = seen_block_history_;
+    out_.has_block_frames_key = seen_block_frames_;
+    name_generation();
+}
+
+void ModelBuilder::read_segments(const Document& doc, const Value& list, const std::string& name) {
+    const auto& segments = doc.items(list);
+    out_.segments.reserve(segments.size());
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+        const Value seg = doc.resolve(segments[i]);
+        auto fail = [&](const std::string& what) {
+            throw input_error(fmt::format("not a memory snapshot: segments[{}] {}", i, what), name);
+        };
+        if (seg.kind != Kind::dict) fail(fmt::format("is a {}, not a segment dict", kind_name(seg.kind)));
+        const Value* blocks = doc.find(seg, "blocks");
+        const auto address = as_int(doc.find(seg, "address"));
+        const auto total = as_int(doc.find(seg, "total_size"));
+        if (blocks == nullptr || doc.resolve(*blocks).kind != Kind::list)
+            fail("has no 'blocks' list");
+        if (!address) fail("has no integer 'address'");
+        if (!total) fail("has no integer 'total_size'");
+        Segment s;
+        s.device = static_cast<std::int32_t>(as_int(doc.find(seg, "device")).value_or(0));
+        s.address = *address;
+        s.total_size = *total;
+        s.stream = as_int(doc.find(seg, "stream")).value_or(0);
+        s.segment_type = intern(doc, doc.find(seg, "segment_type"));
+        if (const auto* expandable = doc.find(seg, "is_expandable")) {
+            seen_expandable_ = true;
+            s.is_expandable = as_int(expandable).value_or(0) != 0;
+        }
+        if (const Value* pool = doc.find(seg, "segment_pool_id")) {
+            const auto& ids = doc.items(*pool);
+            for (std::size_t k = 0; k < 2 && k < ids.size(); ++k)
+                s.pool_id[k] = as_int(&ids[k]).value_or(0);
+        }
+        s.stack = stack_of(doc, doc.find(seg, "frames"));
+        s.first_block = static_cast<std::uint32_t>(out_.blocks.size());
+        std::int64_t next_address = s.address;
+        const auto& items = doc.items(*blocks);
+        for (std::size_t j = 0; j < items.size(); ++j) {
+            const Value& item = items[j];
+            if (item.kind != Kind::opaque || item.tag != tag_block)
+                fail(fmt::format("block {} is not a block (it needs an integer 'size' and a "
+                                 "string 'state')",
+                                 j));
+            Block b = pending_blocks_[item.u];
+            b.segment = static_cast<std::uint32_t>(out_.segments.size());
+            if (b.address_derived) b.address = next_address;
+            next_address = b.address + b.size;
+            out_.blocks.push_back(b);
+        }
+        s.block_count = static_cast<std::uint32_t>(out_.blocks.size() - s.first_block);
+        out_.segments.push_back(s);
+    }
+}
+
+void ModelBuilder::read_traces(const Document& doc, const Value& list) {
+    const auto& devices = doc.items(list);
+    out_.trace_devices = devices.size();
+    // Entries normally appear once each, in order: then the pending vector is the result.
+    bool in_order = true;
+    std::uint64_t expected = 0;
+    for (const Value& device : devices)
+        for (const Value& item : doc.items(device)) {
+            if (item.kind != Kind::opaque || item.tag != tag_event || item.u != expected) {
+                in_order = false;
+                break;
+            }
+            ++expected;
+        }
+    if (in_order && expected == pending_events_.size()) {
+        std::size_t k = 0;
+        for (std::size_t dev = 0; dev < devices.size(); ++dev)
+            for (std::size_t n = doc.items(devices[dev]).size(); n > 0; --n)
+                pending_events_[k++].device = static_cast<std::int16_t>(dev);
+        out_.events = std::move(pending_events_);
+        return;
+    }
+    for (std::size_t dev = 0; dev < devices.size(); ++dev)
+        for (const Value& item : doc.items(devices[dev])) {
+            if (item.kind != Kind::opaque || item.tag != tag_event) continue;  // not an entry
+            TraceEvent e = pending_events_[item.u];
+            e.device = static_cast<std::int16_t>(dev);
+            out_.events.push_back(e);
+        }
+    pending_events_.clear();
+    pending_events_.shrink_to_fit();
+}
+
+void ModelBuilder::read_annotations(const Document& doc, const Value& list) {
+    for (const Value& item : doc.items(list)) {
+        if (doc.resolve(item).kind != Kind::dict) continue;
+        Annotation a;
+        a.name = intern(doc, doc.find(item, "name"));
+        a.stage = intern(doc, doc.find(item, "stage"));
+        a.device = static_cast<std::int32_t>(as_int(doc.find(item, "device")).value_or(0));
+        a.time_us = as_int(doc.find(item, "time_us")).value_or(-1);
+        out_.annotations.push_back(a);
+    }
+}
+
+void ModelBuilder::read_settings(const Document& doc, const Value& dict) {
+    if (doc.resolve(dict).kind != Kind::dict) return;
+    out_.has_allocator_settings = true;
+    const auto& kv = doc.items(dict);
+    for (std::size_t i = 0; i + 1 < kv.size(); i += 2)
+        out_.allocator_settings.emplace_back(
+            kv[i].kind == Kind::string ? std::string(doc.text(kv[i])) : value_to_json(doc, kv[i]),
+            value_to_json(doc, kv[i + 1]));
+}
+
+void ModelBuilder::name_generation() {
+    auto& f = out_.source.features;
+    const auto has_key = [&](std::string_view k) {
+        return std::find(out_.top_level_keys.begin(), out_.top_level_keys.end(), k) !=
+               out_.top_level_keys.end();
+    };
+    if (seen_block_history_) f.emplace_back("block history");
+    if (seen_cpp_frames_) f.emplace_back("cpp_frames");
+    if (seen_block_frames_) f.emplace_back("block frames");
+    if (seen_block_address_) f.emplace_back("block address");
+    if (seen_block_requested_) f.emplace_back("requested_size");
+    if (seen_expandable_) f.emplace_back("is_expandable");
+    if (seen_time_us_) f.emplace_back("time_us");
+    if (has_key("allocator_settings")) f.emplace_back("allocator_settings");
+    if (has_key("external_annotations")) f.emplace_back("external_annotations");
+    if (seen_compile_context_) f.emplace_back("compile_context");
+    if (seen_user_metadata_) f.emplace_back("user_metadata");
+    if (seen_pool_id_) f.emplace_back("pool_id");
+    if (seen_forward_frames_) f.emplace_back("forward_frames");
+
+    std::string& g = out_.source.generation;
+    // Key presence decides, newest evidence first (torch-formats.md §3).
+    if (seen_block_history_)
+        g = seen_block_requested_ ? "torch 2.0 (block history)"
+                                  : "torch 1.13 or older (block history, no requested_size)";
+    else if (seen_pool_id_ || seen_forward_frames_)
+        g = "torch 2.9 or newer (trace pool_id / forward_frames)";
+    else if (seen_compile_context_ || seen_user_metadata_)
+        g = "torch 2.6 or newer (trace compile_context / user_metadata)";
+    else if (has_key("external_annotations"))
+        g = "torch 2.4 or newer (external_annotations)";
+    else if (has_key("allocator_settings"))
+        g = "torch 2.3 or newer (allocator_settings)";
+    else if (seen_time_us_)
+        g = "torch 2.2 or newer (trace time_us)";
+    else if (seen_block_frames_ || seen_block_address_)
+        g = "torch 2.1 or newer (block frames and address)";
+    else
+        g = "unknown (no generation-specific keys)";
+    if (out_.segments_only) g += ", segments-only list";
+}
+
+std::string value_to_json(const Document& doc, const Value& raw, int depth) {
+    const Value v = doc.resolve(raw);
+    if (depth > 32) return "\"...\"";
+    switch (v.kind) {
+        case Kind::none:
+        case Kind::unset: return "null";
+        case Kind::boolean: return v.i ? "true" : "false";
+        case Kind::integer: return std::to_string(v.i);
+        case Kind::big_integer: return std::to_string(v.u);
+        case Kind::floating: return nlohmann::json(v.d).dump();
+        case Kind::string: return nlohmann::json(std::string(doc.text(v))).dump();
+        case Kind::bytes: return fmt::format("\"<{} bytes>\"", v.length);
+        case Kind::opaque: return "\"<record>\"";
+        case Kind::dict: {
+            std::string out = "{";
+            const auto& kv = doc.items(v);
+            for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
+                if (i) out += ",";
+                const std::string key = kv[i].kind == Kind::string
+                                            ? std::string(doc.text(kv[i]))
+                                            : value_to_json(doc, kv[i], depth + 1);
+                out += nlohmann::json(key).dump(-1, ' ', false,
+                                                nlohmann::json::error_handler_t::replace);
+                out += ":" + value_to_json(doc, kv[i + 1], depth + 1);
+            }
+            return out + "}";
+        }
+        case Kind::list:
+        case Kind::tuple:
+        case Kind::set: {
+            std::string out = "[";
+            bool first = true;
+            for (const Value& item : doc.items(v)) {
+                if (!first) out += ",";
+                first = false;
+                out += value_to_json(doc, item, depth + 1);
+            }
+            return out + "]";
+        }
+    }
+    return "null";
+}
+
+}  // namespace memsnap::snapshot::detail

@@ -1,0 +1,57 @@
+#pragma once
+// Internal: turns a decoded Document into a Snapshot. Two halves:
+//  - a SealHook that recognises frames, stacks, blocks and trace entries by their keys as the
+//    pickle machine completes them, so the bulk of a large file never exists as generic values;
+//  - a walk over what remains (root, segments, settings) that assembles the model.
+
+#include <memsnap/pickle/document.hpp>
+#include <memsnap/snapshot/model.hpp>
+
+#include <string>
+#include <vector>
+
+namespace memsnap::snapshot::detail {
+
+enum OpaqueTag : std::uint16_t { tag_frame = 1, tag_stack = 2, tag_block = 3, tag_event = 4 };
+
+class ModelBuilder : public pickle::SealHook {
+public:
+    explicit ModelBuilder(Snapshot& out) : out_(out) {}
+
+    std::optional<pickle::Value> on_seal(const pickle::Document& doc,
+                                         const pickle::Value& container) override;
+
+    // Assembles segments, blocks and traces from the root. Throws Error (input) on data that
+    // is not a snapshot; `name` goes into the message.
+    void finish(const pickle::Document& doc, const std::string& name);
+
+private:
+    std::optional<pickle::Value> make_frame(const pickle::Document& doc, const pickle::Value& d);
+    std::optional<pickle::Value> make_stack(const pickle::Document& doc, const pickle::Value& l);
+    std::optional<pickle::Value> make_block(const pickle::Document& doc, const pickle::Value& d);
+    std::optional<pickle::Value> make_event(const pickle::Document& doc, const pickle::Value& d);
+    StackId stack_of(const pickle::Document& doc, const pickle::Value* frames);
+    StringId intern(const pickle::Document& doc, const pickle::Value* v);
+
+    void read_segments(const pickle::Document& doc, const pickle::Value& list,
+                       const std::string& name);
+    void read_traces(const pickle::Document& doc, const pickle::Value& list);
+    void read_annotations(const pickle::Document& doc, const pickle::Value& list);
+    void read_settings(const pickle::Document& doc, const pickle::Value& dict);
+    void name_generation();
+
+    Snapshot& out_;
+    std::vector<Block> pending_blocks_;
+    std::vector<TraceEvent> pending_events_;
+    std::vector<FrameId> scratch_frames_;
+    // Which keys were seen: they decide the generation label.
+    bool seen_block_address_ = false, seen_block_history_ = false, seen_block_frames_ = false,
+         seen_block_requested_ = false, seen_time_us_ = false, seen_compile_context_ = false,
+         seen_user_metadata_ = false, seen_pool_id_ = false, seen_forward_frames_ = false,
+         seen_expandable_ = false, seen_cpp_frames_ = false;
+};
+
+// Renders any value as compact JSON text (for settings and unknown keys). Depth-bounded.
+std::string value_to_json(const pickle::Document& doc, const pickle::Value& v, int depth = 0);
+
+}  // namespace memsnap::snapshot::detail

@@ -1,0 +1,339 @@
+#include <memsnap/stats/stats_dict.hpp>
+
+#include <memsnap/stats/text_lines.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <optional>
+
+namespace memsnap::stats {
+
+namespace {
+
+constexpr std::array<std::string_view, 9> kArrayNames = {
+    "allocation", "segment", "active", "inactive_split", "allocated_bytes",
+    "reserved_bytes", "active_bytes", "inactive_split_bytes", "requested_bytes"};
+constexpr std::array<std::string_view, 3> kPools = {"all", "large_pool", "small_pool"};
+constexpr std::array<std::string_view, 4> kMetrics = {"current", "peak", "allocated", "freed"};
+constexpr std::array<std::string_view, 7> kScalars = {
+    "num_ooms", "num_alloc_retries", "max_split_size", "num_sync_all_streams",
+    "num_device_alloc", "num_device_free", "num_oom_rejections"};
+
+template <std::size_t N>
+bool one_of(const std::array<std::string_view, N>& set, std::string_view s) {
+    return std::find(set.begin(), set.end(), s) != set.end();
+}
+
+std::vector<std::string_view> split_dots(std::string_view key) {
+    std::vector<std::string_view> out;
+    std::size_t start = 0;
+    while (true) {
+        const auto dot = key.find('.', start);
+        out.push_back(key.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+        if (dot == std::string_view::npos) return out;
+        start = dot + 1;
+    }
+}
+
+// How a flattened key splits into a wrapper prefix and a memory_stats key.
+struct StatKey {
+    std::size_t first = 0;  // index of the first segment of the stat key
+    bool array = false;     // a stat array or oversize entry (what makes a dict a stats dict)
+};
+
+std::optional<StatKey> classify(const std::vector<std::string_view>& segs) {
+    for (std::size_t j = 0; j < segs.size(); ++j) {
+        const auto rest = segs.size() - j;
+        if (one_of(kArrayNames, segs[j]) && rest == 3 && one_of(kPools, segs[j + 1]) &&
+            one_of(kMetrics, segs[j + 2]))
+            return StatKey{j, true};
+        if ((segs[j] == "oversize_allocations" || segs[j] == "oversize_segments") && rest == 2 &&
+            one_of(kMetrics, segs[j + 1]))
+            return StatKey{j, true};
+        if (one_of(kScalars, segs[j]) && rest == 1) return StatKey{j, false};
+        if (segs[j] == "reserved_bytes_by_private_pools" && rest == 4 && one_of(kPools, segs[j + 2]) &&
+            one_of(kMetrics, segs[j + 3]))
+            return StatKey{j, false};
+    }
+    return std::nullopt;
+}
+
+struct Leaf {
+    std::string key;        // flattened path
+    std::string last_key;   // the innermost dict key
+    std::int64_t value = 0;
+};
+
+// Recursive-descent reader for the JSON / Python-literal subset memory_stats dumps use.
+class LiteralParser {
+public:
+    LiteralParser(std::string_view text, std::size_t pos) : s_(text), pos_(pos) {}
+
+    bool parse() { return value("", "", true, 0); }
+    std::size_t pos() const { return pos_; }
+    bool python() const { return python_; }
+    std::vector<Leaf> leaves;
+    std::vector<std::string> too_big;  // integer keys that do not fit int64
+
+private:
+    static constexpr int kMaxDepth = 64;
+
+    void ws() {
+        while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    }
+    bool eat(char c) {
+        ws();
+        if (pos_ < s_.size() && s_[pos_] == c) {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
+    bool peek(char c) {
+        ws();
+        return pos_ < s_.size() && s_[pos_] == c;
+    }
+    static std::string join(const std::string& path, const std::string& key) {
+        return path.empty() ? key : path + "." + key;
+    }
+
+    bool string(std::string& out) {
+        ws();
+        if (pos_ >= s_.size() || (s_[pos_] != '"' && s_[pos_] != '\'')) return false;
+        const char quote = s_[pos_++];
+        if (quote == '\'') python_ = true;
+        out.clear();
+        while (pos_ < s_.size() && s_[pos_] != quote) {
+            if (s_[pos_] == '\n') return false;
+            if (s_[pos_] == '\\' && pos_ + 1 < s_.size()) ++pos_;
+            out += s_[pos_++];
+        }
+        if (pos_ >= s_.size()) return false;
+        ++pos_;
+        return true;
+    }
+
+    // A dict key: string, int, or a tuple of those (private-pool ids become "a_b").
+    bool key(std::string& out) {
+        ws();
+        if (pos_ < s_.size() && (s_[pos_] == '"' || s_[pos_] == '\'')) return string(out);
+        if (eat('(')) {
+            out.clear();
+            while (!eat(')')) {
+                std::string part;
+                if (!key(part)) return false;
+                out += (out.empty() ? "" : "_") + part;
+                eat(',');
+            }
+            return true;
+        }
+        const std::size_t start = pos_;
+        if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
+        while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+        if (pos_ == start) return false;
+        out = std::string(s_.substr(start, pos_ - start));
+        return true;
+    }
+
+    bool number(const std::string& path, const std::string& last, bool record) {
+        const std::size_t start = pos_;
+        if (s_[pos_] == '-') ++pos_;
+        bool integer = true;
+        while (pos_ < s_.size()) {
+            const char c = s_[pos_];
+            if (std::isdigit(static_cast<unsigned char>(c))) {
+                ++pos_;
+            } else if (c == '.' || c == 'e' || c == 'E' || ((c == '+' || c == '-') && pos_ > start &&
+                                                            (s_[pos_ - 1] == 'e' || s_[pos_ - 1] == 'E'))) {
+                integer = false;
+                ++pos_;
+            } else {
+                break;
+            }
+        }
+        const auto text = s_.substr(start, pos_ - start);
+        if (text.empty() || text == "-") return false;
+        if (!integer || !record || path.empty()) return true;
+        std::int64_t v = 0;
+        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec == std::errc::result_out_of_range) {
+            too_big.push_back(path);
+            return true;
+        }
+        if (ec != std::errc() || ptr != text.data() + text.size()) return false;
+        leaves.push_back({path, last, v});
+        return true;
+    }
+
+    bool dict_entries(const std::string& path, bool record, int depth, char close) {
+        if (eat(close)) return true;
+        while (true) {
+            std::string k;
+            if (!key(k) || !eat(':')) return false;
+            if (!value(join(path, k), k, record, depth + 1)) return false;
+            if (eat(close)) return true;
+            if (!eat(',')) return false;
+            if (eat(close)) return true;  // trailing comma (Python)
+        }
+    }
+
+    // OrderedDict([('k', v), ...]) — the repr of the flat memory_stats() result.
+    bool ordered_dict(const std::string& path, bool record, int depth) {
+        python_ = true;
+        if (!eat('(')) return false;
+        if (eat(')')) return true;
+        if (!eat('[')) return false;
+        while (!eat(']')) {
+            std::string k;
+            if (!eat('(') || !key(k) || !eat(',')) return false;
+            if (!value(join(path, k), k, record, depth + 1)) return false;
+            if (!eat(')')) return false;
+            if (!eat(',') && !peek(']')) return false;
+        }
+        return eat(')');
+    }
+
+    bool sequence(char close, int depth) {
+        if (eat(close)) return true;
+        while (true) {
+            if (!value("", "", false, depth + 1)) return false;
+            if (eat(close)) return true;
+            if (!eat(',')) return false;
+            if (eat(close)) return true;
+        }
+    }
+
+    bool value(const std::string& path, const std::string& last, bool record, int depth) {
+        if (depth > kMaxDepth) return false;
+        ws();
+        if (pos_ >= s_.size()) return false;
+        const char c = s_[pos_];
+        if (c == '{') {
+            ++pos_;
+            return dict_entries(path, record, depth, '}');
+        }
+        if (c == '[') {
+            ++pos_;
+            return sequence(']', depth);
+        }
+        if (c == '(') {
+            ++pos_;
+            return sequence(')', depth);
+        }
+        if (c == '"' || c == '\'') {
+            std::string ignored;
+            return string(ignored);
+        }
+        if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) return number(path, last, record);
+        if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            const std::size_t start = pos_;
+            while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' ||
+                                        s_[pos_] == '.'))
+                ++pos_;
+            const auto word = s_.substr(start, pos_ - start);
+            if (word == "OrderedDict" || word == "collections.OrderedDict") return ordered_dict(path, record, depth);
+            if (word == "True" || word == "False" || word == "None") {
+                python_ = true;
+                return true;
+            }
+            return word == "true" || word == "false" || word == "null" || word == "nan" || word == "inf";
+        }
+        return false;
+    }
+
+    std::string_view s_;
+    std::size_t pos_;
+    bool python_ = false;
+};
+
+// The first position at or after `from` where a dict may start.
+std::size_t next_start(std::string_view text, std::size_t from) {
+    const auto brace = text.find('{', from);
+    const auto od = text.find("OrderedDict(", from);
+    return std::min(brace, od);
+}
+
+std::optional<int> trailing_int(std::string_view prefix) {
+    std::size_t end = prefix.size();
+    std::size_t begin = end;
+    while (begin > 0 && std::isdigit(static_cast<unsigned char>(prefix[begin - 1]))) --begin;
+    if (begin == end || end - begin > 6) return std::nullopt;
+    int v = 0;
+    std::from_chars(prefix.data() + begin, prefix.data() + end, v);
+    return v;
+}
+
+}  // namespace
+
+bool is_memory_stats_key(std::string_view key) {
+    const auto segs = split_dots(key);
+    const auto k = classify(segs);
+    return k && k->first == 0;
+}
+
+std::vector<StatsTable> find_stats_dicts(std::string_view text, const std::string& file) {
+    std::vector<StatsTable> out;
+    std::size_t pos = next_start(text, 0);
+    while (pos < text.size()) {
+        LiteralParser parser(text, pos);
+        const bool ok = parser.parse();
+        // Group the leaves by wrapper prefix, in order of appearance.
+        struct Group {
+            std::string prefix;
+            StatsTable table;
+            bool array = false;
+            bool nested = false;
+        };
+        std::vector<Group> groups;
+        for (const auto& leaf : parser.leaves) {
+            const auto segs = split_dots(leaf.key);
+            const auto k = classify(segs);
+            if (!k) continue;
+            std::string prefix, stat;
+            for (std::size_t i = 0; i < segs.size(); ++i) {
+                auto& part = i < k->first ? prefix : stat;
+                part += (part.empty() ? "" : ".") + std::string(segs[i]);
+            }
+            auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.prefix == prefix; });
+            if (g == groups.end()) {
+                groups.push_back({prefix, {}, false, false});
+                g = groups.end() - 1;
+            }
+            g->array = g->array || k->array;
+            g->nested = g->nested || leaf.last_key != stat;
+            if (stat == "num_ooms") g->table.num_ooms = ByteRange::exact(leaf.value);
+            else if (stat == "num_alloc_retries") g->table.num_alloc_retries = ByteRange::exact(leaf.value);
+            else g->table.stats[stat] = ByteRange::exact(leaf.value);
+        }
+        bool found = false;
+        const std::size_t line = line_of_offset(text, pos);
+        for (auto& g : groups) {
+            if (!g.array) continue;
+            found = true;
+            StatsTable& t = g.table;
+            t.line = line;
+            if (!g.prefix.empty()) t.device = trailing_int(g.prefix);
+            t.layout = "memory_stats";
+            if (g.nested) t.layout += ",nested";
+            if (parser.python()) t.layout += ",python-repr";
+            if (!ok)
+                t.warnings.push_back(located(file, line_of_offset(text, parser.pos()),
+                                             fmt::format("memory_stats dict starting at line {} cannot be read past "
+                                                         "here; kept the {} values read before",
+                                                         line, t.stats.size())));
+            for (const auto& big : parser.too_big)
+                if (big.find("max_split_size") == std::string::npos)
+                    t.warnings.push_back(located(file, line, fmt::format("value of '{}' does not fit 64 bits; skipped", big)));
+            out.push_back(std::move(t));
+        }
+        if (found || ok) pos = next_start(text, std::max(parser.pos(), pos + 1));
+        else pos = next_start(text, pos + 1);
+    }
+    return out;
+}
+
+}  // namespace memsnap::stats
