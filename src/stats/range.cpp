@@ -104,6 +104,13 @@ std::string format_range(ByteRange r, bool bytes) {
     return fmt::format("{}–{}", r.low, r.high);
 }
 
+std::string format_range_compact(ByteRange r, bool bytes) {
+    if (r.is_exact()) return bytes ? format_bytes(r.low) : format_count(r.low);
+    if (auto cell = as_table_cell(r, bytes); !cell.empty()) return cell;
+    if (bytes) return fmt::format("{}–{}", format_bytes(r.low), format_bytes(r.high));
+    return fmt::format("{}–{}", r.low, r.high);
+}
+
 std::string format_delta(ByteRange d, bool bytes) {
     auto one = [bytes](std::int64_t v) {
         if (bytes) return format_signed_bytes(v);
