@@ -86,7 +86,8 @@ struct CommandResult {
 };
 
 // Runs the built memsnap binary with `args` (already shell-quoted), capturing both streams.
-inline CommandResult run_memsnap(const std::string& args, const std::string& env = "") {
+inline CommandResult run_memsnap(const std::string& args, const std::string& env = "",
+                                 const std::string& stdin_path = "/dev/null") {
     const auto tmp = std::filesystem::temp_directory_path();
     static int counter = 0;
     const auto out_path = tmp / ("memsnap_test_out_" + std::to_string(::getpid()) + "_" +
@@ -94,7 +95,7 @@ inline CommandResult run_memsnap(const std::string& args, const std::string& env
     const auto err_path = tmp / ("memsnap_test_err_" + std::to_string(::getpid()) + "_" +
                                  std::to_string(counter++) + ".txt");
     const std::string cmd = env + " " + std::string(MEMSNAP_BINARY) + " " + args + " >" +
-                            out_path.string() + " 2>" + err_path.string() + " </dev/null";
+                            out_path.string() + " 2>" + err_path.string() + " <'" + stdin_path + "'";
     const int status = std::system(cmd.c_str());
     CommandResult result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

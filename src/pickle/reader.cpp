@@ -145,6 +145,9 @@ private:
 
     // Stores `value` into `container`, sealing it first.
     void add_item(const Value& container, const Value& value, const char* what) {
+        if (value.is_container() && value.u == container.u)
+            fail(fmt::format("{} puts a container inside itself (recursive data is not a snapshot)",
+                             what));
         Slot& parent = doc_.slot(container);
         if (parent.sealed)
             fail(fmt::format("{} changes a container that is already stored elsewhere "
@@ -226,11 +229,8 @@ private:
         if (index >= limits_.max_memo_entries)
             fail(fmt::format("memo index {} is over the limit of {} entries (--max-memo)", index,
                              limits_.max_memo_entries));
-        if (v.is_container()) {
-            const bool empty = doc_.items(v).empty() && !doc_.slot(v).sealed &&
-                               v.kind != Kind::tuple;
-            (empty ? info_.memo_before_fill : info_.memo_after_fill)++;
-        }
+        if (v.is_container() && v.kind != Kind::tuple && !doc_.slot(v).sealed)
+            (doc_.items(v).empty() ? info_.memo_before_fill : info_.memo_after_fill)++;
         if (index >= memo_.size()) {
             Value hole;
             hole.kind = Kind::unset;
@@ -426,7 +426,9 @@ StreamInfo Machine::run() {
 std::string_view StreamInfo::writer() const {
     // The C++ pickler: protocol 2, no MEMOIZE, containers memoized only when complete,
     // 8-byte LONG1 throughout. Python memoizes containers before filling them.
-    if (protocol == 2 && memoize_ops == 0 && memo_before_fill == 0 && long1_not_8_bytes == 0)
+    // (The C++ writer memoizes a shared empty list too, so "before fill" is not zero there.)
+    if (protocol == 2 && memoize_ops == 0 && long1_not_8_bytes == 0 &&
+        memo_before_fill <= memo_after_fill)
         return "torch C++ pickler";
     return "Python pickle";
 }

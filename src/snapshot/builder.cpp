@@ -28,20 +28,20 @@ bool is_string(const Value* v) { return v != nullptr && v->kind == Kind::string;
 const char* kind_name(Kind kind) {
     switch (kind) {
         case Kind::none: return "None";
-        case Kind::boolean: return "bool";
+        case Kind::boolean: return "a bool";
         case Kind::integer:
-        case Kind::big_integer: return "int";
-        case Kind::floating: return "float";
-        case Kind::string: return "str";
-        case Kind::bytes: return "bytes";
-        case Kind::list: return "list";
-        case Kind::dict: return "dict";
-        case Kind::tuple: return "tuple";
-        case Kind::set: return "set";
-        case Kind::opaque: return "record";
+        case Kind::big_integer: return "an int";
+        case Kind::floating: return "a float";
+        case Kind::string: return "a str";
+        case Kind::bytes: return "a bytes value";
+        case Kind::list: return "a list";
+        case Kind::dict: return "a dict";
+        case Kind::tuple: return "a tuple";
+        case Kind::set: return "a set";
+        case Kind::opaque: return "a record";
         case Kind::unset: return "nothing";
     }
-    return "value";
+    return "a value";
 }
 
 BlockState parse_state(std::string_view s) {
@@ -206,7 +206,7 @@ void ModelBuilder::finish(const Document& doc, const std::string& name) {
                               name);
         }
         if (doc.resolve(*segments).kind != Kind::list)
-            throw input_error(fmt::format("not a memory snapshot: 'segments' is a {}, not a list",
+            throw input_error(fmt::format("not a memory snapshot: 'segments' is {}, not a list",
                                           kind_name(doc.resolve(*segments).kind)),
                               name);
         read_segments(doc, *segments, name);
@@ -216,7 +216,7 @@ void ModelBuilder::finish(const Document& doc, const std::string& name) {
         if (const Value* settings = doc.find(root, "allocator_settings"))
             read_settings(doc, *settings);
     } else {
-        throw input_error(fmt::format("not a memory snapshot: the pickle holds a {}, not a dict "
+        throw input_error(fmt::format("not a memory snapshot: the pickle holds {}, not a dict "
                                       "with 'segments'",
                                       kind_name(root.kind)),
                           name);
@@ -236,7 +236,7 @@ void ModelBuilder::read_segments(const Document& doc, const Value& list, const s
         auto fail = [&](const std::string& what) {
             throw input_error(fmt::format("not a memory snapshot: segments[{}] {}", i, what), name);
         };
-        if (seg.kind != Kind::dict) fail(fmt::format("is a {}, not a segment dict", kind_name(seg.kind)));
+        if (seg.kind != Kind::dict) fail(fmt::format("is {}, not a segment dict", kind_name(seg.kind)));
         const Value* blocks = doc.find(seg, "blocks");
         const auto address = as_int(doc.find(seg, "address"));
         const auto total = as_int(doc.find(seg, "total_size"));
@@ -378,8 +378,15 @@ void ModelBuilder::name_generation() {
 }
 
 std::string value_to_json(const Document& doc, const Value& raw, int depth) {
+    // Shared memo references can make a small pickle describe an exponentially large tree:
+    // a budget of rendered values bounds the work.
+    int budget = 20000;
+    return value_to_json_bounded(doc, raw, depth, budget);
+}
+
+std::string value_to_json_bounded(const Document& doc, const Value& raw, int depth, int& budget) {
     const Value v = doc.resolve(raw);
-    if (depth > 32) return "\"...\"";
+    if (depth > 32 || --budget < 0) return "\"...\"";
     switch (v.kind) {
         case Kind::none:
         case Kind::unset: return "null";
@@ -397,10 +404,10 @@ std::string value_to_json(const Document& doc, const Value& raw, int depth) {
                 if (i) out += ",";
                 const std::string key = kv[i].kind == Kind::string
                                             ? std::string(doc.text(kv[i]))
-                                            : value_to_json(doc, kv[i], depth + 1);
+                                            : value_to_json_bounded(doc, kv[i], depth + 1, budget);
                 out += nlohmann::json(key).dump(-1, ' ', false,
                                                 nlohmann::json::error_handler_t::replace);
-                out += ":" + value_to_json(doc, kv[i + 1], depth + 1);
+                out += ":" + value_to_json_bounded(doc, kv[i + 1], depth + 1, budget);
             }
             return out + "}";
         }
@@ -412,7 +419,7 @@ std::string value_to_json(const Document& doc, const Value& raw, int depth) {
             for (const Value& item : doc.items(v)) {
                 if (!first) out += ",";
                 first = false;
-                out += value_to_json(doc, item, depth + 1);
+                out += value_to_json_bounded(doc, item, depth + 1, budget);
             }
             return out + "]";
         }

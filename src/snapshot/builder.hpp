@@ -53,5 +53,7 @@ private:
 
 // Renders any value as compact JSON text (for settings and unknown keys). Depth-bounded.
 std::string value_to_json(const pickle::Document& doc, const pickle::Value& v, int depth = 0);
+std::string value_to_json_bounded(const pickle::Document& doc, const pickle::Value& v, int depth,
+                                  int& budget);
 
 }  // namespace memsnap::snapshot::detail

@@ -16,8 +16,8 @@ struct StreamInfo {
     std::uint64_t frame_ops = 0;
     std::uint64_t memoize_ops = 0;         // MEMOIZE (protocol 4+, Python)
     std::uint64_t put_ops = 0;             // BINPUT / LONG_BINPUT
-    std::uint64_t memo_before_fill = 0;    // container memoized while still empty (Python)
-    std::uint64_t memo_after_fill = 0;     // container memoized once complete (torch C++)
+    std::uint64_t memo_before_fill = 0;    // list/dict memoized while empty (Python; or empty)
+    std::uint64_t memo_after_fill = 0;     // list/dict memoized once filled (torch C++)
     std::uint64_t long1_ops = 0;
     std::uint64_t long1_not_8_bytes = 0;   // the C++ writer always writes 8 bytes
     std::uint64_t stop_offset = 0;         // byte offset of STOP

@@ -1,0 +1,93 @@
+// The command line as users and scripts meet it: exit codes, error lines, output formats.
+
+#include "support.hpp"
+
+#include <memsnap/analysis/summary.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/io/mapped_file.hpp>
+#include <memsnap/report/snapshot_info.hpp>
+#include <memsnap/snapshot/load.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <regex>
+
+using namespace memsnap;
+
+TEST_CASE("exit codes: 0 success, 1 usage, 2 unreadable input") {
+    const auto fixture = test::quote(test::fixtures_dir() / "snapshots" / "gen_torch2.5_settings.pickle");
+    CHECK(test::run_memsnap("info " + fixture).exit_code == 0);
+    CHECK(test::run_memsnap("--help").exit_code == 0);
+    CHECK(test::run_memsnap("--version").exit_code == 0);
+    const auto usage = test::run_memsnap("info " + fixture + " --format yaml");
+    CHECK(usage.exit_code == 1);
+    CHECK(test::run_memsnap("").exit_code == 1);
+    CHECK(test::run_memsnap("frobnicate").exit_code == 1);
+    const auto missing = test::run_memsnap("info /nonexistent/capture.pickle");
+    CHECK(missing.exit_code == 2);
+    CHECK(missing.err == "memsnap: error: /nonexistent/capture.pickle: cannot open: No such file or directory\n");
+    const auto dir = test::run_memsnap("info " + test::quote(test::fixtures_dir()));
+    CHECK(dir.exit_code == 2);
+}
+
+TEST_CASE("errors on binary input name the file and the byte offset on one line") {
+    const auto path = test::fixtures_dir() / "malformed" / "fail_unknown_opcode.pickle";
+    const auto result = test::run_memsnap("info " + test::quote(path));
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.empty());
+    CHECK(std::regex_match(result.err, std::regex("memsnap: error: .*fail_unknown_opcode\\.pickle: "
+                                                  "byte [0-9]+: unknown opcode 0xff\n")));
+}
+
+TEST_CASE("info --format json has the public keys") {
+    const auto path = test::fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle";
+    const auto result = test::run_memsnap("info --format json " + test::quote(path));
+    REQUIRE(result.exit_code == 0);
+    const auto j = nlohmann::json::parse(result.out);
+    CHECK(j.at("schema_version") == 1);
+    CHECK(j.at("kind") == "snapshot");
+    for (const char* key : {"segments", "blocks", "devices", "reserved_bytes", "allocated_bytes",
+                            "active_bytes", "inactive_bytes", "requested_bytes", "blocks_by_state",
+                            "blocks_with_frames", "trace_events_by_action", "top_sites",
+                            "internal_waste_bytes", "external_fragmentation_bytes"})
+        CHECK(j.contains(key));
+}
+
+TEST_CASE("standard input is read with '-'") {
+    const auto path = test::fixtures_dir() / "snapshots" / "gen_torch2.1_frames.pickle";
+    const auto piped = test::run_memsnap("info --format json -", "", path.string());
+    REQUIRE(piped.exit_code == 0);
+    CHECK(nlohmann::json::parse(piped.out).at("segments") == 7);
+}
+
+TEST_CASE("golden: info text and json") {
+    for (const char* name : {"gen_torch2.5_settings.pickle", "gen_torch2.0_history.pickle",
+                             "gen_torch2.9_newest.pickle"}) {
+        const std::string relative = std::string("fixtures/snapshots/") + name;
+        const io::MappedFile file((test::source_dir() / relative).string());
+        const auto snap = snapshot::load_snapshot_bytes(file.bytes(), relative);
+        const auto summary = analysis::summarize(snap, {});
+        test::check_golden(std::string("info/") + name + ".txt", report::render_snapshot_info_text(summary));
+        test::check_golden(std::string("info/") + name + ".json", report::render_snapshot_info_json(summary));
+    }
+}
+
+TEST_CASE("site rules: user code, overrides, and bad regexes") {
+    const auto path = test::fixtures_dir() / "snapshots" / "gen_torch2.5_settings.pickle";
+    const auto snap = snapshot::load_snapshot(path.string());
+    const auto summary = analysis::summarize(snap, {});
+    REQUIRE(!summary.top_sites.empty());
+    for (const auto& site : summary.top_sites) {
+        if (!site.site.user_code) continue;
+        CHECK(site.site.filename.find("site-packages") == std::string::npos);
+        CHECK(site.site.filename.find("/torch/") == std::string::npos);
+    }
+    analysis::SiteRules everything_is_library;
+    everything_is_library.not_user_code = ".";
+    const auto no_user = analysis::summarize(snap, everything_is_library);
+    for (const auto& site : no_user.top_sites) CHECK_FALSE(site.site.user_code);
+    analysis::SiteRules broken;
+    broken.user_code = "([";
+    CHECK_THROWS_AS(analysis::summarize(snap, broken), Error);
+    CHECK(test::run_memsnap("--user-code '([' info " + test::quote(path)).exit_code == 1);
+}

@@ -1,0 +1,168 @@
+// Every real capture and every generated fixture parses and reports the exact figures of
+// its expected.json; the model's invariants hold on all of them.
+
+#include "support.hpp"
+
+#include <memsnap/analysis/summary.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/report/snapshot_info.hpp>
+#include <memsnap/snapshot/load.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+using namespace memsnap;
+using memsnap::test::fixtures_dir;
+using memsnap::test::real_dir;
+
+namespace {
+
+void check_expected_figures(const std::filesystem::path& dir) {
+    const auto expected = nlohmann::json::parse(test::read_text(dir / "expected.json"));
+    REQUIRE(expected.is_array());
+    REQUIRE(!expected.empty());
+    for (const auto& entry : expected) {
+        const std::string file = entry.at("file");
+        CAPTURE(file);
+        const auto snap = snapshot::load_snapshot((dir / file).string());
+        const auto summary = analysis::summarize(snap, analysis::SiteRules{});
+        const auto actual = nlohmann::json::parse(report::render_snapshot_info_json(summary));
+        for (const auto& [key, value] : entry.items()) {
+            // file and sha256 name the capture; every other key is a figure to match.
+            if (key == "file" || key == "sha256") continue;
+            CAPTURE(key);
+            REQUIRE(actual.contains(key));
+            CHECK(actual.at(key) == value);
+        }
+    }
+}
+
+// Invariants that hold for any snapshot torch writes (torch-formats.md §4).
+void check_invariants(const snapshot::Snapshot& snap) {
+    std::int64_t reserved = 0, by_state = 0;
+    for (const auto& seg : snap.segments) {
+        reserved += seg.total_size;
+        std::int64_t sum = 0;
+        std::int64_t next = seg.address;
+        for (const auto& b : snap.blocks_of(seg)) {
+            CHECK(b.address == next);  // contiguous from the segment address
+            next = b.address + b.size;
+            sum += b.size;
+            CHECK(b.size >= 0);
+            if (b.active()) CHECK(b.requested_size <= b.size);
+        }
+        CHECK(sum == seg.total_size);
+    }
+    const auto totals = analysis::compute_totals(snap);
+    for (const auto& b : snap.blocks) by_state += b.size;
+    CHECK(totals.reserved_bytes == reserved);
+    CHECK(by_state == reserved);
+    CHECK(totals.allocated_bytes + (totals.active_bytes - totals.allocated_bytes) +
+              totals.inactive_bytes ==
+          totals.reserved_bytes);
+    CHECK(totals.external_fragmentation_bytes + totals.releasable_bytes <= totals.inactive_bytes);
+    CHECK(totals.internal_waste_bytes >= 0);
+}
+
+}  // namespace
+
+TEST_CASE("real snapshots match expected.json on every key") {
+    if (!test::have_real()) {
+        MESSAGE("../shared/real is absent: skipping real captures");
+        return;
+    }
+    check_expected_figures(real_dir() / "snapshots");
+}
+
+TEST_CASE("generated snapshots of every generation and writer match their expected.json") {
+    check_expected_figures(fixtures_dir() / "snapshots");
+}
+
+TEST_CASE("invariants hold on every real capture and fixture") {
+    std::vector<std::filesystem::path> files = test::files_in(fixtures_dir() / "snapshots", ".pickle");
+    for (const auto& f : test::files_in(fixtures_dir() / "snapshots", ".json"))
+        if (f.filename() != "expected.json") files.push_back(f);
+    for (const auto& dir : std::filesystem::directory_iterator(fixtures_dir() / "pairs"))
+        for (const auto& f : test::files_in(dir.path()))
+            if (f.extension() != ".json") files.push_back(f);
+    if (test::have_real())
+        for (const auto& f : test::files_in(real_dir() / "snapshots", ".pickle")) files.push_back(f);
+    REQUIRE(files.size() > 20);
+    for (const auto& f : files) {
+        CAPTURE(f.string());
+        check_invariants(snapshot::load_snapshot(f.string()));
+    }
+}
+
+TEST_CASE("re-encodings of one snapshot give the same model") {
+    const auto dir = fixtures_dir() / "snapshots";
+    const auto reference = analysis::summarize(
+        snapshot::load_snapshot((dir / "gen_torch2.5_settings.pickle").string()), {});
+    const auto reference_json = nlohmann::json::parse(report::render_snapshot_info_json(reference));
+    for (const char* name : {"gen_torch2.5_settings_p2.pickle", "gen_torch2.5_settings_p3.pickle",
+                             "gen_torch2.5_settings_p4.pickle", "gen_torch2.5_settings_p5.pickle",
+                             "gen_torch2.5_settings_cpp.pickle", "gen_torch2.5_settings.json",
+                             "gen_json_misnamed.pickle", "gen_trailing_padding.pickle"}) {
+        CAPTURE(name);
+        auto json = nlohmann::json::parse(report::render_snapshot_info_json(
+            analysis::summarize(snapshot::load_snapshot((dir / name).string()), {})));
+        for (const char* key : {"reserved_bytes", "allocated_bytes", "active_bytes",
+                                "requested_bytes", "blocks_by_state", "blocks_with_frames",
+                                "trace_events_by_action", "top_sites", "allocator_settings"})
+            CHECK(json.at(key) == reference_json.at(key));
+    }
+}
+
+TEST_CASE("the writer and the generation are recognised") {
+    const auto dir = fixtures_dir() / "snapshots";
+    auto load = [&](const char* name) { return snapshot::load_snapshot((dir / name).string()); };
+    CHECK(load("gen_torch2.5_settings_cpp.pickle").source.writer == "torch C++ pickler");
+    CHECK(load("gen_torch2.9_newest_cpp.pickle").source.writer == "torch C++ pickler");
+    CHECK(load("gen_torch2.0_history_cpp.pickle").source.writer == "torch C++ pickler");
+    CHECK(load("gen_torch2.5_settings_p2.pickle").source.writer == "Python pickle");
+    CHECK(load("gen_torch2.5_settings_p5.pickle").source.protocol == 5);
+    CHECK(load("gen_torch2.5_settings.json").source.encoding == "json");
+    CHECK(load("gen_torch1.13_history.pickle").source.generation.starts_with("torch 1.13"));
+    CHECK(load("gen_torch2.0_history.pickle").source.generation.starts_with("torch 2.0"));
+    CHECK(load("gen_torch2.1_frames.pickle").source.generation.starts_with("torch 2.1"));
+    CHECK(load("gen_torch2.9_newest.pickle").source.generation.starts_with("torch 2.9"));
+    const auto list = load("gen_segments_only_list.pickle");
+    CHECK(list.segments_only);
+    CHECK(list.top_level_keys.empty());
+    CHECK(load("gen_trailing_padding.pickle").source.trailing_bytes == 3);
+}
+
+TEST_CASE("torch 2.0 history blocks take stack and request size from history[0]") {
+    const auto snap = snapshot::load_snapshot(
+        (fixtures_dir() / "snapshots" / "gen_torch2.0_history.pickle").string());
+    CHECK(snap.has_history);
+    bool any_derived = false;
+    for (const auto& b : snap.blocks) any_derived |= b.address_derived;
+    CHECK(any_derived);
+    std::int64_t with_stack = 0;
+    for (const auto& b : snap.blocks) with_stack += b.stack != 0;
+    CHECK(with_stack > 0);
+}
+
+TEST_CASE("the newest generation keeps unknown actions and awaiting-free blocks") {
+    const auto snap = snapshot::load_snapshot(
+        (fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle").string());
+    bool other = false, oom = false, annotate = false;
+    for (const auto& e : snap.events) {
+        other |= e.action == snapshot::TraceAction::other && snap.str(e.action_name) == "user_defined";
+        oom |= e.action == snapshot::TraceAction::oom;
+        annotate |= e.action == snapshot::TraceAction::annotate;
+    }
+    CHECK(other);
+    CHECK(oom);
+    CHECK(annotate);
+    bool awaiting = false;
+    for (const auto& b : snap.blocks)
+        awaiting |= snap.str(b.state_name) == "active_awaiting_free" &&
+                    b.state == snapshot::BlockState::active_pending_free;
+    CHECK(awaiting);
+    std::set<int> devices;
+    for (const auto& s : snap.segments) devices.insert(s.device);
+    CHECK(devices.size() == 2);
+}
