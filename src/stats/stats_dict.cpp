@@ -181,11 +181,13 @@ private:
         }
     }
 
-    // OrderedDict([('k', v), ...]) — the repr of the flat memory_stats() result.
+    // OrderedDict([('k', v), ...]) — the repr of the flat memory_stats() result; Python >= 3.12
+    // prints OrderedDict({'k': v, ...}) instead.
     bool ordered_dict(const std::string& path, bool record, int depth) {
         python_ = true;
         if (!eat('(')) return false;
         if (eat(')')) return true;
+        if (eat('{')) return dict_entries(path, record, depth, '}') && eat(')');
         if (!eat('[')) return false;
         while (!eat(']')) {
             std::string k;

@@ -106,11 +106,15 @@ std::optional<std::int64_t> int_after(std::string_view line, std::string_view ma
     return value;
 }
 
-// The word in front of `marker` ("CUDA" in "CUDA OOMs:", "cuda" in "cudaMalloc retries:").
+// The word in front of `at`, upper-cased ("CUDA" in "CUDA OOMs:" and in "cudaMalloc retries:"),
+// so a fork is named the same way by its header, OOM and retry labels.
 std::string word_before(std::string_view line, std::size_t at) {
+    if (at == std::string_view::npos) return {};
     std::size_t begin = at;
     while (begin > 0 && std::isalnum(static_cast<unsigned char>(line[begin - 1]))) --begin;
-    return std::string(line.substr(begin, at - begin));
+    std::string word(line.substr(begin, at - begin));
+    for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return word;
 }
 
 bool is_border(std::string_view line, char c) {
@@ -195,7 +199,7 @@ private:
             if (auto v = int_after(s, "retries:")) open_->table.num_alloc_retries = ByteRange::exact(*v);
             if (const auto at = s.find("Malloc retries:"); at != std::string_view::npos) {
                 const auto w = word_before(s, at);
-                if (!w.empty() && w != "cuda") open_->forks.insert(w);
+                if (!w.empty() && w != "CUDA") open_->forks.insert(w);
             }
             open_->last_line = l.line;
             return;
@@ -281,7 +285,11 @@ private:
             }
             open_->rows_seen.push_back(spec->key);
             open_->current = spec;
-            if (!m.fork.empty() && m.fork != "GPU") open_->forks.insert(m.fork);
+            if (!m.fork.empty() && m.fork != "GPU") {
+                std::string word = m.fork;
+                for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+                open_->forks.insert(word);
+            }
             prefix = spec->pooled ? fmt::format("{}.all.", spec->key) : fmt::format("{}.", spec->key);
         } else {
             if (!open_) {
