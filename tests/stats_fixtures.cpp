@@ -2,10 +2,19 @@
 // rendering allows (computed by fixtures/gen_summaries.py) and contains the true value.
 #include "support.hpp"
 
+#include <ostream>
+
 #include <memsnap/stats/parse.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+namespace memsnap {
+// Readable ranges in doctest failure messages.
+inline std::ostream& operator<<(std::ostream& os, const ByteRange& r) {
+    return os << "[" << r.low << ", " << r.high << "]";
+}
+}  // namespace memsnap
 
 using namespace memsnap;
 namespace fs = std::filesystem;

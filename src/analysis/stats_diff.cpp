@@ -122,6 +122,9 @@ DeviceDiff diff_series(std::optional<int> device, const std::vector<Entry>& seri
             continue;
         }
         MetricDiff m{before, it->second, range_delta(before, it->second), std::nullopt};
+        // One table compared with itself: the same measurement, so the change is exactly 0
+        // (interval arithmetic alone would widen it to ±(high − low)).
+        if (n == 1) m.delta = ByteRange{0, 0};
         if (span && *span > 0) m.per_step = range_divide(m.delta, *span);
         out.metrics.emplace(key, m);
     }

@@ -117,6 +117,8 @@ std::string format_delta(ByteRange d, bool bytes) {
         return v > 0 ? fmt::format("+{}", v) : fmt::format("{}", v);
     };
     if (d.is_exact()) return one(d.low);
+    // Both ends round to the same text (e.g. a 1 MiB-wide range on a GiB change): say "about".
+    if (const auto low = one(d.low), high = one(d.high); low == high) return "≈" + low;
     return fmt::format("{} … {}", one(d.low), one(d.high));
 }
 

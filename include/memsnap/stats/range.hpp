@@ -44,7 +44,8 @@ std::string format_signed_bytes(std::int64_t bytes);
 std::string format_range(ByteRange range, bool bytes);
 // As format_range without the byte figures: "5114 MiB", "512 B", "1.00 KiB–2.00 KiB".
 std::string format_range_compact(ByteRange range, bool bytes);
-// A signed change range: "+8 B" when exact, "+7.00 MiB … +9.00 MiB" otherwise.
+// A signed change range: "+8 B" when exact, "+7.00 MiB … +9.00 MiB" otherwise, "≈+2.00 GiB"
+// when both ends print the same at two decimals.
 std::string format_delta(ByteRange delta, bool bytes);
 
 }  // namespace memsnap::stats

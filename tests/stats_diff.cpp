@@ -1,0 +1,146 @@
+// Diffs of generated pairs and series, the CI gate, and the golden reports.
+#include "support.hpp"
+
+#include <ostream>
+
+#include <memsnap/analysis/stats_diff.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/report/stats_diff.hpp>
+#include <memsnap/report/stats_info.hpp>
+#include <memsnap/stats/parse.hpp>
+
+#include <fmt/format.h>
+
+namespace memsnap {
+// Readable ranges in doctest failure messages.
+inline std::ostream& operator<<(std::ostream& os, const ByteRange& r) {
+    return os << "[" << r.low << ", " << r.high << "]";
+}
+}  // namespace memsnap
+
+using namespace memsnap;
+
+namespace {
+
+constexpr std::int64_t MiB = 1 << 20;
+
+stats::StatsCapture fixture(const std::string& name) {
+    return stats::parse_stats_text(test::read_text(test::fixtures_dir() / "summaries" / name), name);
+}
+
+analysis::StatsDiff pair(const std::string& name, const std::string& after_ext = ".txt") {
+    return analysis::diff_stats(fixture("pair_" + name + "_before.txt"), fixture("pair_" + name + "_after" + after_ext),
+                                std::nullopt);
+}
+
+}  // namespace
+
+TEST_CASE("stats diff: generated pairs give their verdicts") {
+    const auto leak = pair("leak");
+    CHECK(leak.primary().verdict.verdict == analysis::Verdict::leak);
+    const auto frag = pair("fragmentation");
+    CHECK(frag.primary().verdict.verdict == analysis::Verdict::fragmentation);
+    // Mixed kinds: a summary table (device 0) against a stats dump (device unknown).
+    const auto cache = pair("cache_growth", ".json");
+    CHECK(cache.before_kind == stats::CaptureKind::memory_summary);
+    CHECK(cache.after_kind == stats::CaptureKind::memory_stats);
+    REQUIRE(cache.devices.size() == 1);
+    CHECK(cache.primary().verdict.verdict == analysis::Verdict::cache_growth);
+    CHECK(cache.primary().notes.front().find("only device on each side") != std::string::npos);
+
+    for (const auto& [name, diff] : {std::pair<std::string, const analysis::StatsDiff&>{"leak", leak},
+                                     {"fragmentation", frag}, {"cache_growth", cache}}) {
+        test::check_golden("stats/diff_" + name + ".txt", report::render_stats_diff(diff, "text"));
+        test::check_golden("stats/diff_" + name + ".json", report::render_stats_diff(diff, "json"));
+        test::check_golden("stats/diff_" + name + ".md", report::render_stats_diff(diff, "markdown"));
+        test::check_golden("stats/diff_" + name + ".csv", report::render_stats_diff(diff, "csv"));
+    }
+}
+
+TEST_CASE("stats diff: delta of true values lies in the delta range") {
+    // For the leak pair the truth is known: the true delta must lie within every delta range.
+    const auto diff = pair("leak");
+    const auto before = fixture("pair_leak_before.txt").tables[0];
+    const auto after = fixture("pair_leak_after.txt").tables[0];
+    for (const auto& [key, m] : diff.primary().metrics) {
+        if (key == "num_ooms" || key == "num_alloc_retries") continue;
+        CHECK(m.before == before.stats.at(key));
+        CHECK(m.after == after.stats.at(key));
+        CHECK(m.delta.low <= m.delta.high);
+    }
+}
+
+TEST_CASE("stats diff: diff(a, a) is flat; diff(a, b) mirrors diff(b, a)") {
+    const auto a = fixture("pair_leak_before.txt");
+    const auto b = fixture("pair_leak_after.txt");
+    const auto same = analysis::diff_stats(a, a, std::nullopt);
+    CHECK(same.primary().verdict.verdict == analysis::Verdict::stable);
+    for (const auto& [key, m] : same.primary().metrics) CHECK(m.delta == ByteRange{0, 0});
+    const auto ab = analysis::diff_stats(a, b, std::nullopt);
+    const auto ba = analysis::diff_stats(b, a, std::nullopt);
+    CHECK(ba.primary().verdict.verdict == analysis::Verdict::shrink);
+    for (const auto& [key, m] : ab.primary().metrics) {
+        const auto& r = ba.primary().metrics.at(key).delta;
+        CHECK(r == ByteRange{-m.delta.high, -m.delta.low});
+    }
+}
+
+TEST_CASE("stats diff: a file with three tables is a series") {
+    const auto c = fixture("series_every_100_steps.txt");
+    REQUIRE(c.tables.size() == 3);
+    const auto diff = analysis::diff_stats(c, c, std::pair<std::int64_t, std::int64_t>{100, 300});
+    REQUIRE(diff.devices.size() == 1);
+    const auto& d = diff.devices[0];
+    REQUIRE(d.series.size() == 3);
+    CHECK(d.series[0].step == 100);
+    CHECK(d.series[1].step == 200);
+    CHECK(d.series[2].step == 300);
+    CHECK(d.series[2].line == c.tables[2].line);
+    const auto& trend = d.trends.at("allocated_bytes.all.current");
+    CHECK(trend.direction == "rising");
+    CHECK(trend.monotone);
+    CHECK(trend.slope_unit == "per_step");
+    // 256 MiB per 100 steps → about 2.56 MiB per step.
+    const auto& m = d.metrics.at("allocated_bytes.all.current");
+    REQUIRE(m.per_step.has_value());
+    CHECK(m.per_step->contains(512 * MiB / 200));
+    CHECK(d.verdict.verdict == analysis::Verdict::leak);
+
+    // Gate: growth certainly above 2 MiB/step, not certainly above 3 MiB/step.
+    CHECK(analysis::check_growth_gate(diff, 2 * MiB).has_value());
+    CHECK_FALSE(analysis::check_growth_gate(diff, 3 * MiB).has_value());
+
+    // Steps unknown: per capture.
+    const auto per_capture = analysis::diff_stats(c, c, std::nullopt);
+    CHECK(per_capture.devices[0].trends.at("allocated_bytes.all.current").slope_unit == "per_capture");
+    CHECK_FALSE(per_capture.devices[0].metrics.at("allocated_bytes.all.current").per_step.has_value());
+    CHECK(analysis::check_growth_gate(per_capture, 200 * MiB).has_value());
+    CHECK_FALSE(analysis::check_growth_gate(per_capture, 300 * MiB).has_value());
+
+    test::check_golden("stats/series_diff.txt", report::render_stats_diff(diff, "text"));
+    test::check_golden("stats/series_diff.json", report::render_stats_diff(diff, "json"));
+    test::check_golden("stats/series_diff.md", report::render_stats_diff(diff, "markdown"));
+}
+
+TEST_CASE("stats diff: devices are paired; bad steps and formats are refused") {
+    const auto c = fixture("two_devices.txt");
+    const auto diff = analysis::diff_stats(c, c, std::nullopt);
+    REQUIRE(diff.devices.size() == 2);
+    CHECK(diff.devices[0].device == 0);
+    CHECK(diff.devices[1].device == 1);
+    CHECK_THROWS_AS(analysis::diff_stats(c, c, std::pair<std::int64_t, std::int64_t>{5, 5}), Error);
+    CHECK_THROWS_AS(report::render_stats_diff(diff, "xml"), Error);
+    // A truncated table lacks reserved memory: comparing it is an input error.
+    const auto cut = fixture("cut_short.txt");
+    CHECK_THROWS_AS(analysis::diff_stats(cut, fixture("layout_torch2.0.txt"), std::nullopt), Error);
+}
+
+TEST_CASE("stats info: goldens") {
+    for (const auto* name : {"layout_torch2.0.txt", "cut_short.txt", "two_devices.txt", "stats_nested.json",
+                             "fork_npu.txt"}) {
+        const auto c = fixture(name);
+        const auto stem = std::filesystem::path(name).stem().string();
+        test::check_golden(fmt::format("stats/info_{}.json", stem), report::render_stats_info_json(c));
+        test::check_golden(fmt::format("stats/info_{}.txt", stem), report::render_stats_info_text(c));
+    }
+}

@@ -1,0 +1,221 @@
+// Cells, ranges, the verdict rules, and reader edge cases on small inline texts.
+#include "support.hpp"
+
+#include <ostream>
+
+#include <memsnap/analysis/verdict.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/stats/cells.hpp>
+#include <memsnap/stats/parse.hpp>
+
+namespace memsnap {
+// Readable ranges in doctest failure messages.
+inline std::ostream& operator<<(std::ostream& os, const ByteRange& r) {
+    return os << "[" << r.low << ", " << r.high << "]";
+}
+}  // namespace memsnap
+
+using namespace memsnap;
+
+namespace {
+constexpr std::int64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
+
+const char* const kTable =
+    "|===========================================================================|\n"
+    "|                  PyTorch CUDA memory summary, device ID 3                 |\n"
+    "|---------------------------------------------------------------------------|\n"
+    "|            CUDA OOMs: 1            |        cudaMalloc retries: 2         |\n"
+    "|===========================================================================|\n"
+    "|        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  |\n"
+    "|---------------------------------------------------------------------------|\n"
+    "| Allocated memory      |   5245 MiB |   7534 MiB |   1149 GiB |   1144 GiB |\n"
+    "|---------------------------------------------------------------------------|\n"
+    "| GPU reserved memory   |   8192 MiB |   9216 MiB |  12288 MiB |   4096 MiB |\n"
+    "|---------------------------------------------------------------------------|\n"
+    "| Allocations           |    1234    |    2345    |   98765 K  |   98764 K  |\n"
+    "|---------------------------------------------------------------------------|\n"
+    "| Oversize allocations  |       0    |       0    |       0    |       0    |\n"
+    "|===========================================================================|\n";
+}  // namespace
+
+TEST_CASE("cells: sizes are unit-wide ranges, B exact, KB binary") {
+    CHECK(stats::parse_size_cell("  5114 MiB ") == ByteRange{5114 * MiB, 5115 * MiB - 1});
+    CHECK(stats::parse_size_cell("0 B") == ByteRange{0, 0});
+    CHECK(stats::parse_size_cell("512 B ") == ByteRange{512, 512});
+    CHECK(stats::parse_size_cell("146836 KB") == ByteRange{146836 * KiB, 146837 * KiB - 1});
+    CHECK(stats::parse_size_cell("847 GB") == ByteRange{847 * GiB, 848 * GiB - 1});
+    CHECK(stats::parse_size_cell("1234567 MiB") == ByteRange{1234567 * MiB, 1234568 * MiB - 1});
+    CHECK(stats::parse_size_cell("2 TiB")->low == 2 * 1024 * GiB);
+    CHECK_FALSE(stats::parse_size_cell("12 K").has_value());
+    CHECK_FALSE(stats::parse_size_cell("MiB").has_value());
+    CHECK_FALSE(stats::parse_size_cell("").has_value());
+    CHECK_FALSE(stats::parse_size_cell("99999999 PiB").has_value());  // does not fit 64 bits
+}
+
+TEST_CASE("cells: counts with K/M are 1000-based ranges") {
+    CHECK(stats::parse_count_cell("  1234  ") == ByteRange{1234, 1234});
+    CHECK(stats::parse_count_cell("98765 K") == ByteRange{98765000, 98765999});
+    CHECK(stats::parse_count_cell("3 M") == ByteRange{3000000, 3999999});
+    CHECK_FALSE(stats::parse_count_cell("3 MiB").has_value());
+    CHECK_FALSE(stats::parse_count_cell("x").has_value());
+}
+
+TEST_CASE("ranges: delta and division round outward") {
+    CHECK(range_delta({5114 * MiB, 5115 * MiB - 1}, {5122 * MiB, 5123 * MiB - 1}) ==
+          ByteRange{7 * MiB + 1, 9 * MiB - 1});
+    CHECK(range_delta({10, 10}, {4, 4}) == ByteRange{-6, -6});
+    CHECK(range_divide({-7, 7}, 2) == ByteRange{-4, 4});
+    CHECK(range_divide({6, 6}, 3) == ByteRange{2, 2});
+    CHECK(stats::format_range({5114 * MiB, 5115 * MiB - 1}, true) == "5114 MiB (5362417664–5363466239 B)");
+    CHECK(stats::format_range({512, 512}, true) == "512 B");
+    CHECK(stats::format_range({98765000, 98765999}, false) == "98765 K (98765000–98765999)");
+    CHECK(stats::format_delta({8 * MiB, 8 * MiB}, true) == "+8.00 MiB");
+}
+
+TEST_CASE("verdict: the table of leak-patterns.md on exact values") {
+    auto input = [](std::int64_t alloc, std::int64_t reserved, std::int64_t inactive) {
+        analysis::VerdictInput in;
+        in.allocated_before = ByteRange::exact(4 * GiB);
+        in.reserved_before = ByteRange::exact(5 * GiB);
+        in.inactive_split_before = ByteRange::exact(100 * MiB);
+        in.allocated_delta = ByteRange::exact(alloc);
+        in.reserved_delta = ByteRange::exact(reserved);
+        in.inactive_split_delta = ByteRange::exact(inactive);
+        return in;
+    };
+    using analysis::Verdict;
+    CHECK(analysis::classify(input(GiB, GiB, 0)).verdict == Verdict::leak);
+    CHECK(analysis::classify(input(GiB, 0, 0)).verdict == Verdict::leak);
+    CHECK(analysis::classify(input(0, GiB, 500 * MiB)).verdict == Verdict::fragmentation);
+    CHECK(analysis::classify(input(0, GiB, 0)).verdict == Verdict::cache_growth);
+    CHECK(analysis::classify(input(0, 0, 0)).verdict == Verdict::stable);
+    CHECK(analysis::classify(input(-GiB, -GiB, 0)).verdict == Verdict::shrink);
+    // 0.5% of 4 GiB ≈ 20.5 MiB: +20 MiB is noise, +21 MiB is growth.
+    CHECK(analysis::noise_threshold(ByteRange::exact(4 * GiB)) == 4 * GiB / 200);
+    CHECK(analysis::noise_threshold(ByteRange::exact(10 * MiB)) == MiB);
+    CHECK(analysis::classify(input(20 * MiB, 0, 0)).verdict == Verdict::stable);
+    CHECK(analysis::classify(input(21 * MiB, 0, 0)).verdict == Verdict::leak);
+
+    const auto frag = analysis::classify(input(0, GiB, 500 * MiB));
+    const auto joined = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (const auto& x : v) s += x + "\n";
+        return s;
+    };
+    CHECK(joined(frag.advice).find("expandable_segments:True") != std::string::npos);
+    CHECK(joined(analysis::classify(input(GiB, GiB, 0)).advice).find(".item()") != std::string::npos);
+    CHECK(joined(analysis::classify(input(0, GiB, 0)).advice).find("empty_cache") != std::string::npos);
+
+    auto with_ooms = input(0, 0, 0);
+    with_ooms.ooms_delta = ByteRange::exact(2);
+    with_ooms.retries_delta = ByteRange::exact(5);
+    const auto oom = analysis::classify(with_ooms);
+    CHECK(oom.verdict == Verdict::stable);
+    CHECK(joined(oom.evidence).find("num_ooms") != std::string::npos);
+    CHECK(joined(oom.evidence).find("num_alloc_retries") != std::string::npos);
+    CHECK(joined(oom.advice).find("more than the card") != std::string::npos);
+}
+
+TEST_CASE("verdict: a range straddling the threshold counts as flat, with a note") {
+    analysis::VerdictInput in;
+    in.allocated_before = {4 * GiB, 4 * GiB + MiB - 1};
+    in.reserved_before = {5 * GiB, 5 * GiB + MiB - 1};
+    in.allocated_delta = {10 * MiB, 30 * MiB};  // threshold ≈ 20.5 MiB lies inside
+    in.reserved_delta = {0, 0};
+    const auto r = analysis::classify(in);
+    CHECK(r.verdict == analysis::Verdict::stable);
+    CHECK(r.evidence[0].find("uncertain") != std::string::npos);
+    const auto call = analysis::judge_change(in.allocated_before, in.allocated_delta);
+    CHECK(call.change == analysis::Change::flat);
+    CHECK(call.uncertain);
+}
+
+TEST_CASE("reader: nothing found is an input error") {
+    try {
+        stats::parse_stats_text("hello\nworld {'a': 1}\n", "x.log");
+        FAIL("expected an error");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::input);
+        CHECK(e.file() == "x.log");
+        CHECK(std::string(e.what()) == "no memory_summary table or memory_stats dict found");
+    }
+}
+
+TEST_CASE("reader: abbreviated table, header fields, CRLF, stretched cells") {
+    std::string text = kTable;
+    std::string crlf;
+    for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    for (const auto& input : {text, crlf}) {
+        const auto c = stats::parse_stats_text(input, "t.txt");
+        REQUIRE(c.tables.size() == 1);
+        const auto& t = c.tables[0];
+        CHECK(t.device == 3);
+        CHECK(t.num_ooms == ByteRange{1, 1});
+        CHECK(t.num_alloc_retries == ByteRange{2, 2});
+        CHECK(t.layout == "torch1.10-1.13,abbreviated");
+        CHECK(t.stats.at("allocated_bytes.all.allocated") == ByteRange{1149 * GiB, 1150 * GiB - 1});
+        CHECK(t.stats.at("allocation.all.allocated") == ByteRange{98765000, 98765999});
+        CHECK(t.stats.at("oversize_allocations.peak") == ByteRange{0, 0});
+        // Allocated → Reserved skips Active/Non-releasable … rows: reported as missing.
+        REQUIRE(t.warnings.size() == 1);
+        CHECK(t.warnings[0].find("rows missing") != std::string::npos);
+    }
+}
+
+TEST_CASE("reader: headless rows and an unreadable cell") {
+    const std::string text =
+        "some log line\n"
+        "| Allocated memory      |   5245 MiB |   oops     |   1149 GiB |   1144 GiB |\n"
+        "| GPU reserved memory   |   8192 MiB |   9216 MiB |  12288 MiB |   4096 MiB |\n"
+        "done\n";
+    const auto c = stats::parse_stats_text(text, "h.txt");
+    REQUIRE(c.tables.size() == 1);
+    const auto& t = c.tables[0];
+    CHECK_FALSE(t.device.has_value());
+    CHECK(t.line == 2);
+    CHECK(t.stats.size() == 7);
+    CHECK_FALSE(t.stats.count("allocated_bytes.all.peak"));
+    std::string all;
+    for (const auto& w : t.warnings) all += w + "\n";
+    CHECK(all.find("h.txt:2: table rows without the table header") != std::string::npos);
+    CHECK(all.find("h.txt:2: row 'Allocated memory', Peak Usage: cannot read 'oops'") != std::string::npos);
+    CHECK(all.find("h.txt:3: table starting at line 2 is cut short") != std::string::npos);
+}
+
+TEST_CASE("reader: memory_stats forms") {
+    SUBCASE("Python 3.12 OrderedDict({...}) repr") {
+        const auto c = stats::parse_stats_text(
+            "stats: OrderedDict({'allocated_bytes.all.current': 10, 'reserved_bytes.all.current': 20, "
+            "'num_ooms': 1})\n",
+            "s.txt");
+        REQUIRE(c.kind == stats::CaptureKind::memory_stats);
+        REQUIRE(c.tables.size() == 1);
+        CHECK(c.tables[0].stats.at("allocated_bytes.all.current") == ByteRange{10, 10});
+        CHECK(c.tables[0].num_ooms == ByteRange{1, 1});
+        CHECK(c.tables[0].layout == "memory_stats,python-repr");
+    }
+    SUBCASE("per-device wrapper keys give devices") {
+        const auto c = stats::parse_stats_text(
+            R"({"cuda:0": {"allocated_bytes.all.current": 1}, "cuda:1": {"allocated_bytes.all.current": 2}})",
+            "d.json");
+        REQUIRE(c.tables.size() == 2);
+        CHECK(c.tables[0].device == 0);
+        CHECK(c.tables[1].device == 1);
+        CHECK(c.tables[1].stats.at("allocated_bytes.all.current") == ByteRange{2, 2});
+    }
+    SUBCASE("a dict cut short keeps what was read, with the line") {
+        const auto c = stats::parse_stats_text(
+            "x\n{'allocated_bytes.all.current': 5,\n 'reserved_bytes.all.current': 7,\n 'active_bytes.all.cu",
+            "cut.log");
+        REQUIRE(c.tables.size() == 1);
+        CHECK(c.tables[0].stats.size() == 2);
+        REQUIRE(c.tables[0].warnings.size() == 1);
+        CHECK(c.tables[0].warnings[0].rfind("cut.log:4:", 0) == 0);
+    }
+    SUBCASE("several dumps in a log form a series") {
+        const auto c = stats::parse_stats_text(
+            "step 1 {'allocated_bytes.all.current': 1}\nstep 2 {'allocated_bytes.all.current': 2}\n", "s.log");
+        REQUIRE(c.tables.size() == 2);
+        CHECK(c.tables[1].line == 2);
+    }
+}
