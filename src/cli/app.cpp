@@ -65,7 +65,9 @@ int run(int argc, char** argv) {
                          "Training steps of the two captures, as A,B (default: from file names)");
     diff_cmd->add_option("--format", diff.format, "Output format: text, json, markdown or csv")
         ->check(CLI::IsMember({"text", "json", "markdown", "csv"}));
-    diff_cmd->add_option("--top", diff.top, "How many sites to list (default 10; 0 lists all)")
+    diff_cmd->add_option("--top", diff.top,
+                         "How many sites to list; 0 lists all (default: 10 in text and markdown, "
+                         "all in json and csv)")
         ->check(CLI::NonNegativeNumber);
     diff_cmd->add_option("--min-growth", diff.min_growth,
                          "Hide sites whose absolute change is below this size (e.g. 1MiB)");

@@ -26,7 +26,7 @@ struct DiffOptions {
     std::string before, after;
     std::string steps;  // "A,B"
     std::string format = "text";
-    std::size_t top = 10;
+    std::optional<std::size_t> top;  // default: 10 for text/markdown, all for json/csv
     std::string min_growth;
     std::string fail_on_growth;
     std::optional<int> device;

@@ -18,6 +18,19 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 
 StringTable::StringTable() { intern(""); }
 
+StringTable::StringTable(const StringTable& other) : strings_(other.strings_) {
+    for (std::size_t i = 0; i < strings_.size(); ++i)
+        index_.emplace(strings_[i], static_cast<StringId>(i));
+}
+
+StringTable& StringTable::operator=(const StringTable& other) {
+    if (this != &other) {
+        StringTable copy(other);
+        *this = std::move(copy);
+    }
+    return *this;
+}
+
 StringId StringTable::intern(std::string_view text) {
     if (auto it = index_.find(text); it != index_.end()) return it->second;
     strings_.emplace_back(text);

@@ -20,6 +20,11 @@ using StackId = std::uint32_t;  // 0 is the empty stack (nothing recorded)
 class StringTable {
 public:
     StringTable();
+    // Copies rebuild the index: its keys are views into this table's own storage.
+    StringTable(const StringTable& other);
+    StringTable& operator=(const StringTable& other);
+    StringTable(StringTable&&) = default;
+    StringTable& operator=(StringTable&&) = default;
     StringId intern(std::string_view text);
     std::string_view view(StringId id) const { return strings_[id]; }
     std::size_t size() const { return strings_.size(); }

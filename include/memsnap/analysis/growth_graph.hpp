@@ -1,0 +1,44 @@
+#pragma once
+// A calling-context graph of growth (Boost.Graph): frames are vertices, caller->callee edges
+// carry the bytes that grew below them. Used to find where many growing sites converge.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace memsnap::analysis {
+
+class GrowthGraph {
+public:
+    GrowthGraph();
+    ~GrowthGraph();
+    GrowthGraph(GrowthGraph&&) noexcept;
+    GrowthGraph& operator=(GrowthGraph&&) noexcept;
+
+    // Adds one grown stack: `frames` innermost first (canonical frame ids), `bytes` > 0, and
+    // the index of the site it belongs to.
+    void add_stack(const std::vector<std::uint32_t>& frames, std::int64_t bytes, std::size_t site);
+
+    struct FrameGrowth {
+        std::uint32_t frame = 0;
+        std::int64_t inclusive = 0;  // growth of stacks through this frame
+        std::int64_t exclusive = 0;  // growth of stacks whose innermost frame this is
+        std::size_t sites = 0;       // distinct growing sites below it
+    };
+    std::int64_t total_growth() const;
+    std::optional<FrameGrowth> growth_of(std::uint32_t frame) const;
+
+    // The deepest frame accepted by `eligible` that at least `min_share` of all growth passes
+    // through and that covers at least `min_sites` sites: walks the heaviest caller->callee
+    // edges from the outermost frames. nullopt when no such frame exists.
+    std::optional<FrameGrowth> convergence(const std::function<bool(std::uint32_t)>& eligible,
+                                           double min_share, std::size_t min_sites) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace memsnap::analysis
