@@ -199,3 +199,21 @@ TEST_CASE("snapshot diff report: steps unknown") {
     CHECK(md.find("| metric | before | after | delta | per capture |") != std::string::npos);
     CHECK(md.find("/capture</summary>") != std::string::npos);
 }
+
+TEST_CASE("snapshot diff report: golden on the leak fixture pair") {
+    const auto dir = test::fixtures_dir() / "pairs" / "leak";
+    const auto before = snapshot::load_snapshot((dir / "run_step100.pickle").string());
+    const auto after = snapshot::load_snapshot((dir / "run_step500.pickle").string());
+    auto d = analysis::diff_snapshots(before, after, {});
+    d.before_file = "fixtures/pairs/leak/run_step100.pickle";
+    d.after_file = "fixtures/pairs/leak/run_step500.pickle";
+
+    const auto md = report::render_snapshot_diff_markdown(d, {});
+    test::check_golden("diff/leak.md", md);
+    const auto csv = report::render_snapshot_diff_csv(d, {});
+    test::check_golden("diff/leak.csv", csv);
+
+    const std::size_t listed = std::min<std::size_t>(d.sites.size(), 10);
+    CHECK(count(md, "<details>") == listed);
+    CHECK(lines(csv).size() == listed + 1);
+}
