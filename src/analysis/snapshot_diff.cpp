@@ -64,7 +64,8 @@ public:
             FrameText text{std::string(snap.str(fr.filename)),
                            function_granularity_ ? 0 : fr.line, std::string(snap.str(fr.name))};
             const std::string line = fmt::format("{}:{} {}", text.filename, fr.line, text.name);
-            m.frame[f] = std::regex_search(line, hide_) ? -1 : frame_id(text, line);
+            m.frame[f] = std::regex_search(line, hide_) ? std::int64_t{-1}
+                                                        : std::int64_t{frame_id(text, line)};
         }
         return m;
     }

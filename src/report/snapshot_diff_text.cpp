@@ -108,7 +108,8 @@ std::string render_snapshot_diff_text(const analysis::SnapshotDiff& diff,
                 body += fmt::format("        ... {} more frames\n", stack.frames.size() - limit);
         }
     }
-    out += fmt::format("\n{} ({} of {} sites{})\n", st.bold("Sites ranked by growth per step"), shown,
+    out += fmt::format("\n{} ({} of {} sites{})\n",
+                       st.bold(steps_known ? "Sites ranked by growth per step" : "Sites ranked by growth per capture"), shown,
                        diff.sites.size(), hidden ? fmt::format(", {} not shown: --top 0 lists all", hidden) : "");
     out += body;
     if (!diff.notes.empty()) {

@@ -1,0 +1,356 @@
+// The snapshot diff: symmetry, exact growth on fixture pairs with known truth, injected leaks
+// in real captures, and the text/JSON reports.
+
+#include "support.hpp"
+
+#include <memsnap/analysis/snapshot_diff.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/io/mapped_file.hpp>
+#include <memsnap/report/snapshot_diff.hpp>
+#include <memsnap/snapshot/load.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+using namespace memsnap;
+using analysis::SiteVerdict;
+using analysis::Verdict;
+
+namespace {
+
+snapshot::Snapshot load_relative(const std::string& relative) {
+    const io::MappedFile file((test::source_dir() / relative).string());
+    return snapshot::load_snapshot_bytes(file.bytes(), relative);
+}
+
+struct Pair {
+    std::string dir;
+    std::string before, after;
+    nlohmann::json expected;
+};
+
+std::vector<Pair> fixture_pairs() {
+    std::vector<Pair> pairs;
+    for (const auto& entry : std::filesystem::directory_iterator(test::fixtures_dir() / "pairs")) {
+        Pair p;
+        p.dir = entry.path().filename().string();
+        p.expected = nlohmann::json::parse(test::read_text(entry.path() / "expected.json"));
+        std::vector<std::string> files;
+        for (const auto& f : test::files_in(entry.path()))
+            if (f.filename() != "expected.json") files.push_back(f.filename().string());
+        REQUIRE(files.size() == 2);
+        // The earlier step sorts first in every pair's naming style.
+        p.before = "fixtures/pairs/" + p.dir + "/" + files[0];
+        p.after = "fixtures/pairs/" + p.dir + "/" + files[1];
+        pairs.push_back(std::move(p));
+    }
+    std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.dir < b.dir; });
+    return pairs;
+}
+
+analysis::SnapshotDiffOptions with_steps(std::int64_t a, std::int64_t b) {
+    analysis::SnapshotDiffOptions o;
+    o.steps = std::make_pair(a, b);
+    return o;
+}
+
+std::int64_t sum_site_deltas(const analysis::SnapshotDiff& d) {
+    std::int64_t sum = 0;
+    for (const auto& s : d.sites) sum += s.delta_bytes;
+    return sum;
+}
+
+std::vector<snapshot::Snapshot> every_capture() {
+    std::vector<snapshot::Snapshot> out;
+    for (const auto& f : test::files_in(test::fixtures_dir() / "snapshots", ".pickle"))
+        out.push_back(snapshot::load_snapshot(f.string()));
+    if (test::have_real())
+        for (const auto& f : test::files_in(test::real_dir() / "snapshots", ".pickle"))
+            out.push_back(snapshot::load_snapshot(f.string()));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("diff(a, a) shows no growth and the verdict stable") {
+    for (const auto& snap : every_capture()) {
+        CAPTURE(snap.source.path);
+        const auto d = analysis::diff_snapshots(snap, snap, with_steps(100, 500));
+        CHECK(d.verdict.verdict == Verdict::stable);
+        for (const auto& [name, total] : d.totals) CHECK(total.delta == 0);
+        for (const auto& s : d.sites) {
+            CHECK(s.delta_bytes == 0);
+            CHECK(s.new_blocks == 0);
+            CHECK(s.gone_blocks == 0);
+            CHECK(s.verdict == SiteVerdict::stable);
+        }
+        CHECK(d.survivors == d.live_blocks_before);
+    }
+}
+
+TEST_CASE("diff(a, b) mirrors diff(b, a), and site deltas add up to the allocated delta") {
+    for (const auto& pair : fixture_pairs()) {
+        CAPTURE(pair.dir);
+        const auto a = load_relative(pair.before);
+        const auto b = load_relative(pair.after);
+        const auto forward = analysis::diff_snapshots(a, b, {});
+        const auto backward = analysis::diff_snapshots(b, a, {});
+        std::map<analysis::SiteKey, const analysis::SiteChange*> back;
+        for (const auto& s : backward.sites) back[s.site] = &s;
+        REQUIRE(forward.sites.size() == backward.sites.size());
+        for (const auto& s : forward.sites) {
+            CAPTURE(s.site.label());
+            REQUIRE(back.count(s.site) == 1);
+            const auto& m = *back[s.site];
+            CHECK(m.delta_bytes == -s.delta_bytes);
+            CHECK(m.delta_blocks == -s.delta_blocks);
+            CHECK(m.new_blocks == s.gone_blocks);
+            CHECK(m.gone_blocks == s.new_blocks);
+            CHECK(m.survivor_blocks == s.survivor_blocks);
+        }
+        for (std::size_t i = 0; i < forward.totals.size(); ++i)
+            CHECK(forward.totals[i].second.delta == -backward.totals[i].second.delta);
+        // Every site is ranked, so the ranked growth is exactly the allocated growth.
+        CHECK(sum_site_deltas(forward) == forward.total("allocated_bytes").delta);
+        CHECK(sum_site_deltas(backward) == backward.total("allocated_bytes").delta);
+    }
+}
+
+TEST_CASE("fixture pairs: verdicts, leak sites and growth per step exact to the byte") {
+    for (const auto& pair : fixture_pairs()) {
+        CAPTURE(pair.dir);
+        const auto& e = pair.expected;
+        const auto steps = e.at("steps");
+        const auto d = analysis::diff_snapshots(load_relative(pair.before), load_relative(pair.after),
+                                                with_steps(steps[0], steps[1]));
+        CHECK(d.total("allocated_bytes").before == e.at("allocated_before"));
+        CHECK(d.total("allocated_bytes").after == e.at("allocated_after"));
+        CHECK(d.total("reserved_bytes").before == e.at("reserved_before"));
+        CHECK(d.total("reserved_bytes").after == e.at("reserved_after"));
+        const std::string verdict = e.at("verdict");
+        REQUIRE(!d.sites.empty());
+        const auto& top = d.sites.front();
+        if (verdict == "fragmentation" || verdict == "cache_growth") {
+            CHECK(analysis::to_string(d.verdict.verdict) == verdict);
+            for (const auto& s : d.sites) {
+                CHECK(s.verdict != SiteVerdict::leak);
+                CHECK(s.delta_bytes == 0);
+            }
+            continue;
+        }
+        CHECK(d.verdict.verdict == Verdict::leak);
+        if (verdict == "shape_growth") CHECK(top.verdict == SiteVerdict::shape_growth);
+        else CHECK(top.verdict == SiteVerdict::leak);
+        if (e.contains("leak_site") && !e.at("leak_site").is_null()) {
+            CHECK(top.site.filename == e.at("leak_site").at("filename"));
+            CHECK(top.site.line == e.at("leak_site").at("line"));
+            CHECK(top.site.name == e.at("leak_site").at("name"));
+        }
+        if (e.contains("pattern") && !e.at("pattern").is_null()) {
+            const std::string pattern = e.at("pattern");
+            if (pattern == "retained_graph") CHECK(d.overall.pattern == "retained_graph");
+            else CHECK(top.diagnosis.pattern == pattern);
+        }
+        if (pair.dir == "retained_graph") {
+            // Several forward sites share the growth: the sum over them is the leak.
+            std::int64_t leak_bytes = 0;
+            for (const auto& s : d.sites)
+                if (s.verdict == SiteVerdict::leak) leak_bytes += s.delta_bytes;
+            CHECK(leak_bytes == e.at("leak_delta_bytes"));
+            continue;
+        }
+        CHECK(top.delta_bytes == e.at("leak_delta_bytes"));
+        CHECK(top.growth_bytes_per_step == doctest::Approx(e.at("leak_growth_bytes_per_step").get<double>()));
+        if (pair.dir == "no_stacks") {
+            CHECK_FALSE(d.stacks_recorded);
+            CHECK(top.site.name.find(std::to_string(e.at("leak_block_size").get<std::int64_t>())) !=
+                  std::string::npos);
+        }
+    }
+}
+
+namespace {
+
+// Adds `count` live blocks of `size` with stack `stack` in a new segment of `after`.
+void inject_blocks(snapshot::Snapshot& snap, snapshot::StackId stack, std::int64_t size, int count) {
+    snapshot::Segment seg;
+    seg.device = snap.segments.empty() ? 0 : snap.segments.front().device;
+    seg.address = 0x7fff00000000;
+    seg.total_size = size * count;
+    seg.first_block = static_cast<std::uint32_t>(snap.blocks.size());
+    seg.block_count = static_cast<std::uint32_t>(count);
+    seg.segment_type = snap.strings.intern("large");
+    for (int i = 0; i < count; ++i) {
+        snapshot::Block b;
+        b.address = seg.address + i * size;
+        b.size = b.requested_size = size;
+        b.stack = stack;
+        b.state = snapshot::BlockState::active_allocated;
+        b.state_name = snap.strings.intern("active_allocated");
+        b.segment = static_cast<std::uint32_t>(snap.segments.size());
+        snap.blocks.push_back(b);
+    }
+    snap.segments.push_back(seg);
+}
+
+}  // namespace
+
+TEST_CASE("an injected leak in real captures ranks first, exact to the byte") {
+    if (!test::have_real()) {
+        MESSAGE("../shared/real is absent: skipping real captures");
+        return;
+    }
+    int tested = 0;
+    for (const auto& path : test::files_in(test::real_dir() / "snapshots", ".pickle")) {
+        CAPTURE(path.string());
+        const auto before = snapshot::load_snapshot(path.string());
+        // The leak takes the stack of a real live block whose site is user code; noise frees
+        // one block of another site and duplicates another.
+        const analysis::SiteClassifier sites(before, {});
+        std::optional<std::size_t> leak_block;
+        for (std::size_t i = 0; i < before.blocks.size(); ++i)
+            if (before.blocks[i].live() && before.blocks[i].stack != 0 &&
+                sites.site_of(before.blocks[i].stack).user_code) {
+                leak_block = i;
+                break;
+            }
+        if (!leak_block) continue;  // captures without stacks cannot carry a site
+        auto after = before;
+        const auto leak_stack = before.blocks[*leak_block].stack;
+        const auto leak_site = sites.site_of(leak_stack);
+        for (auto& b : after.blocks)  // noise: one live block of another site is freed
+            if (b.live() && sites.site_of(b.stack) != leak_site) {
+                b.state = snapshot::BlockState::inactive;
+                b.state_name = after.strings.intern("inactive");
+                break;
+            }
+        const std::int64_t size = 3 * 1024 * 1024 + 512;
+        const int count = 40;
+        inject_blocks(after, leak_stack, size, count);
+        const auto d = analysis::diff_snapshots(before, after, with_steps(100, 500));
+        REQUIRE(!d.sites.empty());
+        const auto& top = d.sites.front();
+        CHECK(top.site == leak_site);
+        CHECK(top.verdict == SiteVerdict::leak);
+        CHECK(top.new_blocks == count);
+        CHECK(top.delta_bytes == size * count);
+        CHECK(top.growth_bytes_per_step == doctest::Approx(static_cast<double>(size * count) / 400.0));
+        CHECK(sum_site_deltas(d) == d.total("allocated_bytes").delta);
+        CHECK(d.verdict.verdict == Verdict::leak);
+        ++tested;
+    }
+    CHECK(tested >= 3);
+}
+
+TEST_CASE("real pairs diff without error: fp32 vs bf16, torch 2.0 history") {
+    if (!test::have_real()) return;
+    const auto dir = test::real_dir() / "snapshots";
+    const auto fp32 = snapshot::load_snapshot((dir / "silmont2000-a2_forward_fp32.pickle").string());
+    const auto bf16 = snapshot::load_snapshot((dir / "silmont2000-a2_forward_bf16.pickle").string());
+    const auto d = analysis::diff_snapshots(fp32, bf16, {});
+    CHECK(d.total("allocated_bytes").delta == 0);
+    CHECK(d.total("reserved_bytes").delta == 861929472 - 610271232);
+    CHECK_FALSE(d.stacks_recorded);
+    CHECK(sum_site_deltas(d) == 0);
+    const auto history = snapshot::load_snapshot((dir / "yiyi-llm-inference_opt1.3b_torch2.0.pickle").string());
+    const auto h = analysis::diff_snapshots(history, fp32, {});
+    CHECK(sum_site_deltas(h) == h.total("allocated_bytes").delta);
+    CHECK(!report::render_snapshot_diff_text(h, {}).empty());
+}
+
+TEST_CASE("options: device, focus, hide, granularity") {
+    const auto a = load_relative("fixtures/pairs/leak/run_step100.pickle");
+    const auto b = load_relative("fixtures/pairs/leak/run_step500.pickle");
+    analysis::SnapshotDiffOptions focus;
+    focus.focus = {"metrics\\.py"};
+    const auto focused = analysis::diff_snapshots(a, b, focus);
+    for (const auto& s : focused.sites) CHECK(s.site.filename.find("metrics.py") != std::string::npos);
+    analysis::SnapshotDiffOptions hide;
+    hide.hide = {"train\\.py:57 "};
+    const auto hidden = analysis::diff_snapshots(a, b, hide);
+    // With its line hidden, the leak moves to the caller frame.
+    CHECK(hidden.sites.front().site.line == 120);
+    analysis::SnapshotDiffOptions by_function;
+    by_function.function_granularity = true;
+    const auto functions = analysis::diff_snapshots(a, b, by_function);
+    for (const auto& s : functions.sites) CHECK(s.site.line == 0);
+    analysis::SnapshotDiffOptions other_device;
+    other_device.device = 7;
+    const auto none = analysis::diff_snapshots(a, b, other_device);
+    CHECK(none.sites.empty());
+    CHECK(none.total("allocated_bytes").before == 0);
+    analysis::SnapshotDiffOptions bad;
+    bad.hide = {"(["};
+    CHECK_THROWS_AS(analysis::diff_snapshots(a, b, bad), Error);
+}
+
+TEST_CASE("the growth gate trips on allocated or site growth per step") {
+    const auto a = load_relative("fixtures/pairs/leak/run_step100.pickle");
+    const auto b = load_relative("fixtures/pairs/leak/run_step500.pickle");
+    const auto d = analysis::diff_snapshots(a, b, with_steps(100, 500));
+    const auto tripped = analysis::check_growth_gate(d, 1024 * 1024);
+    REQUIRE(tripped.has_value());
+    CHECK(tripped->find("allocated memory grows") != std::string::npos);
+    CHECK_FALSE(analysis::check_growth_gate(d, 10 * 1024 * 1024).has_value());
+}
+
+TEST_CASE("golden: diff text and json on the leak pair") {
+    const auto a = load_relative("fixtures/pairs/leak/run_step100.pickle");
+    const auto b = load_relative("fixtures/pairs/leak/run_step500.pickle");
+    auto d = analysis::diff_snapshots(a, b, with_steps(100, 500));
+    d.steps_source = "--steps";
+    test::check_golden("diff/leak.txt", report::render_snapshot_diff_text(d, {}));
+    report::DiffRenderOptions all;
+    all.top = 0;
+    test::check_golden("diff/leak.json", report::render_snapshot_diff_json(d, all));
+    auto g = analysis::diff_snapshots(load_relative("fixtures/pairs/retained_graph/step100.pickle"),
+                                      load_relative("fixtures/pairs/retained_graph/step110.pickle"), {});
+    g.steps_source = "unknown";
+    test::check_golden("diff/retained_graph.txt", report::render_snapshot_diff_text(g, {}));
+    auto f = analysis::diff_snapshots(load_relative("fixtures/pairs/fragmentation/step100.pickle"),
+                                      load_relative("fixtures/pairs/fragmentation/step500.pickle"),
+                                      with_steps(100, 500));
+    f.steps_source = "file names";
+    test::check_golden("diff/fragmentation.json", report::render_snapshot_diff_json(f, all));
+}
+
+TEST_CASE("CLI diff: formats, steps from names, --fail-on-growth exit 3") {
+    const auto before = test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle");
+    const auto after = test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step500.pickle");
+    const auto json = test::run_memsnap("diff " + before + " " + after + " --format json");
+    REQUIRE(json.exit_code == 0);
+    const auto j = nlohmann::json::parse(json.out);
+    CHECK(j.at("kind") == "snapshot_diff");
+    CHECK(j.at("schema_version") == 1);
+    CHECK(j.at("steps") == nlohmann::json::array({100, 500}));
+    CHECK(j.at("verdict") == "leak");
+    for (const char* key : {"allocated_bytes", "reserved_bytes", "active_bytes", "requested_bytes",
+                            "inactive_bytes"})
+        for (const char* part : {"before", "after", "delta", "per_step"})
+            CHECK(j.at("totals").at(key).contains(part));
+    const auto& site = j.at("sites").at(0);
+    for (const char* key : {"rank", "frame", "before_bytes", "after_bytes", "delta_bytes", "before_blocks",
+                            "after_blocks", "delta_blocks", "new_blocks", "gone_blocks",
+                            "growth_bytes_per_step", "share", "verdict", "diagnosis", "stacks"})
+        CHECK(site.contains(key));
+    CHECK(site.at("growth_bytes_per_step") == 2097152);
+    for (const char* format : {"text", "markdown", "csv"})
+        CHECK(test::run_memsnap("diff " + before + " " + after + " --format " + format).exit_code == 0);
+    const auto gate = test::run_memsnap("diff " + before + " " + after + " --fail-on-growth 1MiB");
+    CHECK(gate.exit_code == 3);
+    CHECK(gate.err.find("allocated memory grows") != std::string::npos);
+    CHECK(test::run_memsnap("diff " + before + " " + after + " --fail-on-growth 10MiB").exit_code == 0);
+    CHECK(test::run_memsnap("diff " + before + " " + after + " --fail-on-growth 10furlongs").exit_code == 1);
+    CHECK(test::run_memsnap("diff " + before + " " + after + " --steps 5,5").exit_code == 1);
+    const auto unknown = test::run_memsnap(
+        "diff " + test::quote(test::fixtures_dir() / "snapshots" / "gen_torch2.1_frames.pickle") + " " +
+        test::quote(test::fixtures_dir() / "snapshots" / "gen_torch2.1_frames.pickle") + " --format json");
+    CHECK(nlohmann::json::parse(unknown.out).at("steps").is_null());
+    const auto colour = test::run_memsnap("diff " + before + " " + after + " --color always", "NO_COLOR=1");
+    CHECK(colour.out.find("\x1b[") == std::string::npos);
+    const auto forced = test::run_memsnap("diff " + before + " " + after + " --color always");
+    CHECK(forced.out.find("\x1b[") != std::string::npos);
+    const auto piped = test::run_memsnap("diff " + before + " " + after);
+    CHECK(piped.out.find("\x1b[") == std::string::npos);
+}
