@@ -91,3 +91,42 @@ TEST_CASE("site rules: user code, overrides, and bad regexes") {
     CHECK_THROWS_AS(analysis::summarize(snap, broken), Error);
     CHECK(test::run_memsnap("--user-code '([' info " + test::quote(path)).exit_code == 1);
 }
+
+TEST_CASE("CLI on memory_summary and memory_stats captures") {
+    const auto fixtures = test::fixtures_dir() / "summaries";
+    const auto info = test::run_memsnap("info --format json " + test::quote(fixtures / "stats_flat.json"));
+    REQUIRE(info.exit_code == 0);
+    CHECK(nlohmann::json::parse(info.out).at("kind") == "memory_stats");
+    const auto no_table = test::run_memsnap("info " + test::quote(test::source_dir() / "CMakeLists.txt"));
+    CHECK(no_table.exit_code == 2);
+    CHECK(no_table.err.find("no memory_summary table") != std::string::npos);
+    const auto mixed = test::run_memsnap(
+        "diff " + test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle") + " " +
+        test::quote(fixtures / "stats_flat.json"));
+    CHECK(mixed.exit_code == 1);
+    if (!test::have_real()) return;
+    const auto real = test::real_dir() / "summaries";
+    const auto table = test::run_memsnap("info --format json " +
+                                         test::quote(real / "comfyui-docker-log_torch2.8_cudaMallocAsync.txt"));
+    REQUIRE(table.exit_code == 0);
+    const auto t = nlohmann::json::parse(table.out);
+    CHECK(t.at("kind") == "memory_summary");
+    CHECK(t.at("tables").at(0).at("stats").at("allocated_bytes.all.current").at("low") == 3116ll << 20);
+    const auto diff = test::run_memsnap("diff --format json " + test::quote(real / "gpt-neo-generation_pair_before.txt") +
+                                        " " + test::quote(real / "gpt-neo-generation_pair_after.txt"));
+    REQUIRE(diff.exit_code == 0);
+    const auto d = nlohmann::json::parse(diff.out);
+    CHECK(d.at("kind") == "summary_diff");
+    const auto& allocated = d.at("metrics").at("allocated_bytes.all.current").at("delta");
+    CHECK(allocated.at("low") == (7ll << 20) + 1);
+    CHECK(allocated.at("high") == (9ll << 20) - 1);
+    const auto& reserved = d.at("metrics").at("reserved_bytes.all.current").at("delta");
+    CHECK(reserved.at("low") == (137ll << 20) + 1);
+    CHECK(reserved.at("high") == (139ll << 20) - 1);
+    CHECK(d.at("verdict") == "cache_growth");
+    for (const char* format : {"text", "markdown", "csv"})
+        CHECK(test::run_memsnap("diff --format " + std::string(format) + " " +
+                                test::quote(real / "gpt-neo-generation_pair_before.txt") + " " +
+                                test::quote(real / "gpt-neo-generation_pair_after.txt"))
+                  .exit_code == 0);
+}

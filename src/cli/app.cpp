@@ -76,9 +76,11 @@ int run(int argc, char** argv) {
                          "per step (e.g. 10MiB)");
     diff_cmd->add_option("--device", diff.device, "Only this CUDA device");
     diff_cmd->add_option("--hide", diff.hide,
-                         "Drop frames whose 'file:line name' matches this regex (repeatable)");
+                         "Drop frames whose 'file:line name' matches this regex (repeatable)")
+        ->allow_extra_args(false);
     diff_cmd->add_option("--focus", diff.focus,
-                         "Keep only blocks whose stack has a frame matching this regex (repeatable)");
+                         "Keep only blocks whose stack has a frame matching this regex (repeatable)")
+        ->allow_extra_args(false);
     diff_cmd->add_option("--granularity", diff.granularity,
                          "Group frames by source line or by function: line or function")
         ->check(CLI::IsMember({"line", "function"}));

@@ -1,0 +1,33 @@
+// Every option the CLI accepts is documented in the man page and the README.
+
+#include "support.hpp"
+
+#include <regex>
+#include <set>
+
+using namespace memsnap;
+
+TEST_CASE("every CLI option appears in man/memsnap.1 and README.md") {
+    const std::string man = test::read_text(test::source_dir() / "man" / "memsnap.1");
+    const std::string readme = test::read_text(test::source_dir() / "README.md");
+    REQUIRE(!man.empty());
+    std::set<std::string> options;
+    for (const char* command : {"--help", "info --help", "diff --help"}) {
+        const auto help = test::run_memsnap(command);
+        REQUIRE(help.exit_code == 0);
+        const std::regex option("(^|[ ,])(--[a-z][a-z-]+)");
+        for (auto it = std::sregex_iterator(help.out.begin(), help.out.end(), option);
+             it != std::sregex_iterator(); ++it)
+            options.insert((*it)[2].str());
+    }
+    REQUIRE(options.size() >= 15);
+    // roff escapes '-' as '\-' in option names.
+    std::string man_plain = std::regex_replace(man, std::regex(R"(\\-)"), "-");
+    for (const auto& o : options) {
+        CAPTURE(o);
+        CHECK(man_plain.find(o) != std::string::npos);
+        if (o != "--help") CHECK(readme.find(o) != std::string::npos);
+    }
+    for (const char* word : {"info", "diff", "EXIT STATUS", "schema_version"})
+        CHECK(man_plain.find(word) != std::string::npos);
+}
