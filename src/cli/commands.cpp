@@ -68,9 +68,8 @@ CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals)
 CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals) {
     // Option values are checked before any file is read: a usage error costs nothing.
     const auto steps = util::resolve_steps(options.steps, options.before, options.after);
-    const std::optional<std::int64_t> gate =
-        options.fail_on_growth.empty() ? std::nullopt
-                                       : std::optional(util::parse_size(options.fail_on_growth));
+    std::int64_t gate = -1;  // bytes per step; -1: no gate
+    if (!options.fail_on_growth.empty()) gate = util::parse_size(options.fail_on_growth);
     const std::int64_t min_growth = options.min_growth.empty() ? 0 : util::parse_size(options.min_growth);
 
     const auto before = load_capture(options.before, globals);
@@ -104,16 +103,16 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
         else if (options.format == "markdown") out.text = report::render_snapshot_diff_markdown(diff, render);
         else if (options.format == "csv") out.text = report::render_snapshot_diff_csv(diff, render);
         else out.text = report::render_snapshot_diff_text(diff, render);
-        if (gate)
-            if (auto message = analysis::check_growth_gate(diff, *gate)) out.gate_message = *message;
+        if (gate >= 0)
+            if (auto message = analysis::check_growth_gate(diff, gate)) out.gate_message = *message;
         return out;
     }
 
     const auto diff = analysis::diff_stats(std::get<stats::StatsCapture>(before),
                                            std::get<stats::StatsCapture>(after), steps.steps);
     out.text = report::render_stats_diff(diff, options.format);
-    if (gate)
-        if (auto message = analysis::check_growth_gate(diff, *gate)) out.gate_message = *message;
+    if (gate >= 0)
+        if (auto message = analysis::check_growth_gate(diff, gate)) out.gate_message = *message;
     return out;
 }
 

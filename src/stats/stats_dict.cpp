@@ -298,7 +298,8 @@ std::vector<StatsTable> find_stats_dicts(std::string_view text, const std::strin
             std::string prefix, stat;
             for (std::size_t i = 0; i < segs.size(); ++i) {
                 auto& part = i < k->first ? prefix : stat;
-                part += (part.empty() ? "" : ".") + std::string(segs[i]);
+                if (!part.empty()) part += '.';
+                part += segs[i];
             }
             auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.prefix == prefix; });
             if (g == groups.end()) {

@@ -23,7 +23,7 @@ std::string human_bytes(std::int64_t bytes) {
 }
 
 std::string signed_bytes(std::int64_t bytes) {
-    return bytes > 0 ? "+" + human_bytes(bytes) : human_bytes(bytes);
+    return bytes > 0 ? fmt::format("+{}", human_bytes(bytes)) : human_bytes(bytes);
 }
 
 std::int64_t parse_size(std::string_view text) {
