@@ -1,0 +1,146 @@
+// The pickle machine on hand-assembled byte strings: opcodes, memo semantics of both
+// writers, integers, refusals with offsets.
+
+#include "support.hpp"
+
+#include <memsnap/error.hpp>
+#include <memsnap/pickle/reader.hpp>
+
+#include <cstring>
+
+using namespace memsnap;
+using pickle::Kind;
+using pickle::Value;
+
+namespace {
+
+std::string bytes(std::initializer_list<int> list) {
+    std::string out;
+    for (int b : list) out.push_back(static_cast<char>(b));
+    return out;
+}
+
+std::string short_str(const std::string& s) {
+    return bytes({0x8c, static_cast<int>(s.size())}) + s;
+}
+
+struct Decoded {
+    std::string input;
+    pickle::Document doc;
+    pickle::StreamInfo info;
+    explicit Decoded(std::string in) : input(std::move(in)), doc(input) {
+        info = pickle::decode(doc, {}, nullptr);
+    }
+};
+
+std::uint64_t error_offset(const std::string& input) {
+    pickle::Document doc(input);
+    try {
+        pickle::decode(doc, {}, nullptr);
+    } catch (const Error& e) {
+        REQUIRE(e.byte_offset().has_value());
+        return *e.byte_offset();
+    }
+    FAIL("decoded without error");
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("integers: BININT1/2, negative BININT, LONG1 of every length") {
+    // [255, 65535, -1, LONG1 0 bytes, LONG1 -2 (1 byte), 2^40 (6 bytes), 2^63 (9 bytes)]
+    const std::string in = bytes({0x80, 4, ']', '(', 'K', 255, 'M', 0xff, 0xff, 'J', 0xff, 0xff, 0xff,
+                                  0xff, 0x8a, 0, 0x8a, 1, 0xfe, 0x8a, 6, 0, 0, 0, 0, 0, 1, 0x8a, 9, 0,
+                                  0, 0, 0, 0, 0, 0, 0x80, 0, 'e', '.'});
+    Decoded d(in);
+    const auto& items = d.doc.items(d.doc.root);
+    REQUIRE(items.size() == 7);
+    CHECK(items[0].i == 255);
+    CHECK(items[1].i == 65535);
+    CHECK(items[2].i == -1);
+    CHECK(items[3].i == 0);
+    CHECK(items[4].i == -2);
+    CHECK(items[5].i == (std::int64_t{1} << 40));
+    CHECK(items[6].kind == Kind::big_integer);
+    CHECK(items[6].u == (std::uint64_t{1} << 63));
+    CHECK(d.info.long1_ops == 4);
+}
+
+TEST_CASE("BINFLOAT is big-endian; booleans and None") {
+    double value = 0.5;
+    std::uint64_t raw;
+    std::memcpy(&raw, &value, 8);
+    std::string be;
+    for (int k = 7; k >= 0; --k) be.push_back(static_cast<char>((raw >> (8 * k)) & 0xff));
+    const std::string in = bytes({0x80, 2, ']', '(', 'G'}) + be + bytes({0x88, 0x89, 'N', 'e', '.'});
+    Decoded d(in);
+    const auto& items = d.doc.items(d.doc.root);
+    REQUIRE(items.size() == 4);
+    CHECK(items[0].d == 0.5);
+    CHECK(items[1].i == 1);
+    CHECK(items[2].i == 0);
+    CHECK(items[3].kind == Kind::none);
+}
+
+TEST_CASE("Python writer: containers memoized before they are filled share by reference") {
+    // x = ["a"]; root = [x, x] with MEMOIZE before filling, as Python protocol 4 writes it.
+    const std::string in = bytes({0x80, 4, ']', 0x94, '(', ']', 0x94}) + short_str("a") +
+                           bytes({0x94, 'a', 'h', 1, 'e', '.'});
+    Decoded d(in);
+    const auto& items = d.doc.items(d.doc.root);
+    REQUIRE(items.size() == 2);
+    CHECK(items[0].u == items[1].u);  // the same container, not a copy
+    CHECK(d.doc.text(d.doc.items(items[0])[0]) == "a");
+    CHECK(d.info.memo_before_fill == 2);
+    CHECK(d.info.writer() == "Python pickle");
+}
+
+TEST_CASE("C++ writer: BINPUT after completion, strings memoized by value, 8-byte LONG1") {
+    // root = {"k": [2^40], "j": "k"}: EMPTY_DICT MARK ... SETITEMS, BINPUT after the list.
+    const std::string in =
+        bytes({0x80, 2, '}', '(', 'X', 1, 0, 0, 0, 'k', 'q', 0, ']', '(', 0x8a, 8, 0, 0, 0, 0, 0, 1, 0, 0,
+               'e', 'q', 1, 'X', 1, 0, 0, 0, 'j', 'q', 2, 'h', 0, 'u', '.'});
+    Decoded d(in);
+    const Value* list = d.doc.find(d.doc.root, "k");
+    REQUIRE(list != nullptr);
+    CHECK(d.doc.items(*list)[0].i == (std::int64_t{1} << 40));
+    const Value* j = d.doc.find(d.doc.root, "j");
+    REQUIRE(j != nullptr);
+    CHECK(d.doc.text(*j) == "k");
+    CHECK(d.info.memo_after_fill == 1);
+    CHECK(d.info.writer() == "torch C++ pickler");
+}
+
+TEST_CASE("LIST, DICT, POP, POP_MARK, DUP, FRAME and trailing bytes") {
+    const std::string in = bytes({0x80, 4, 0x95, 8, 0, 0, 0, 0, 0, 0, 0, '(', 'K', 1, 'K', 2, 'l', 'K', 9,
+                                  '0', '(', 'K', 7, '1', '2', '0', '.', 0, 0, 0});
+    Decoded d(in);
+    CHECK(d.doc.items(d.doc.root).size() == 2);
+    CHECK(d.info.frame_ops == 1);
+    CHECK(d.info.trailing_bytes == 3);
+    const std::string dict = bytes({0x80, 2, '(', 0x8c, 1, 'a', 'K', 1, 'd', '.'});
+    Decoded dd(dict);
+    REQUIRE(dd.doc.find(dd.doc.root, "a") != nullptr);
+    CHECK(dd.doc.find(dd.doc.root, "a")->i == 1);
+}
+
+TEST_CASE("refusals carry the offset of the offending opcode") {
+    CHECK(error_offset(bytes({0x80, 2, 'c', 'o', 's', '\n', 's', 'y', 's', 't', 'e', 'm', '\n', '.'})) == 2);
+    CHECK(error_offset(bytes({0x80, 4, 0x8c, 1, 'a', 0x8c, 1, 'b', 0x93, '.'})) == 8);
+    CHECK(error_offset(bytes({0x80, 2, 'K', 1, 0xff})) == 4);             // unknown opcode
+    CHECK(error_offset(bytes({0x80, 2, 'X', 10, 0, 0, 0, 'a'})) == 2);     // truncated string
+    CHECK(error_offset(bytes({0x80, 2, 'h', 3, '.'})) == 2);               // memo never stored
+    CHECK(error_offset(bytes({0x80, 2, 'e', '.'})) == 2);                  // APPENDS, no MARK
+    CHECK(error_offset(bytes({0x80, 2, ']', 'K', 1})) == 5);               // no STOP
+    CHECK(error_offset(bytes({0x80, 2, ']', 0x94, 'h', 0, 'a', '.'})) == 6);  // list in itself
+    CHECK(error_offset(bytes({0x80, 2, 0x8c, 2, 0xc3, 0x28, '.'})) == 2);  // invalid UTF-8
+    CHECK(error_offset(bytes({0x80, 9, '.'})) == 0);                       // protocol 9
+    CHECK(error_offset("") == 0);
+}
+
+TEST_CASE("a sealed container cannot be changed afterwards") {
+    // x = []; root = [x]; then APPEND to x through the memo.
+    const std::string in = bytes({0x80, 4, ']', 0x94, ']', 0x94, 'a', 'h', 1, 'K', 1, 'a', '.'});
+    pickle::Document doc(in);
+    CHECK_THROWS_AS(pickle::decode(doc, {}, nullptr), Error);
+}
