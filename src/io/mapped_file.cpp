@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 namespace memsnap::io {
@@ -85,6 +86,13 @@ MappedFile::MappedFile(MappedFile&& other) noexcept
     other.data_ = nullptr;
     other.size_ = 0;
     other.mapped_ = false;
+}
+
+void MappedFile::release_prefix(std::size_t bytes) const noexcept {
+    if (!mapped_) return;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t length = std::min(bytes, size_) / page * page;
+    if (length > 0) ::madvise(const_cast<char*>(data_), length, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

@@ -4,26 +4,6 @@ namespace memsnap::pickle {
 
 const std::vector<Value> Document::no_items_{};
 
-std::string_view Document::text(const Value& v) const {
-    if (v.kind != Kind::string && v.kind != Kind::bytes) return {};
-    if (v.flags & 1) return owned_strings_[v.u];
-    return input_.substr(v.u, v.length);
-}
-
-Value Document::resolve(const Value& v) const {
-    if (v.is_container()) {
-        const Slot& s = slots_[v.u];
-        if (s.replacement.kind != Kind::unset) return s.replacement;
-    }
-    return v;
-}
-
-const std::vector<Value>& Document::items(const Value& v) const {
-    const Value r = resolve(v);
-    if (!r.is_container()) return no_items_;
-    return item_store_[slots_[r.u].items];
-}
-
 const Value* Document::find(const Value& dict, std::string_view key) const {
     const Value d = resolve(dict);
     if (d.kind != Kind::dict) return nullptr;
@@ -53,16 +33,27 @@ Value Document::new_container(Kind kind) {
     s.replacement.kind = Kind::unset;
     s.items = items;
     s.kind = kind;
-    slots_.push_back(s);
     Value v;
     v.kind = kind;
-    v.u = slots_.size() - 1;
+    if (!free_slots_.empty()) {
+        v.u = free_slots_.back();
+        free_slots_.pop_back();
+        slots_[v.u] = s;
+    } else {
+        slots_.push_back(s);
+        v.u = slots_.size() - 1;
+    }
     return v;
 }
 
 void Document::release_items(const Value& container) {
     Slot& s = slots_[container.u];
-    std::vector<Value>().swap(item_store_[s.items]);
+    auto& items = item_store_[s.items];
+    // Small lists keep their capacity for the next container: no allocation in steady state.
+    if (items.capacity() > 4096)
+        std::vector<Value>().swap(items);
+    else
+        items.clear();
     free_item_lists_.push_back(s.items);
 }
 

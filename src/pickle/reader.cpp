@@ -95,8 +95,9 @@ bool valid_utf8(const unsigned char* s, std::size_t n) {
 
 class Machine {
 public:
-    Machine(Document& doc, const Limits& limits, SealHook* hook)
-        : doc_(doc), in_(doc.input()), limits_(limits), hook_(hook) {}
+    Machine(Document& doc, const Limits& limits, SealHook* hook,
+            const std::function<void(std::uint64_t)>& consumed)
+        : doc_(doc), in_(doc.input()), limits_(limits), hook_(hook), consumed_(consumed) {}
 
     StreamInfo run();
 
@@ -112,15 +113,15 @@ private:
     }
     std::uint64_t read_le(unsigned n, const char* what) {
         need(n, what);
+        // x86 and ARM are little-endian: a memcpy load is the fast, portable read.
         std::uint64_t v = 0;
-        for (unsigned k = 0; k < n; ++k)
-            v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[pos_ + k])) << (8 * k);
+        std::memcpy(&v, in_.data() + pos_, n);
         pos_ += n;
         return v;
     }
 
-    void push(const Value& v) {
-        if (stack_.size() >= limits_.max_container_length)
+    [[gnu::always_inline]] inline void push(const Value& v) {
+        if (stack_.size() >= limits_.max_container_length) [[unlikely]]
             fail(fmt::format("more than {} values on the pickle stack (--max-container)",
                              limits_.max_container_length));
         stack_.push_back(v);
@@ -143,29 +144,59 @@ private:
         return m;
     }
 
-    // Stores `value` into `container`, sealing it first.
-    void add_item(const Value& container, const Value& value, const char* what) {
-        if (value.is_container() && value.u == container.u)
-            fail(fmt::format("{} puts a container inside itself (recursive data is not a snapshot)",
-                             what));
-        Slot& parent = doc_.slot(container);
-        if (parent.sealed)
+    // Stores stack_[begin..end) into `container`, sealing containers among them first. One
+    // call per APPENDS/SETITEMS batch: this is the hot path of large files.
+    void add_items(const Value& container, std::size_t begin, std::size_t end, const char* what) {
+        if (doc_.slot(container).sealed)
             fail(fmt::format("{} changes a container that is already stored elsewhere "
                              "(recursive or self-modifying data is not a snapshot)",
                              what));
-        const Value stored = seal(doc_, value, hook_);
-        const std::uint16_t child_depth = value.is_container() ? doc_.slot(value).depth : 0;
-        Slot& p = doc_.slot(container);  // the hook may not grow slots, but be safe
-        if (child_depth + 1u > p.depth) {
-            if (child_depth + 1u > limits_.max_depth)
+        std::uint32_t child_depth = 0;
+        for (std::size_t k = begin; k < end; ++k) {
+            Value& v = stack_[k];
+            if (!v.is_container()) continue;
+            if (v.u == container.u)
+                fail(fmt::format("{} puts a container inside itself (recursive data is not a "
+                                 "snapshot)",
+                                 what));
+            child_depth = std::max<std::uint32_t>(child_depth, doc_.slot(v).depth);
+            v = seal_value(v);
+        }
+        Slot& p = doc_.slot(container);
+        if (child_depth + 1 > p.depth) {
+            if (child_depth + 1 > limits_.max_depth)
                 fail(fmt::format("nesting deeper than {} levels (--max-depth)", limits_.max_depth));
             p.depth = static_cast<std::uint16_t>(child_depth + 1);
         }
         auto& items = doc_.mutable_items(container);
-        if (items.size() >= limits_.max_container_length)
+        if (items.size() + (end - begin) > limits_.max_container_length)
             fail(fmt::format("a container holds more than {} items (--max-container)",
                              limits_.max_container_length));
-        items.push_back(stored);
+        items.insert(items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(begin),
+                     stack_.begin() + static_cast<std::ptrdiff_t>(end));
+    }
+
+    // Seals a container about to be stored. When the hook replaced it, its memo entry now
+    // holds the replacement, and its slot is reused unless copies of it may still exist.
+    Value seal_value(const Value& v) {
+        const Value sealed = seal(doc_, v, hook_);
+        if (sealed.kind == v.kind) return sealed;  // kept as a container
+        Slot& s = doc_.slot(v);
+        if (s.memo_index != Slot::no_memo) {
+            Value& entry = memo_[s.memo_index];
+            if (entry.kind == v.kind && entry.u == v.u) entry = sealed;
+        }
+        if (!s.pinned) {
+            s.pinned = true;  // recycle once only
+            doc_.recycle_slot(v);
+        }
+        return sealed;
+    }
+
+    void add_item(const Value& container, const Value& value, const char* what) {
+        push(value);
+        add_items(container, stack_.size() - 1, stack_.size(), what);
+        stack_.pop_back();
     }
 
     Value expect_container(const Value& v, Kind kind, const char* what) {
@@ -177,7 +208,7 @@ private:
 
     Value make_from(Kind kind, std::size_t begin, const char* what) {
         const Value c = doc_.new_container(kind);
-        for (std::size_t k = begin; k < stack_.size(); ++k) add_item(c, stack_[k], what);
+        add_items(c, begin, stack_.size(), what);
         stack_.resize(begin);
         return c;
     }
@@ -229,9 +260,20 @@ private:
         if (index >= limits_.max_memo_entries)
             fail(fmt::format("memo index {} is over the limit of {} entries (--max-memo)", index,
                              limits_.max_memo_entries));
-        if (v.is_container() && v.kind != Kind::tuple && !doc_.slot(v).sealed)
-            (doc_.items(v).empty() ? info_.memo_before_fill : info_.memo_after_fill)++;
-        if (index >= memo_.size()) {
+        if (v.is_container()) {
+            Slot& s = doc_.slot(v);
+            if (v.kind != Kind::tuple && !s.sealed)
+                (doc_.items(v).empty() ? info_.memo_before_fill : info_.memo_after_fill)++;
+            if (s.memo_index == Slot::no_memo)
+                s.memo_index = static_cast<std::uint32_t>(index);
+            else
+                s.pinned = true;
+        }
+        if (index == memo_.size()) {
+            memo_.push_back(v);
+            return;
+        }
+        if (index > memo_.size()) {
             Value hole;
             hole.kind = Kind::unset;
             memo_.resize(index + 1, hole);
@@ -243,13 +285,46 @@ private:
         if (index >= memo_.size() || memo_[index].kind == Kind::unset)
             fail(fmt::format("memo reference {} was never stored ({} entries)", index,
                              memo_.size()));
-        push(doc_.resolve(memo_[index]));
+        const Value v = doc_.resolve(memo_[index]);
+        // A copy of a container that is not stored yet: its slot must outlive the seal.
+        if (v.is_container()) doc_.slot(v).pinned = true;
+        push(v);
+    }
+
+    // A frame list is a MARK, a run of BINGET/LONG_BINGET, then APPENDS: the bulk of a large
+    // capture. Reads the whole run here instead of one opcode per trip through the switch.
+    void memo_get_run(std::uint8_t op) {
+        const char* data = in_.data();
+        const std::uint64_t size = in_.size();
+        while (true) {
+            std::uint64_t index;
+            if (op == 'h') {
+                need(1, "BINGET");
+                index = static_cast<unsigned char>(data[pos_]);
+                pos_ += 1;
+            } else {
+                need(4, "LONG_BINGET");
+                std::uint32_t i32;
+                std::memcpy(&i32, data + pos_, 4);
+                index = i32;
+                pos_ += 4;
+            }
+            memo_get(index);
+            if (pos_ >= size) return;
+            const auto next = static_cast<std::uint8_t>(data[pos_]);
+            if (next != 'h' && next != 'j') return;
+            op_start_ = pos_;
+            op = next;
+            ++pos_;
+        }
     }
 
     Document& doc_;
     std::string_view in_;
     const Limits& limits_;
     SealHook* hook_;
+    const std::function<void(std::uint64_t)>& consumed_;
+    std::uint64_t next_report_ = 64ull << 20;
     std::uint64_t pos_ = 0;
     std::uint64_t op_start_ = 0;
     std::vector<Value> stack_;
@@ -269,6 +344,10 @@ StreamInfo Machine::run() {
     }
     while (true) {
         op_start_ = pos_;
+        if (pos_ >= next_report_) [[unlikely]] {
+            if (consumed_) consumed_(pos_);
+            next_report_ += 64ull << 20;
+        }
         if (pos_ >= in_.size()) fail("truncated: the file ends before the STOP opcode");
         const auto op = static_cast<std::uint8_t>(in_[pos_++]);
         switch (op) {
@@ -285,7 +364,7 @@ StreamInfo Machine::run() {
                 break;
             case '.': {  // STOP
                 if (stack_.size() <= floor()) fail("STOP with an empty stack");
-                doc_.root = seal(doc_, stack_.back(), hook_);
+                doc_.root = seal_value(stack_.back());
                 info_.stop_offset = op_start_;
                 info_.trailing_bytes = in_.size() - pos_;
                 return info_;
@@ -308,7 +387,7 @@ StreamInfo Machine::run() {
                 const std::size_t m = pop_mark("APPENDS");
                 if (m == 0 || m <= floor()) fail("stack underflow in APPENDS: no list below MARK");
                 const Value list = expect_container(stack_[m - 1], Kind::list, "APPENDS");
-                for (std::size_t k = m; k < stack_.size(); ++k) add_item(list, stack_[k], "APPENDS");
+                add_items(list, m, stack_.size(), "APPENDS");
                 stack_.resize(m);
                 break;
             }
@@ -316,8 +395,10 @@ StreamInfo Machine::run() {
                 const Value v = pop("SETITEM");
                 const Value k = pop("SETITEM");
                 const Value dict = expect_container(top("SETITEM"), Kind::dict, "SETITEM");
-                add_item(dict, k, "SETITEM");
-                add_item(dict, v, "SETITEM");
+                push(k);
+                push(v);
+                add_items(dict, stack_.size() - 2, stack_.size(), "SETITEM");
+                stack_.resize(stack_.size() - 2);
                 break;
             }
             case 'u': {  // SETITEMS
@@ -325,7 +406,7 @@ StreamInfo Machine::run() {
                 if (m == 0 || m <= floor()) fail("stack underflow in SETITEMS: no dict below MARK");
                 if ((stack_.size() - m) % 2 != 0) fail("SETITEMS with an odd number of values");
                 const Value dict = expect_container(stack_[m - 1], Kind::dict, "SETITEMS");
-                for (std::size_t k = m; k < stack_.size(); ++k) add_item(dict, stack_[k], "SETITEMS");
+                add_items(dict, m, stack_.size(), "SETITEMS");
                 stack_.resize(m);
                 break;
             }
@@ -333,7 +414,7 @@ StreamInfo Machine::run() {
                 const std::size_t m = pop_mark("ADDITEMS");
                 if (m == 0 || m <= floor()) fail("stack underflow in ADDITEMS: no set below MARK");
                 const Value set = expect_container(stack_[m - 1], Kind::set, "ADDITEMS");
-                for (std::size_t k = m; k < stack_.size(); ++k) add_item(set, stack_[k], "ADDITEMS");
+                add_items(set, m, stack_.size(), "ADDITEMS");
                 stack_.resize(m);
                 break;
             }
@@ -367,6 +448,7 @@ StreamInfo Machine::run() {
             }
             case '2': {  // DUP
                 const Value v = top("DUP");
+                if (v.is_container()) doc_.slot(v).pinned = true;
                 push(v);
                 break;
             }
@@ -409,8 +491,10 @@ StreamInfo Machine::run() {
                 break;
             case 'q': ++info_.put_ops; memo_put(read_le(1, "BINPUT")); break;
             case 'r': ++info_.put_ops; memo_put(read_le(4, "LONG_BINPUT")); break;
-            case 'h': memo_get(read_le(1, "BINGET")); break;
-            case 'j': memo_get(read_le(4, "LONG_BINGET")); break;
+            case 'h':
+            case 'j':
+                memo_get_run(op);
+                break;
             default:
                 if (const char* name = code_loading_opcode(op))
                     fail(fmt::format("{} would load code; memsnap reads data only", name));
@@ -437,8 +521,9 @@ bool looks_like_pickle(std::string_view bytes) noexcept {
     return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x80;
 }
 
-StreamInfo decode(Document& doc, const Limits& limits, SealHook* hook) {
-    Machine machine(doc, limits, hook);
+StreamInfo decode(Document& doc, const Limits& limits, SealHook* hook,
+                  const std::function<void(std::uint64_t)>& consumed) {
+    Machine machine(doc, limits, hook, consumed);
     return machine.run();
 }
 

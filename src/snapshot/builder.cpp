@@ -80,19 +80,39 @@ StringId ModelBuilder::intern(const Document& doc, const Value* v) {
 
 std::optional<Value> ModelBuilder::on_seal(const Document& doc, const Value& c) {
     if (c.kind == Kind::dict) {
-        // Order matters only for speed: trace entries and frames dominate large files.
-        if (auto v = make_event(doc, c)) return v;
-        if (auto v = make_frame(doc, c)) return v;
-        return make_block(doc, c);
+        // One pass over the keys decides what the dict is: trace entries and frames dominate
+        // large files, so this avoids a lookup per field.
+        const auto& kv = doc.items(c);
+        bool has_action = false, has_filename = false, has_state = false;
+        for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
+            if (kv[i].kind != Kind::string) continue;
+            const auto key = doc.text(kv[i]);
+            if (key == "action") has_action = true;
+            else if (key == "filename") has_filename = true;
+            else if (key == "state") has_state = true;
+        }
+        if (has_action) return make_event(doc, c);
+        if (has_filename) return make_frame(doc, c);
+        if (has_state) return make_block(doc, c);
+        return std::nullopt;
     }
     if (c.kind == Kind::list) return make_stack(doc, c);
     return std::nullopt;
 }
 
 std::optional<Value> ModelBuilder::make_frame(const Document& doc, const Value& d) {
-    const Value* filename = doc.find(d, "filename");
-    const Value* name = doc.find(d, "name");
-    const auto line = as_int(doc.find(d, "line"));
+    const Value* filename = nullptr;
+    const Value* name = nullptr;
+    const Value* line_value = nullptr;
+    const auto& kv = doc.items(d);
+    for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
+        if (kv[i].kind != Kind::string) continue;
+        const auto key = doc.text(kv[i]);
+        if (key == "filename") filename = &kv[i + 1];
+        else if (key == "name") name = &kv[i + 1];
+        else if (key == "line") line_value = &kv[i + 1];
+    }
+    const auto line = as_int(line_value);
     if (!is_string(filename) || !is_string(name) || !line) return std::nullopt;
     const FrameId id = out_.frames.intern(Frame{intern(doc, filename), intern(doc, name), *line});
     return Value::make_opaque(tag_frame, id);
@@ -101,10 +121,11 @@ std::optional<Value> ModelBuilder::make_frame(const Document& doc, const Value& 
 std::optional<Value> ModelBuilder::make_stack(const Document& doc, const Value& l) {
     const auto& items = doc.items(l);
     if (items.empty()) return std::nullopt;
-    scratch_frames_.clear();
-    for (const Value& item : items) {
+    scratch_frames_.resize(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const Value& item = items[i];
         if (item.kind != Kind::opaque || item.tag != tag_frame) return std::nullopt;
-        scratch_frames_.push_back(static_cast<FrameId>(item.u));
+        scratch_frames_[i] = static_cast<FrameId>(item.u);
     }
     return Value::make_opaque(tag_stack, out_.stacks.intern(scratch_frames_));
 }
@@ -153,32 +174,66 @@ std::optional<Value> ModelBuilder::make_block(const Document& doc, const Value& 
 }
 
 std::optional<Value> ModelBuilder::make_event(const Document& doc, const Value& d) {
-    const Value* action = doc.find(d, "action");
+    const Value *action = nullptr, *addr = nullptr, *device_free = nullptr, *size = nullptr,
+                *stream = nullptr, *time_us = nullptr, *frames = nullptr, *compile_context = nullptr,
+                *user_metadata = nullptr;
+    const auto& kv = doc.items(d);
+    for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
+        if (kv[i].kind != Kind::string) continue;
+        const auto key = doc.text(kv[i]);
+        const Value* value = &kv[i + 1];
+        switch (key.size()) {  // dispatch on length first: most keys differ there
+            case 4:
+                if (key == "addr") addr = value;
+                else if (key == "size") size = value;
+                break;
+            case 6:
+                if (key == "action") action = value;
+                else if (key == "stream") stream = value;
+                else if (key == "frames") frames = value;
+                break;
+            case 7:
+                if (key == "time_us") time_us = value;
+                else if (key == "pool_id") seen_pool_id_ = true;
+                break;
+            case 11:
+                if (key == "device_free") device_free = value;
+                break;
+            case 13:
+                if (key == "user_metadata") user_metadata = value;
+                break;
+            case 14:
+                if (key == "forward_frames") seen_forward_frames_ = true;
+                break;
+            case 15:
+                if (key == "compile_context") compile_context = value;
+                break;
+            default: break;
+        }
+    }
     if (!is_string(action)) return std::nullopt;
     TraceEvent e;
     e.action_name = intern(doc, action);
     e.action = parse_action(doc.text(*action));
-    if (const auto addr = as_int(doc.find(d, "addr")))
-        e.addr = *addr;
-    else if (const auto free = as_int(doc.find(d, "device_free")))
+    if (const auto a = as_int(addr))
+        e.addr = *a;
+    else if (const auto free = as_int(device_free))
         e.addr = *free;
-    e.size = as_int(doc.find(d, "size")).value_or(0);
-    e.stream = as_int(doc.find(d, "stream")).value_or(0);
-    if (const auto t = as_int(doc.find(d, "time_us"))) {
+    e.size = as_int(size).value_or(0);
+    e.stream = as_int(stream).value_or(0);
+    if (const auto t = as_int(time_us)) {
         e.time_us = *t;
         seen_time_us_ = true;
     }
-    e.stack = stack_of(doc, doc.find(d, "frames"));
-    if (const Value* cc = doc.find(d, "compile_context")) {
+    e.stack = stack_of(doc, frames);
+    if (compile_context != nullptr) {
         seen_compile_context_ = true;
-        e.compile_context = intern(doc, cc);
+        e.compile_context = intern(doc, compile_context);
     }
-    if (const Value* meta = doc.find(d, "user_metadata")) {
+    if (user_metadata != nullptr) {
         seen_user_metadata_ = true;
-        e.user_metadata = intern(doc, meta);
+        e.user_metadata = intern(doc, user_metadata);
     }
-    if (doc.find(d, "pool_id") != nullptr) seen_pool_id_ = true;
-    if (doc.find(d, "forward_frames") != nullptr) seen_forward_frames_ = true;
     pending_events_.push_back(e);
     return Value::make_opaque(tag_event, pending_events_.size() - 1);
 }

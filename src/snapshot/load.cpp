@@ -113,7 +113,8 @@ bool looks_like_snapshot(std::string_view bytes) {
 }
 
 Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
-                             const LoadOptions& options) {
+                             const LoadOptions& options,
+                             const std::function<void(std::uint64_t)>& consumed) {
     Snapshot snap;
     snap.source.path = name;
     snap.source.file_bytes = bytes.size();
@@ -138,7 +139,8 @@ Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
     }
     pickle::StreamInfo info;
     try {
-        info = pickle::decode(doc, options.limits, &builder);
+        builder.expect_input_bytes(bytes.size());
+        info = pickle::decode(doc, options.limits, &builder, consumed);
     } catch (const Error& e) {
         throw e.with_file(name);
     }
@@ -152,7 +154,8 @@ Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
 
 Snapshot load_snapshot(const std::string& path, const LoadOptions& options) {
     const io::MappedFile file(path);
-    return load_snapshot_bytes(file.bytes(), path, options);
+    return load_snapshot_bytes(file.bytes(), path, options,
+                               [&file](std::uint64_t offset) { file.release_prefix(offset); });
 }
 
 }  // namespace memsnap::snapshot

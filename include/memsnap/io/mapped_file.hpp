@@ -19,6 +19,10 @@ public:
     MappedFile& operator=(MappedFile&&) = delete;
 
     std::string_view bytes() const noexcept { return {data_, size_}; }
+    // Tells the kernel that the first `bytes` bytes will not be needed soon, so they stop
+    // counting towards resident memory; reading them again faults them back in from the file.
+    // Does nothing for inputs that were read into memory.
+    void release_prefix(std::size_t bytes) const noexcept;
     const std::string& path() const noexcept { return path_; }
 
 private:

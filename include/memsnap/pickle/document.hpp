@@ -74,11 +74,16 @@ static_assert(sizeof(Value) == 16);
 // One container. A container is *sealed* once it is stored inside another (or returned
 // as the root); sealed containers never change, which is what lets a hook replace them.
 struct Slot {
+    static constexpr std::uint32_t no_memo = 0xFFFFFFFFu;
     Value replacement;        // kind != unset once a hook replaced the container
     std::uint32_t items = 0;  // index into Document::item_store_
+    std::uint32_t memo_index = no_memo;  // where the container was memoized, if once
     std::uint16_t depth = 1;  // nesting depth below and including this container
     Kind kind = Kind::list;
     bool sealed = false;
+    // The slot may be reused once its container is replaced, unless copies of the container
+    // value can still exist: more than one memo entry, or a memo read before it was sealed.
+    bool pinned = false;
 };
 
 class Document {
@@ -88,13 +93,27 @@ public:
     std::string_view input() const noexcept { return input_; }
 
     // Text of a string or bytes value.
-    std::string_view text(const Value& v) const;
+    std::string_view text(const Value& v) const {
+        if (v.kind != Kind::string && v.kind != Kind::bytes) return {};
+        if (v.flags & 1) return owned_strings_[v.u];
+        return input_.substr(v.u, v.length);
+    }
     // Items of a container value (dicts: key, value pairs flattened). Empty for others.
-    const std::vector<Value>& items(const Value& v) const;
+    const std::vector<Value>& items(const Value& v) const {
+        const Value r = resolve(v);
+        if (!r.is_container()) return no_items_;
+        return item_store_[slots_[r.u].items];
+    }
     // Dict lookup by string key; nullptr when absent or `dict` is not a dict.
     const Value* find(const Value& dict, std::string_view key) const;
     // A value with replacements applied (what a reader should look at).
-    Value resolve(const Value& v) const;
+    Value resolve(const Value& v) const {
+        if (v.is_container()) {
+            const Slot& s = slots_[v.u];
+            if (s.replacement.kind != Kind::unset) return s.replacement;
+        }
+        return v;
+    }
     std::uint16_t depth(const Value& v) const;
 
     // Construction API, shared by the pickle machine and the JSON reader.
@@ -108,6 +127,8 @@ public:
     }
     // Releases the storage of a container that a hook replaced.
     void release_items(const Value& container);
+    // Makes the slot of a replaced, unpinned container available to new_container().
+    void recycle_slot(const Value& container) { free_slots_.push_back(static_cast<std::uint32_t>(container.u)); }
 
     Value root;
 
@@ -116,6 +137,7 @@ private:
     std::vector<Slot> slots_;
     std::vector<std::vector<Value>> item_store_;
     std::vector<std::uint32_t> free_item_lists_;
+    std::vector<std::uint32_t> free_slots_;
     std::deque<std::string> owned_strings_;
     static const std::vector<Value> no_items_;
 };

@@ -6,6 +6,7 @@
 #include <memsnap/pickle/limits.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 namespace memsnap::pickle {
@@ -32,6 +33,8 @@ bool looks_like_pickle(std::string_view bytes) noexcept;
 
 // Decodes doc.input() into doc.root, applying `hook` to containers as they are sealed.
 // Throws memsnap::Error (input) with the byte offset of the offending opcode.
-StreamInfo decode(Document& doc, const Limits& limits, SealHook* hook);
+// `consumed`, when given, is called every 64 MiB with the offset reached (to release pages).
+StreamInfo decode(Document& doc, const Limits& limits, SealHook* hook,
+                  const std::function<void(std::uint64_t)>& consumed = {});
 
 }  // namespace memsnap::pickle

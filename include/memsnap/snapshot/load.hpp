@@ -4,6 +4,7 @@
 #include <memsnap/pickle/limits.hpp>
 #include <memsnap/snapshot/model.hpp>
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -19,8 +20,10 @@ bool looks_like_snapshot(std::string_view bytes);
 
 // Decodes a pickle or JSON snapshot held in `bytes`; `name` is used in errors.
 // Throws memsnap::Error (input) naming the file, with the byte offset for pickles.
+// `consumed`, when given, is told how far the reader got (see pickle::decode).
 Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
-                             const LoadOptions& options = {});
+                             const LoadOptions& options = {},
+                             const std::function<void(std::uint64_t)>& consumed = {});
 
 // Maps and decodes the file at `path` ("-" for standard input).
 Snapshot load_snapshot(const std::string& path, const LoadOptions& options = {});

@@ -63,9 +63,12 @@ public:
     std::size_t size() const { return offsets_.size() - 1; }
 
 private:
+    void grow_index();
     std::vector<FrameId> frames_;
     std::vector<std::size_t> offsets_;
-    std::unordered_map<std::uint64_t, std::vector<StackId>> index_;
+    std::vector<std::uint64_t> hashes_;  // per stack
+    // Open addressing over stack ids + 1 (0 = empty); interning runs once per trace entry.
+    std::vector<std::uint32_t> index_;
 };
 
 enum class BlockState : std::uint8_t { active_allocated, active_pending_free, inactive, unknown };
