@@ -150,7 +150,7 @@ TEST_CASE("the newest generation keeps unknown actions and awaiting-free blocks"
         (fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle").string());
     bool other = false, oom = false, annotate = false;
     for (const auto& e : snap.events) {
-        other |= e.action == snapshot::TraceAction::other && snap.str(e.action_name) == "user_defined";
+        other |= e.action == snapshot::TraceAction::other && snap.action_name(e) == "user_defined";
         oom |= e.action == snapshot::TraceAction::oom;
         annotate |= e.action == snapshot::TraceAction::annotate;
     }

@@ -82,7 +82,7 @@ SnapshotSummary summarize(const snapshot::Snapshot& snap, const SiteRules& rules
 
     s.trace_devices = snap.trace_devices;
     for (const auto& e : snap.events) {
-        ++s.trace_events_by_action[std::string(snap.str(e.action_name))];
+        ++s.trace_events_by_action[std::string(snap.action_name(e))];
         if (e.action == snapshot::TraceAction::oom) ++s.oom_events;
         if (e.time_us >= 0) {
             s.trace_first_us = std::min(s.trace_first_us.value_or(e.time_us), e.time_us);

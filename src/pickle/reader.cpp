@@ -97,7 +97,12 @@ class Machine {
 public:
     Machine(Document& doc, const Limits& limits, SealHook* hook,
             const std::function<void(std::uint64_t)>& consumed)
-        : doc_(doc), in_(doc.input()), limits_(limits), hook_(hook), consumed_(consumed) {}
+        : doc_(doc),
+          in_(doc.input()),
+          limits_(limits),
+          hook_(hook),
+          consumed_(consumed),
+          run_tag_(hook != nullptr ? hook->run_tag() : -1) {}
 
     StreamInfo run();
 
@@ -172,8 +177,33 @@ private:
         if (items.size() + (end - begin) > limits_.max_container_length)
             fail(fmt::format("a container holds more than {} items (--max-container)",
                              limits_.max_container_length));
+        // Lists of the hook's run tag (trace entries) are stored as runs; others as they are.
+        if (container.kind == Kind::list && begin < end && stack_[begin].kind == Kind::opaque &&
+            stack_[begin].tag == run_tag_) {
+            for (std::size_t k = begin; k < end; ++k) append_compressed(items, stack_[k]);
+            return;
+        }
         items.insert(items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(begin),
                      stack_.begin() + static_cast<std::ptrdiff_t>(end));
+    }
+
+    void append_compressed(std::vector<Value>& items, const Value& v) {
+        if (v.kind == Kind::opaque && v.tag == run_tag_) {
+            if (!items.empty()) {
+                Value& last = items.back();
+                if (last.kind == Kind::run && last.tag == v.tag && last.u + last.length == v.u &&
+                    last.length < 0xFFFFFFFFu) {
+                    ++last.length;
+                    return;
+                }
+            }
+            Value run = v;
+            run.kind = Kind::run;
+            run.length = 1;
+            items.push_back(run);
+            return;
+        }
+        items.push_back(v);
     }
 
     // Seals a container about to be stored. When the hook replaced it, its memo entry now
@@ -324,6 +354,7 @@ private:
     const Limits& limits_;
     SealHook* hook_;
     const std::function<void(std::uint64_t)>& consumed_;
+    int run_tag_;
     std::uint64_t next_report_ = 64ull << 20;
     std::uint64_t pos_ = 0;
     std::uint64_t op_start_ = 0;

@@ -38,7 +38,8 @@ const char* kind_name(Kind kind) {
         case Kind::dict: return "a dict";
         case Kind::tuple: return "a tuple";
         case Kind::set: return "a set";
-        case Kind::opaque: return "a record";
+        case Kind::opaque:
+        case Kind::run: return "a record";
         case Kind::unset: return "nothing";
     }
     return "a value";
@@ -213,29 +214,55 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, const Value& 
     }
     if (!is_string(action)) return std::nullopt;
     TraceEvent e;
-    e.action_name = intern(doc, action);
+    e.action_name = action_index(intern(doc, action));
     e.action = parse_action(doc.text(*action));
     if (const auto a = as_int(addr))
         e.addr = *a;
     else if (const auto free = as_int(device_free))
         e.addr = *free;
     e.size = as_int(size).value_or(0);
-    e.stream = as_int(stream).value_or(0);
+    e.stream = stream_index(as_int(stream).value_or(0));
     if (const auto t = as_int(time_us)) {
         e.time_us = *t;
         seen_time_us_ = true;
     }
     e.stack = stack_of(doc, frames);
+    EventNote note;
     if (compile_context != nullptr) {
         seen_compile_context_ = true;
-        e.compile_context = intern(doc, compile_context);
+        note.compile_context = intern(doc, compile_context);
     }
     if (user_metadata != nullptr) {
         seen_user_metadata_ = true;
-        e.user_metadata = intern(doc, user_metadata);
+        note.user_metadata = intern(doc, user_metadata);
+    }
+    if (note.compile_context != 0 || note.user_metadata != 0) {
+        out_.event_notes.push_back(note);
+        e.note = static_cast<std::uint32_t>(out_.event_notes.size() - 1);
     }
     pending_events_.push_back(e);
     return Value::make_opaque(tag_event, pending_events_.size() - 1);
+}
+
+// Hostile files may hold many distinct values: past 65535 they fold into entry 0.
+std::uint16_t ModelBuilder::stream_index(std::int64_t stream) {
+    const auto [it, inserted] = stream_index_.try_emplace(stream, 0);
+    if (inserted) {
+        if (out_.streams.size() >= 0xFFFF) return 0;
+        out_.streams.push_back(stream);
+        it->second = static_cast<std::uint16_t>(out_.streams.size() - 1);
+    }
+    return it->second;
+}
+
+std::uint16_t ModelBuilder::action_index(StringId name) {
+    const auto [it, inserted] = action_index_.try_emplace(name, 0);
+    if (inserted) {
+        if (out_.action_names.size() >= 0xFFFF) return 0;
+        out_.action_names.push_back(name);
+        it->second = static_cast<std::uint16_t>(out_.action_names.size() - 1);
+    }
+    return it->second;
 }
 
 void ModelBuilder::finish(const Document& doc, const std::string& name) {
@@ -338,31 +365,38 @@ void ModelBuilder::read_segments(const Document& doc, const Value& list, const s
 void ModelBuilder::read_traces(const Document& doc, const Value& list) {
     const auto& devices = doc.items(list);
     out_.trace_devices = devices.size();
-    // Entries normally appear once each, in order: then the pending vector is the result.
+    // Entries normally appear once each and in order, stored as runs of ids: then the
+    // pending vector already is the result and only needs its devices.
     bool in_order = true;
     std::uint64_t expected = 0;
     for (const Value& device : devices)
         for (const Value& item : doc.items(device)) {
-            if (item.kind != Kind::opaque || item.tag != tag_event || item.u != expected) {
+            if (item.kind != Kind::run || item.tag != tag_event || item.u != expected) {
                 in_order = false;
                 break;
             }
-            ++expected;
+            expected += item.length;
         }
     if (in_order && expected == pending_events_.size()) {
         std::size_t k = 0;
         for (std::size_t dev = 0; dev < devices.size(); ++dev)
-            for (std::size_t n = doc.items(devices[dev]).size(); n > 0; --n)
-                pending_events_[k++].device = static_cast<std::int16_t>(dev);
+            for (const Value& item : doc.items(devices[dev]))
+                for (std::uint64_t n = 0; n < item.length; ++n)
+                    pending_events_[k++].device = static_cast<std::int16_t>(dev);
         out_.events = std::move(pending_events_);
         return;
     }
     for (std::size_t dev = 0; dev < devices.size(); ++dev)
         for (const Value& item : doc.items(devices[dev])) {
-            if (item.kind != Kind::opaque || item.tag != tag_event) continue;  // not an entry
-            TraceEvent e = pending_events_[item.u];
-            e.device = static_cast<std::int16_t>(dev);
-            out_.events.push_back(e);
+            // Anything but trace entries in a device trace is skipped.
+            if (item.tag != tag_event || (item.kind != Kind::run && item.kind != Kind::opaque))
+                continue;
+            const std::uint64_t count = item.kind == Kind::run ? item.length : 1;
+            for (std::uint64_t n = 0; n < count; ++n) {
+                TraceEvent e = pending_events_[item.u + n];
+                e.device = static_cast<std::int16_t>(dev);
+                out_.events.push_back(e);
+            }
         }
     pending_events_.clear();
     pending_events_.shrink_to_fit();
@@ -451,7 +485,8 @@ std::string value_to_json_bounded(const Document& doc, const Value& raw, int dep
         case Kind::floating: return nlohmann::json(v.d).dump();
         case Kind::string: return nlohmann::json(std::string(doc.text(v))).dump();
         case Kind::bytes: return fmt::format("\"<{} bytes>\"", v.length);
-        case Kind::opaque: return "\"<record>\"";
+        case Kind::opaque:
+        case Kind::run: return "\"<record>\"";
         case Kind::dict: {
             std::string out = "{";
             const auto& kv = doc.items(v);

@@ -8,6 +8,7 @@
 #include <memsnap/snapshot/model.hpp>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace memsnap::snapshot::detail {
@@ -20,6 +21,7 @@ public:
 
     std::optional<pickle::Value> on_seal(const pickle::Document& doc,
                                          const pickle::Value& container) override;
+    int run_tag() const override { return tag_event; }
 
     // Reserves address space for the trace entries a file of this size may hold, so the
     // vector never doubles (and copies) while a large capture is read. Untouched reserved
@@ -49,6 +51,11 @@ private:
     std::vector<Block> pending_blocks_;
     std::vector<TraceEvent> pending_events_;
     std::vector<FrameId> scratch_frames_;
+    // Small side tables of TraceEvent: value -> index.
+    std::uint16_t stream_index(std::int64_t stream);
+    std::uint16_t action_index(StringId name);
+    std::unordered_map<std::int64_t, std::uint16_t> stream_index_{{0, 0}};
+    std::unordered_map<StringId, std::uint16_t> action_index_{{0, 0}};
     // Which keys were seen: they decide the generation label.
     bool seen_block_address_ = false, seen_block_history_ = false, seen_block_frames_ = false,
          seen_block_requested_ = false, seen_time_us_ = false, seen_compile_context_ = false,

@@ -24,6 +24,8 @@ enum class Kind : std::uint8_t {
     tuple,
     set,
     opaque,  // a value a SealHook made out of a container (its meaning is the hook's)
+    run,     // in a list only: `length` opaque values of `tag` with ids u, u+1, ... (see
+             // SealHook::compress_runs)
     unset,   // a memo hole; never visible outside the reader
 };
 
@@ -148,6 +150,10 @@ class SealHook {
 public:
     virtual ~SealHook() = default;
     virtual std::optional<Value> on_seal(const Document& doc, const Value& container) = 0;
+    // The opaque tag whose consecutive values lists may store as one Kind::run item, or -1:
+    // millions of trace entries then cost nothing in their list. Readers of such lists
+    // must expand runs. Asked once per decode.
+    virtual int run_tag() const { return -1; }
 };
 
 // Applies a hook to a container that is being stored: marks it sealed, asks the hook, and

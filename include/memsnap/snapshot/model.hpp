@@ -115,17 +115,24 @@ enum class TraceAction : std::uint8_t {
     other,  // kept by name; torch adds actions over time
 };
 
+// 40 bytes: a large capture holds millions. Rare or repetitive fields live in side tables
+// of the Snapshot (stream values, action names, compile context and user metadata).
 struct TraceEvent {
     std::int64_t addr = 0;  // for oom: the device_free bytes
     std::int64_t size = 0;
-    std::int64_t stream = 0;
     std::int64_t time_us = -1;  // -1 when not recorded (before torch 2.2)
     StackId stack = 0;
-    StringId action_name = 0;
-    StringId compile_context = 0;
-    StringId user_metadata = 0;
+    std::uint32_t note = 0;         // index into Snapshot::event_notes; 0: none
+    std::uint16_t stream = 0;       // index into Snapshot::streams
+    std::uint16_t action_name = 0;  // index into Snapshot::action_names
     std::int16_t device = 0;
     TraceAction action = TraceAction::other;
+};
+static_assert(sizeof(TraceEvent) == 40);
+
+struct EventNote {
+    StringId compile_context = 0;
+    StringId user_metadata = 0;
 };
 
 struct Annotation {
@@ -154,6 +161,9 @@ struct Snapshot {
     std::vector<Segment> segments;  // in file order (torch sorts by address)
     std::vector<Block> blocks;      // grouped by segment, address order within it
     std::vector<TraceEvent> events;  // per device, oldest first
+    std::vector<std::int64_t> streams{0};       // TraceEvent::stream values
+    std::vector<StringId> action_names{0};      // TraceEvent::action_name values
+    std::vector<EventNote> event_notes{EventNote{}};  // TraceEvent::note values
     std::vector<Annotation> annotations;
     // allocator_settings rendered as (key, JSON text) in file order.
     std::vector<std::pair<std::string, std::string>> allocator_settings;
@@ -168,6 +178,8 @@ struct Snapshot {
         return {blocks.data() + s.first_block, s.block_count};
     }
     std::string_view str(StringId id) const { return strings.view(id); }
+    std::string_view action_name(const TraceEvent& e) const { return str(action_names[e.action_name]); }
+    std::int64_t stream_of(const TraceEvent& e) const { return streams[e.stream]; }
 };
 
 std::string_view to_string(TraceAction action);
