@@ -1,4 +1,5 @@
 #include <memsnap/error.hpp>
+#include <memsnap/pickle/memo.hpp>
 #include <memsnap/pickle/reader.hpp>
 
 #include <fmt/format.h>
@@ -213,8 +214,8 @@ private:
         if (sealed.kind == v.kind) return sealed;  // kept as a container
         Slot& s = doc_.slot(v);
         if (s.memo_index != Slot::no_memo) {
-            Value& entry = memo_[s.memo_index];
-            if (entry.kind == v.kind && entry.u == v.u) entry = sealed;
+            const Value entry = memo_.get(s.memo_index);
+            if (entry.kind == v.kind && entry.u == v.u) memo_.put(s.memo_index, sealed);
         }
         if (!s.pinned) {
             s.pinned = true;  // recycle once only
@@ -299,23 +300,14 @@ private:
             else
                 s.pinned = true;
         }
-        if (index == memo_.size()) {
-            memo_.push_back(v);
-            return;
-        }
-        if (index > memo_.size()) {
-            Value hole;
-            hole.kind = Kind::unset;
-            memo_.resize(index + 1, hole);
-        }
-        memo_[index] = v;
+        memo_.put(index, v);
     }
 
     void memo_get(std::uint64_t index) {
-        if (index >= memo_.size() || memo_[index].kind == Kind::unset)
+        if (!memo_.defined(index))
             fail(fmt::format("memo reference {} was never stored ({} entries)", index,
                              memo_.size()));
-        const Value v = doc_.resolve(memo_[index]);
+        const Value v = doc_.resolve(memo_.get(index));
         // A copy of a container that is not stored yet: its slot must outlive the seal.
         if (v.is_container()) doc_.slot(v).pinned = true;
         push(v);
@@ -349,6 +341,61 @@ private:
         }
     }
 
+    // Peephole for EMPTY_LIST [MEMOIZE] MARK (BINGET|LONG_BINGET)+ APPENDS not followed by
+    // another batch: when every reference is to a value the hook already replaced, the hook
+    // may replace the whole list at once, so no container is built. Same result as the
+    // general path; anything unusual falls back to it with the position unchanged.
+    bool list_literal() {
+        const char* data = in_.data();
+        const std::uint64_t size = in_.size();
+        std::uint64_t p = pos_;
+        bool memoize = false;
+        if (p < size && static_cast<std::uint8_t>(data[p]) == 0x94) {
+            memoize = true;
+            ++p;
+        }
+        if (p >= size || data[p] != '(') return false;
+        ++p;
+        literal_.clear();
+        while (p < size && (data[p] == 'h' || data[p] == 'j')) {
+            std::uint64_t index;
+            if (data[p] == 'h') {
+                if (p + 2 > size) return false;
+                index = static_cast<unsigned char>(data[p + 1]);
+                p += 2;
+            } else {
+                if (p + 5 > size) return false;
+                std::uint32_t i32;
+                std::memcpy(&i32, data + p + 1, 4);
+                index = i32;
+                p += 5;
+            }
+            if (!memo_.defined(index)) return false;
+            const Value v = memo_.get(index);
+            if (v.kind != Kind::opaque) return false;
+            literal_.push_back(v);
+        }
+        if (literal_.empty() || p >= size || data[p] != 'e') return false;
+        ++p;
+        if (p < size && data[p] == '(') return false;  // a second APPENDS batch may follow
+        const auto replacement = hook_->on_list_literal(doc_, literal_);
+        if (!replacement) return false;
+        if (memoize) {
+            ++info_.memoize_ops;
+            ++info_.memo_before_fill;
+            if (memo_.size() >= limits_.max_memo_entries)
+                fail(fmt::format("memo index {} is over the limit of {} entries (--max-memo)",
+                                 memo_.size(), limits_.max_memo_entries));
+            memo_.put(memo_.size(), *replacement);
+        } else if (p < size && (data[p] == 'q' || data[p] == 'r')) {
+            ++info_.memo_after_fill;  // the C++ writer memoizes shared lists once complete
+        }
+        pos_ = p;
+        push(*replacement);
+        return true;
+    }
+
+    std::vector<Value> literal_;
     Document& doc_;
     std::string_view in_;
     const Limits& limits_;
@@ -360,7 +407,7 @@ private:
     std::uint64_t op_start_ = 0;
     std::vector<Value> stack_;
     std::vector<std::size_t> marks_;
-    std::vector<Value> memo_;
+    Memo memo_;
     StreamInfo info_;
 };
 
@@ -406,7 +453,9 @@ StreamInfo Machine::run() {
                 marks_.push_back(stack_.size());
                 break;
             case '}': push(doc_.new_container(Kind::dict)); break;
-            case ']': push(doc_.new_container(Kind::list)); break;
+            case ']':
+                if (hook_ == nullptr || !list_literal()) push(doc_.new_container(Kind::list));
+                break;
             case ')': push(doc_.new_container(Kind::tuple)); break;
             case 0x8F: push(doc_.new_container(Kind::set)); break;  // EMPTY_SET
             case 'a': {  // APPEND

@@ -97,7 +97,7 @@ std::optional<Value> ModelBuilder::on_seal(const Document& doc, const Value& c) 
         if (has_state) return make_block(doc, c);
         return std::nullopt;
     }
-    if (c.kind == Kind::list) return make_stack(doc, c);
+    if (c.kind == Kind::list) return make_stack(doc.items(c));
     return std::nullopt;
 }
 
@@ -119,8 +119,11 @@ std::optional<Value> ModelBuilder::make_frame(const Document& doc, const Value& 
     return Value::make_opaque(tag_frame, id);
 }
 
-std::optional<Value> ModelBuilder::make_stack(const Document& doc, const Value& l) {
-    const auto& items = doc.items(l);
+std::optional<Value> ModelBuilder::on_list_literal(const Document&, std::span<const Value> items) {
+    return make_stack(items);
+}
+
+std::optional<Value> ModelBuilder::make_stack(std::span<const Value> items) {
     if (items.empty()) return std::nullopt;
     scratch_frames_.resize(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {

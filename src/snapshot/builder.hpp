@@ -22,6 +22,8 @@ public:
     std::optional<pickle::Value> on_seal(const pickle::Document& doc,
                                          const pickle::Value& container) override;
     int run_tag() const override { return tag_event; }
+    std::optional<pickle::Value> on_list_literal(const pickle::Document& doc,
+                                                 std::span<const pickle::Value> items) override;
 
     // Reserves address space for the trace entries a file of this size may hold, so the
     // vector never doubles (and copies) while a large capture is read. Untouched reserved
@@ -34,7 +36,7 @@ public:
 
 private:
     std::optional<pickle::Value> make_frame(const pickle::Document& doc, const pickle::Value& d);
-    std::optional<pickle::Value> make_stack(const pickle::Document& doc, const pickle::Value& l);
+    std::optional<pickle::Value> make_stack(std::span<const pickle::Value> items);
     std::optional<pickle::Value> make_block(const pickle::Document& doc, const pickle::Value& d);
     std::optional<pickle::Value> make_event(const pickle::Document& doc, const pickle::Value& d);
     StackId stack_of(const pickle::Document& doc, const pickle::Value* frames);

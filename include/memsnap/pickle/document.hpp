@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -154,6 +155,13 @@ public:
     // millions of trace entries then cost nothing in their list. Readers of such lists
     // must expand runs. Asked once per decode.
     virtual int run_tag() const { return -1; }
+    // A complete list written in one piece (EMPTY_LIST, MARK, memo references, APPENDS) whose
+    // items are all already-replaced values: the hook may replace it without the list ever
+    // being built. This is how a large capture's frame lists are read. nullopt: build it.
+    virtual std::optional<Value> on_list_literal(const Document& /*doc*/,
+                                                 std::span<const Value> /*items*/) {
+        return std::nullopt;
+    }
 };
 
 // Applies a hook to a container that is being stored: marks it sealed, asks the hook, and
