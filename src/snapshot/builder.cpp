@@ -15,7 +15,7 @@ using pickle::Value;
 
 namespace {
 
-std::optional<std::int64_t> as_int(const Value* v) {
+inline std::optional<std::int64_t> as_int(const Value* v) {
     if (v == nullptr) return std::nullopt;
     if (v->kind == Kind::integer) return v->i;
     if (v->kind == Kind::big_integer) return static_cast<std::int64_t>(v->u);  // stream ids
@@ -76,6 +76,14 @@ TraceAction parse_action(std::string_view s) {
 
 StringId ModelBuilder::intern(const Document& doc, const Value* v) {
     if (!is_string(v)) return 0;
+    // Python shares one string object per key or action name, so the same bytes of the input
+    // come back millions of times: remember them by position before hashing the text.
+    if ((v->flags & 1) == 0) {
+        auto& cached = string_cache_[(v->u * 0x9E3779B97F4A7C15ull) >> 56];
+        if (cached.offset == v->u && cached.length == v->length && cached.valid) return cached.id;
+        cached = {v->u, v->length, true, out_.strings.intern(doc.text(*v))};
+        return cached.id;
+    }
     return out_.strings.intern(doc.text(*v));
 }
 

@@ -7,6 +7,7 @@
 #include <memsnap/pickle/document.hpp>
 #include <memsnap/snapshot/model.hpp>
 
+#include <array>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -53,6 +54,13 @@ private:
     std::vector<Block> pending_blocks_;
     std::vector<TraceEvent> pending_events_;
     std::vector<FrameId> scratch_frames_;
+    struct CachedString {
+        std::uint64_t offset = 0;
+        std::uint32_t length = 0;
+        bool valid = false;
+        StringId id = 0;
+    };
+    std::array<CachedString, 256> string_cache_{};
     // Small side tables of TraceEvent: value -> index.
     std::uint16_t stream_index(std::int64_t stream);
     std::uint16_t action_index(StringId name);
