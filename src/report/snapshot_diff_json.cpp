@@ -9,17 +9,17 @@ namespace memsnap::report {
 namespace {
 
 // Whole numbers print as integers ("growth exact to the byte"), fractions as doubles.
-nlohmann::json number(double value) {
+nlohmann::ordered_json number(double value) {
     if (std::isfinite(value) && std::floor(value) == value && std::abs(value) < 9.0e15)
         return static_cast<std::int64_t>(value);
     return value;
 }
 
-nlohmann::json frame_json(const std::string& filename, std::int64_t line, const std::string& name) {
+nlohmann::ordered_json frame_json(const std::string& filename, std::int64_t line, const std::string& name) {
     return {{"filename", filename}, {"line", line}, {"name", name}};
 }
 
-nlohmann::json diagnosis_json(const analysis::Diagnosis& d) {
+nlohmann::ordered_json diagnosis_json(const analysis::Diagnosis& d) {
     if (d.summary.empty()) return nullptr;
     return {{"pattern", d.pattern}, {"summary", d.summary}, {"fix", d.fix}, {"evidence", d.evidence}};
 }
@@ -28,15 +28,15 @@ nlohmann::json diagnosis_json(const analysis::Diagnosis& d) {
 
 std::string render_snapshot_diff_json(const analysis::SnapshotDiff& diff,
                                       const DiffRenderOptions& options) {
-    nlohmann::json j;
+    nlohmann::ordered_json j;
     j["schema_version"] = 1;
     j["kind"] = "snapshot_diff";
     j["before"] = diff.before_file;
     j["after"] = diff.after_file;
-    j["steps"] = diff.steps ? nlohmann::json::array({diff.steps->first, diff.steps->second})
-                            : nlohmann::json(nullptr);
+    j["steps"] = diff.steps ? nlohmann::ordered_json::array({diff.steps->first, diff.steps->second})
+                            : nlohmann::ordered_json(nullptr);
     j["steps_source"] = diff.steps_source;
-    j["totals"] = nlohmann::json::object();
+    j["totals"] = nlohmann::ordered_json::object();
     for (const auto& [name, t] : diff.totals)
         j["totals"][name] = {{"before", t.before},
                              {"after", t.after},
@@ -63,15 +63,15 @@ std::string render_snapshot_diff_json(const analysis::SnapshotDiff& diff,
                             {"sites", c.sites}};
     }
     j["notes"] = diff.notes;
-    nlohmann::json sites = nlohmann::json::array();
+    nlohmann::ordered_json sites = nlohmann::ordered_json::array();
     std::size_t shown = 0;
     for (const auto& s : diff.sites) {
         if (options.top != 0 && shown == options.top) break;
         if (std::abs(s.delta_bytes) < options.min_growth) continue;
         ++shown;
-        nlohmann::json stacks = nlohmann::json::array();
+        nlohmann::ordered_json stacks = nlohmann::ordered_json::array();
         for (const auto& st : s.stacks) {
-            nlohmann::json frames = nlohmann::json::array();
+            nlohmann::ordered_json frames = nlohmann::ordered_json::array();
             for (const auto& f : st.frames) frames.push_back(frame_json(f.filename, f.line, f.name));
             stacks.push_back({{"size", st.size},
                               {"delta_blocks", st.delta_blocks},

@@ -6,8 +6,8 @@ namespace memsnap::report {
 
 namespace {
 
-nlohmann::json totals_json(const analysis::MemoryTotals& t) {
-    return {{"segments", t.segments},
+void add_totals(nlohmann::ordered_json& j, const analysis::MemoryTotals& t) {
+    const nlohmann::ordered_json totals{{"segments", t.segments},
             {"blocks", t.blocks},
             {"reserved_bytes", t.reserved_bytes},
             {"allocated_bytes", t.allocated_bytes},
@@ -17,12 +17,14 @@ nlohmann::json totals_json(const analysis::MemoryTotals& t) {
             {"internal_waste_bytes", t.internal_waste_bytes},
             {"external_fragmentation_bytes", t.external_fragmentation_bytes},
             {"releasable_bytes", t.releasable_bytes}};
+    for (const auto& [key, value] : totals.items()) j[key] = value;
 }
 
 }  // namespace
 
 std::string render_snapshot_info_json(const analysis::SnapshotSummary& s) {
-    nlohmann::json j = totals_json(s.totals);  // top-level totals, as in expected.json
+    // Keys in reading order: identity, format, totals (as in expected.json), then details.
+    nlohmann::ordered_json j;
     j["schema_version"] = 1;
     j["kind"] = "snapshot";
     j["file"] = s.file;
@@ -31,12 +33,14 @@ std::string render_snapshot_info_json(const analysis::SnapshotSummary& s) {
                    {"protocol", s.protocol},
                    {"generation", s.generation},
                    {"features", s.features}};
-    nlohmann::json devices = nlohmann::json::array();
-    nlohmann::json per_device = nlohmann::json::array();
+    add_totals(j, s.totals);
+    nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+    nlohmann::ordered_json per_device = nlohmann::ordered_json::array();
     for (const auto& d : s.devices) {
         devices.push_back(d.device);
-        auto entry = totals_json(d.totals);
+        nlohmann::ordered_json entry;
         entry["device"] = d.device;
+        add_totals(entry, d.totals);
         per_device.push_back(entry);
     }
     j["devices"] = devices;
@@ -48,7 +52,7 @@ std::string render_snapshot_info_json(const analysis::SnapshotSummary& s) {
                              {"expandable", s.expandable_segments},
                              {"private_pool", s.private_pool_segments}};
     j["trace_devices"] = s.trace_devices;
-    j["trace_events_by_action"] = nlohmann::json::object();
+    j["trace_events_by_action"] = nlohmann::ordered_json::object();
     for (const auto& [name, n] : s.trace_events_by_action) j["trace_events_by_action"][name] = n;
     j["trace_time_span_us"] = nullptr;
     if (s.trace_first_us && s.trace_last_us)
@@ -58,19 +62,21 @@ std::string render_snapshot_info_json(const analysis::SnapshotSummary& s) {
     j["oom_events"] = s.oom_events;
     j["allocator_settings"] = nullptr;
     if (s.has_allocator_settings) {
-        j["allocator_settings"] = nlohmann::json::object();
+        j["allocator_settings"] = nlohmann::ordered_json::object();
         for (const auto& [key, value] : s.allocator_settings)
-            j["allocator_settings"][key] = nlohmann::json::parse(value, nullptr, false);
+            j["allocator_settings"][key] = nlohmann::ordered_json::parse(value, nullptr, false);
     }
     j["external_annotations"] = s.annotations;
     j["top_level_keys"] = s.top_level_keys;
     j["site_count"] = s.site_count;
-    nlohmann::json sites = nlohmann::json::array();
+    nlohmann::ordered_json sites = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < s.top_sites.size(); ++i) {
         const auto& u = s.top_sites[i];
-        sites.push_back({{"rank", i + 1},
+        sites.push_back(nlohmann::ordered_json{{"rank", i + 1},
                          {"frame",
-                          {{"filename", u.site.filename}, {"line", u.site.line}, {"name", u.site.name}}},
+                          nlohmann::ordered_json{{"filename", u.site.filename},
+                                                 {"line", u.site.line},
+                                                 {"name", u.site.name}}},
                          {"user_code", u.site.user_code},
                          {"bytes", u.bytes},
                          {"blocks", u.blocks}});
