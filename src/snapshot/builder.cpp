@@ -89,18 +89,17 @@ StringId ModelBuilder::intern(const Document& doc, const Value* v) {
 
 std::optional<Value> ModelBuilder::on_seal(const Document& doc, const Value& c) {
     if (c.kind == Kind::dict) {
-        // One pass over the keys decides what the dict is: trace entries and frames dominate
-        // large files, so this avoids a lookup per field.
+        // Trace entries dominate large files: make_event looks at the keys once and says no
+        // quickly to anything without an "action".
+        if (auto v = make_event(doc, c)) return v;
+        bool has_filename = false, has_state = false;
         const auto& kv = doc.items(c);
-        bool has_action = false, has_filename = false, has_state = false;
         for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
             if (kv[i].kind != Kind::string) continue;
             const auto key = doc.text(kv[i]);
-            if (key == "action") has_action = true;
-            else if (key == "filename") has_filename = true;
+            if (key == "filename") has_filename = true;
             else if (key == "state") has_state = true;
         }
-        if (has_action) return make_event(doc, c);
         if (has_filename) return make_frame(doc, c);
         if (has_state) return make_block(doc, c);
         return std::nullopt;
@@ -257,16 +256,23 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, const Value& 
 
 // Hostile files may hold many distinct values: past 65535 they fold into entry 0.
 std::uint16_t ModelBuilder::stream_index(std::int64_t stream) {
+    if (stream == last_stream_) return last_stream_index_;  // consecutive entries share one
+    last_stream_ = stream;
     const auto [it, inserted] = stream_index_.try_emplace(stream, 0);
     if (inserted) {
         if (out_.streams.size() >= 0xFFFF) return 0;
         out_.streams.push_back(stream);
         it->second = static_cast<std::uint16_t>(out_.streams.size() - 1);
     }
+    last_stream_index_ = it->second;
     return it->second;
 }
 
 std::uint16_t ModelBuilder::action_index(StringId name) {
+    // A real trace has a dozen action names: a short scan beats hashing.
+    if (out_.action_names.size() <= 32)
+        for (std::size_t i = 0; i < out_.action_names.size(); ++i)
+            if (out_.action_names[i] == name) return static_cast<std::uint16_t>(i);
     const auto [it, inserted] = action_index_.try_emplace(name, 0);
     if (inserted) {
         if (out_.action_names.size() >= 0xFFFF) return 0;

@@ -65,6 +65,8 @@ private:
     std::uint16_t stream_index(std::int64_t stream);
     std::uint16_t action_index(StringId name);
     std::unordered_map<std::int64_t, std::uint16_t> stream_index_{{0, 0}};
+    std::int64_t last_stream_ = 0;
+    std::uint16_t last_stream_index_ = 0;
     std::unordered_map<StringId, std::uint16_t> action_index_{{0, 0}};
     // Which keys were seen: they decide the generation label.
     bool seen_block_address_ = false, seen_block_history_ = false, seen_block_frames_ = false,
