@@ -1,4 +1,5 @@
 // Diffs of generated pairs and series, the CI gate, and the golden reports.
+#include "stats_support.hpp"
 #include "support.hpp"
 
 #include <ostream>
@@ -11,18 +12,15 @@
 
 #include <fmt/format.h>
 
-namespace memsnap {
-// Readable ranges in doctest failure messages.
-inline std::ostream& operator<<(std::ostream& os, const ByteRange& r) {
-    return os << "[" << r.low << ", " << r.high << "]";
-}
-}  // namespace memsnap
 
 using namespace memsnap;
+using memsnap::test::KiB;
+using memsnap::test::MiB;
+using memsnap::test::GiB;
+using memsnap::test::cell;
 
 namespace {
 
-constexpr std::int64_t MiB = 1 << 20;
 
 stats::StatsCapture fixture(const std::string& name) {
     return stats::parse_stats_text(test::read_text(test::fixtures_dir() / "summaries" / name), name);

@@ -1,4 +1,5 @@
 // The real memory_summary captures in ../shared/real/summaries, with cells checked by hand.
+#include "stats_support.hpp"
 #include "support.hpp"
 
 #include <ostream>
@@ -8,21 +9,16 @@
 #include <memsnap/report/stats_info.hpp>
 #include <memsnap/stats/parse.hpp>
 
-namespace memsnap {
-// Readable ranges in doctest failure messages.
-inline std::ostream& operator<<(std::ostream& os, const ByteRange& r) {
-    return os << "[" << r.low << ", " << r.high << "]";
-}
-}  // namespace memsnap
 
 using namespace memsnap;
+using memsnap::test::KiB;
+using memsnap::test::MiB;
+using memsnap::test::GiB;
+using memsnap::test::cell;
 
 namespace {
 
-constexpr std::int64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
 
-// The range a truncated cell "n <unit>" stands for.
-ByteRange cell(std::int64_t n, std::int64_t unit) { return {n * unit, (n + 1) * unit - 1}; }
 
 stats::StatsCapture load(const std::string& name) {
     const auto path = test::real_dir() / "summaries" / name;

@@ -1,4 +1,5 @@
 // Cells, ranges, the verdict rules, and reader edge cases on small inline texts.
+#include "stats_support.hpp"
 #include "support.hpp"
 
 #include <ostream>
@@ -8,17 +9,14 @@
 #include <memsnap/stats/cells.hpp>
 #include <memsnap/stats/parse.hpp>
 
-namespace memsnap {
-// Readable ranges in doctest failure messages.
-inline std::ostream& operator<<(std::ostream& os, const ByteRange& r) {
-    return os << "[" << r.low << ", " << r.high << "]";
-}
-}  // namespace memsnap
 
 using namespace memsnap;
+using memsnap::test::KiB;
+using memsnap::test::MiB;
+using memsnap::test::GiB;
+using memsnap::test::cell;
 
 namespace {
-constexpr std::int64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
 
 const char* const kTable =
     "|===========================================================================|\n"

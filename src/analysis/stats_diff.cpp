@@ -1,4 +1,5 @@
 #include <memsnap/analysis/stats_diff.hpp>
+#include <memsnap/util/units.hpp>
 
 #include <memsnap/error.hpp>
 
@@ -237,8 +238,8 @@ std::optional<std::string> check_growth_gate(const StatsDiff& diff, std::int64_t
             trips.push_back(fmt::format(
                 "allocated memory (allocated_bytes.all.current) on {} grows by at least {} per {} "
                 "(limit {} per {}): {} over {} {}(s)",
-                device_name(d.device), stats::format_signed_bytes(range_divide(delta, span).low), unit,
-                stats::format_bytes(bytes_per_step), unit, stats::format_delta(delta, true), span, unit));
+                device_name(d.device), util::signed_bytes(range_divide(delta, span).low), unit,
+                util::human_bytes(bytes_per_step), unit, stats::format_delta(delta, true), span, unit));
         }
     }
     if (trips.empty()) return std::nullopt;

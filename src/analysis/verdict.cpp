@@ -1,4 +1,5 @@
 #include <memsnap/analysis/verdict.hpp>
+#include <memsnap/util/units.hpp>
 
 #include <fmt/format.h>
 
@@ -50,7 +51,7 @@ namespace {
 std::string describe(std::string_view name, ByteRange before, ByteRange delta, const ChangeCall& call) {
     std::string text = fmt::format("{}: {} → change {} ({}; noise threshold {})", name,
                                    stats::format_range(before, true), stats::format_delta(delta, true),
-                                   to_string(call.change), stats::format_bytes(call.threshold));
+                                   to_string(call.change), util::human_bytes(call.threshold));
     if (call.uncertain)
         text += "; uncertain: the table's rounding allows a change beyond the threshold, counted as flat";
     return text;

@@ -1,4 +1,5 @@
 #include <memsnap/stats/range.hpp>
+#include <memsnap/util/units.hpp>
 
 #include <fmt/format.h>
 
@@ -45,24 +46,6 @@ bool is_byte_metric(std::string_view key) {
     return key.find("_bytes") != std::string_view::npos || key == "max_split_size";
 }
 
-std::string format_bytes(std::int64_t bytes) {
-    static constexpr std::array<const char*, 6> units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    const double magnitude = std::abs(static_cast<double>(bytes));
-    if (magnitude < 1024.0) return fmt::format("{} B", bytes);
-    double value = static_cast<double>(bytes);
-    std::size_t unit = 0;
-    while (std::abs(value) >= 1024.0 && unit + 1 < units.size()) {
-        value /= 1024.0;
-        ++unit;
-    }
-    return fmt::format("{:.2f} {}", value, units[unit]);
-}
-
-std::string format_signed_bytes(std::int64_t bytes) {
-    const auto text = format_bytes(bytes);
-    return bytes > 0 ? "+" + text : text;
-}
-
 namespace {
 
 std::string format_count(std::int64_t count) { return fmt::format("{}", count); }
@@ -93,27 +76,27 @@ std::string format_range(ByteRange r, bool bytes) {
     const char* suffix = bytes ? " B" : "";
     if (r.is_exact()) {
         if (!bytes) return format_count(r.low);
-        if (std::abs(r.low) < 1024) return format_bytes(r.low);
-        return fmt::format("{} ({} B)", format_bytes(r.low), r.low);
+        if (std::abs(r.low) < 1024) return util::human_bytes(r.low);
+        return fmt::format("{} ({} B)", util::human_bytes(r.low), r.low);
     }
     if (auto cell = as_table_cell(r, bytes); !cell.empty())
         return fmt::format("{} ({}–{}{})", cell, r.low, r.high, suffix);
     if (bytes)
-        return fmt::format("{}–{} ({}–{} B)", format_bytes(r.low), format_bytes(r.high), r.low,
+        return fmt::format("{}–{} ({}–{} B)", util::human_bytes(r.low), util::human_bytes(r.high), r.low,
                            r.high);
     return fmt::format("{}–{}", r.low, r.high);
 }
 
 std::string format_range_compact(ByteRange r, bool bytes) {
-    if (r.is_exact()) return bytes ? format_bytes(r.low) : format_count(r.low);
+    if (r.is_exact()) return bytes ? util::human_bytes(r.low) : format_count(r.low);
     if (auto cell = as_table_cell(r, bytes); !cell.empty()) return cell;
-    if (bytes) return fmt::format("{}–{}", format_bytes(r.low), format_bytes(r.high));
+    if (bytes) return fmt::format("{}–{}", util::human_bytes(r.low), util::human_bytes(r.high));
     return fmt::format("{}–{}", r.low, r.high);
 }
 
 std::string format_delta(ByteRange d, bool bytes) {
     auto one = [bytes](std::int64_t v) {
-        if (bytes) return format_signed_bytes(v);
+        if (bytes) return util::signed_bytes(v);
         return v > 0 ? fmt::format("+{}", v) : fmt::format("{}", v);
     };
     if (d.is_exact()) return one(d.low);

@@ -35,10 +35,6 @@ namespace memsnap::stats {
 // counts (allocations, segments, OOMs, ...).
 bool is_byte_metric(std::string_view key);
 
-// "512 B", "5.00 GiB", "-8.00 MiB": binary units, two decimals above 1 KiB.
-std::string format_bytes(std::int64_t bytes);
-// As format_bytes with an explicit sign ("+8.00 MiB", "-512 B", "0 B").
-std::string format_signed_bytes(std::int64_t bytes);
 // A value range for people: "5114 MiB (5362417664–5363466239 B)" when the range is exactly one
 // table unit wide, "512 B" when exact, otherwise "lo–hi (lo–hi B)". Counts use K/M (1000).
 std::string format_range(ByteRange range, bool bytes);
