@@ -9,8 +9,9 @@
 
 namespace memsnap::util {
 
-// The last integer in a file name without its directory and final extension:
-// "run_step100.pickle" -> 100, "iter500.pkl" -> 500, "step_500.pickle" -> 500.
+// The step a file name carries, without its directory and final extension: the last number
+// after a step word (step, iter, it, iteration, epoch, batch, global_step), else the last
+// integer: "run_step100.pickle" -> 100, "iter500.pkl" -> 500, "step_500.pickle" -> 500.
 std::optional<std::int64_t> step_from_file_name(std::string_view path);
 
 // Parses "100,500". Throws Error (usage) when malformed or A == B.
@@ -20,7 +21,8 @@ struct ResolvedSteps {
     std::optional<std::pair<std::int64_t, std::int64_t>> steps;
     std::string source;  // "--steps", "file names" or "unknown"
 };
-// --steps wins; otherwise both file names must carry distinct step numbers.
+// --steps wins. Otherwise a step word in both names, or names that differ only in their
+// numbers ("snap_100" vs "snap_500"; not "fp32" vs "bf16"), give the steps; else unknown.
 ResolvedSteps resolve_steps(std::string_view option, std::string_view before, std::string_view after);
 
 }  // namespace memsnap::util

@@ -1,0 +1,48 @@
+// Steps from --steps and from file names.
+
+#include "support.hpp"
+
+#include <memsnap/error.hpp>
+#include <memsnap/util/steps.hpp>
+#include <memsnap/util/units.hpp>
+
+using namespace memsnap;
+
+TEST_CASE("steps from file names") {
+    using util::resolve_steps;
+    using Steps = std::optional<std::pair<std::int64_t, std::int64_t>>;
+    CHECK(resolve_steps("", "run_step100.pickle", "run_step500.pickle").steps == Steps({100, 500}));
+    CHECK(resolve_steps("", "a/step_100.pickle", "b/step_500.pickle").steps == Steps({100, 500}));
+    CHECK(resolve_steps("", "iter100.pkl", "iter500.pkl").steps == Steps({100, 500}));
+    CHECK(resolve_steps("", "before_step100.pickle", "after_step500.pickle").steps == Steps({100, 500}));
+    CHECK(resolve_steps("", "gpu0_epoch3.pickle", "gpu0_epoch7.pickle").steps == Steps({3, 7}));
+    CHECK(resolve_steps("", "snap_100.pickle", "snap_500.pickle").steps == Steps({100, 500}));
+    CHECK(resolve_steps("", "snap_100.pickle", "snap_500.pickle").source == "file names");
+    // Numbers that are not steps.
+    CHECK_FALSE(resolve_steps("", "forward_fp32.pickle", "forward_bf16.pickle").steps);
+    CHECK_FALSE(resolve_steps("", "before.pickle", "after.pickle").steps);
+    CHECK_FALSE(resolve_steps("", "step100.pickle", "step100.pickle").steps);
+    CHECK(resolve_steps("", "forward_fp32.pickle", "forward_bf16.pickle").source == "unknown");
+    // --steps wins and is validated.
+    CHECK(resolve_steps("10,20", "step100.pickle", "step500.pickle").steps == Steps({10, 20}));
+    CHECK(resolve_steps(" 10 , 20 ", "x", "y").source == "--steps");
+    CHECK_THROWS_AS(resolve_steps("10", "x", "y"), Error);
+    CHECK_THROWS_AS(resolve_steps("10,10", "x", "y"), Error);
+    CHECK_THROWS_AS(resolve_steps("a,b", "x", "y"), Error);
+}
+
+TEST_CASE("sizes with units") {
+    CHECK(util::parse_size("4096") == 4096);
+    CHECK(util::parse_size("10MiB") == 10 * 1024 * 1024);
+    CHECK(util::parse_size("10 MB") == 10 * 1024 * 1024);
+    CHECK(util::parse_size("1.5GiB") == 1536ll * 1024 * 1024);
+    CHECK(util::parse_size("512k") == 512 * 1024);
+    CHECK(util::parse_size("2MiB/step") == 2 * 1024 * 1024);
+    CHECK_THROWS_AS(util::parse_size("ten"), Error);
+    CHECK_THROWS_AS(util::parse_size("-5MiB"), Error);
+    CHECK_THROWS_AS(util::parse_size("5 parsecs"), Error);
+    CHECK(util::human_bytes(512) == "512 B");
+    CHECK(util::human_bytes(1536) == "1.50 KiB");
+    CHECK(util::signed_bytes(2 * 1024 * 1024) == "+2.00 MiB");
+    CHECK(util::signed_bytes(-1024) == "-1.00 KiB");
+}
