@@ -356,7 +356,7 @@ private:
         }
         if (p >= size || data[p] != '(') return false;
         ++p;
-        literal_.clear();
+        std::size_t count = 0;
         while (p < size && (data[p] == 'h' || data[p] == 'j')) {
             std::uint64_t index;
             if (data[p] == 'h') {
@@ -373,12 +373,14 @@ private:
             if (!memo_.defined(index)) return false;
             const Value v = memo_.get(index);
             if (v.kind != Kind::opaque) return false;
-            literal_.push_back(v);
+            if (count == literal_.size()) literal_.resize(2 * count + 64);
+            literal_[count++] = v;
         }
-        if (literal_.empty() || p >= size || data[p] != 'e') return false;
+        if (count == 0 || p >= size || data[p] != 'e') return false;
         ++p;
         if (p < size && data[p] == '(') return false;  // a second APPENDS batch may follow
-        const auto replacement = hook_->on_list_literal(doc_, literal_);
+        const auto replacement =
+            hook_->on_list_literal(doc_, std::span<const Value>(literal_.data(), count));
         if (!replacement) return false;
         if (memoize) {
             ++info_.memoize_ops;
