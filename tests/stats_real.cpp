@@ -11,10 +11,7 @@
 
 
 using namespace memsnap;
-using memsnap::test::KiB;
-using memsnap::test::MiB;
-using memsnap::test::GiB;
-using memsnap::test::cell;
+using namespace memsnap::test;  // KiB, MiB, GiB, cell()
 
 namespace {
 
