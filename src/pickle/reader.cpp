@@ -119,11 +119,28 @@ private:
     }
     std::uint64_t read_le(unsigned n, const char* what) {
         need(n, what);
-        // x86 and ARM are little-endian: a memcpy load is the fast, portable read.
-        std::uint64_t v = 0;
-        std::memcpy(&v, in_.data() + pos_, n);
+        // Fixed-size little-endian loads (x86 and ARM): a variable-length memcpy compiles to
+        // byte stores that stall the wide load after them.
+        const char* at = in_.data() + pos_;
         pos_ += n;
-        return v;
+        switch (n) {
+            case 1: return static_cast<unsigned char>(*at);
+            case 2: {
+                std::uint16_t v;
+                std::memcpy(&v, at, 2);
+                return v;
+            }
+            case 4: {
+                std::uint32_t v;
+                std::memcpy(&v, at, 4);
+                return v;
+            }
+            default: {
+                std::uint64_t v;
+                std::memcpy(&v, at, 8);
+                return v;
+            }
+        }
     }
 
     [[gnu::always_inline]] inline void push(const Value& v) {
