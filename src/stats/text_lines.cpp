@@ -20,11 +20,16 @@ std::vector<TextLine> split_text_lines(std::string_view text) {
         // message must not invent lines.
         const bool escaped_table = line.find("|\\n") != std::string_view::npos;
         if (escaped_table) {
+            // What follows the last escape is the string's closing quote and the separator
+            // of its container: ' or ", or "\n",' in a notebook's JSON. It is not a line.
+            const auto is_punctuation = [](std::string_view piece) {
+                return piece.find_first_not_of("\"',)]} \t") == std::string_view::npos;
+            };
             std::size_t piece = 0;
             while (true) {
                 const std::size_t esc = line.find("\\n", piece);
                 if (esc == std::string_view::npos) {
-                    out.push_back({line.substr(piece), number});
+                    if (!is_punctuation(line.substr(piece))) out.push_back({line.substr(piece), number});
                     break;
                 }
                 out.push_back({line.substr(piece, esc - piece), number});
