@@ -3,6 +3,7 @@
 
 #include "support.hpp"
 
+#include <memsnap/error.hpp>
 #include <memsnap/stats/parse.hpp>
 
 #include <nlohmann/json.hpp>
@@ -59,4 +60,26 @@ TEST_CASE("a summary wrapped as users paste it parses to the same values") {
         repr += "'\n";
         check_same_values(plain, repr, "one-line repr after a prompt");
     }
+}
+
+TEST_CASE("memory_stats pretty-printed in a notebook parse to the same values") {
+    const std::string flat = test::read_text(test::fixtures_dir() / "summaries" / "stats_flat.json");
+    const auto expected = stats::parse_stats_text(flat, "stats_flat.json");
+    REQUIRE(expected.tables.size() == 1);
+    // pprint.pformat of the dict, one "key: value," per line, as notebook stream output.
+    const auto parsed = nlohmann::json::parse(flat);
+    nlohmann::json text = nlohmann::json::array();
+    std::size_t i = 0;
+    for (const auto& [key, value] : parsed.items()) {
+        const std::string open = i == 0 ? "{" : " ";
+        const std::string close = ++i == parsed.size() ? "}" : ",";
+        text.push_back(open + "'" + key + "': " + value.dump() + close + "\n");
+    }
+    const nlohmann::json notebook = {{"cells", {{{"outputs", {{{"text", text}}}}}}}};
+    const auto actual = stats::parse_stats_text(notebook.dump(1), "stats.ipynb");
+    CHECK(actual.kind == stats::CaptureKind::memory_stats);
+    REQUIRE(actual.tables.size() == 1);
+    CHECK(actual.tables[0].stats == expected.tables[0].stats);
+    CHECK_THROWS_AS(stats::parse_stats_text(R"({"cells": [{"outputs": [{"text": ["hello\n"]}]}]})", "empty.ipynb"),
+                    Error);
 }

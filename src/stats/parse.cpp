@@ -5,7 +5,9 @@
 #include <memsnap/stats/summary.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -19,7 +21,45 @@ std::string_view to_string(CaptureKind kind) {
     return "unknown";
 }
 
+namespace {
+
+// The text held in a JSON document's strings: a Jupyter notebook keeps printed output as
+// arrays of lines, which are joined; other strings become lines of their own.
+void collect_strings(const nlohmann::json& j, std::string& out, int depth) {
+    if (depth > 64) return;
+    if (j.is_string()) {
+        out += j.get_ref<const std::string&>();
+        out += '\n';
+    } else if (j.is_array() && !j.empty() &&
+               std::all_of(j.begin(), j.end(), [](const auto& e) { return e.is_string(); })) {
+        for (const auto& e : j) out += e.get_ref<const std::string&>();
+        out += '\n';
+    } else if (j.is_structured()) {
+        for (const auto& e : j) collect_strings(e, out, depth + 1);
+    }
+}
+
+StatsCapture find_captures(std::string_view text, const std::string& file);
+
+}  // namespace
+
 StatsCapture parse_stats_text(std::string_view text, const std::string& file) {
+    StatsCapture capture = find_captures(text, file);
+    if (!capture.tables.empty()) return capture;
+    // Output saved inside JSON (a notebook, a JSON log): read the text of its strings.
+    const auto json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    if (!json.is_discarded() && json.is_structured()) {
+        std::string strings;
+        collect_strings(json, strings, 0);
+        capture = find_captures(strings, file + " (text in its JSON strings)");
+        if (!capture.tables.empty()) return capture;
+    }
+    throw input_error("no memory_summary table or memory_stats dict found", file);
+}
+
+namespace {
+
+StatsCapture find_captures(std::string_view text, const std::string& file) {
     StatsCapture capture;
     capture.tables = find_summary_tables(text, file);
     if (!capture.tables.empty()) {
@@ -31,12 +71,11 @@ StatsCapture parse_stats_text(std::string_view text, const std::string& file) {
         return capture;
     }
     capture.tables = find_stats_dicts(text, file);
-    if (!capture.tables.empty()) {
-        capture.kind = CaptureKind::memory_stats;
-        return capture;
-    }
-    throw input_error("no memory_summary table or memory_stats dict found", file);
+    capture.kind = CaptureKind::memory_stats;
+    return capture;
 }
+
+}  // namespace
 
 StatsCapture parse_stats_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
