@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <sstream>
 
 using namespace memsnap;
 using analysis::SiteVerdict;
@@ -313,6 +314,19 @@ TEST_CASE("golden: diff text and json on the leak pair") {
                                       with_steps(100, 500));
     f.steps_source = "file names";
     test::check_golden("diff/fragmentation.json", report::render_snapshot_diff_json(f, all));
+    const auto folded = report::render_snapshot_diff_folded(g, {});
+    test::check_golden("diff/retained_graph.folded", folded);
+    // Every line is "frames bytes", and the grown bytes add up to the growth of the sites.
+    std::int64_t sum = 0;
+    std::istringstream lines(folded);
+    for (std::string line; std::getline(lines, line);) {
+        const auto space = line.rfind(' ');
+        REQUIRE(space != std::string::npos);
+        sum += std::stoll(line.substr(space + 1));
+    }
+    std::int64_t grown = 0;
+    for (const auto& site : g.sites) grown += std::max<std::int64_t>(site.delta_bytes, 0);
+    CHECK(sum == grown);
 }
 
 TEST_CASE("CLI diff: formats, steps from names, --fail-on-growth exit 3") {
@@ -353,4 +367,11 @@ TEST_CASE("CLI diff: formats, steps from names, --fail-on-growth exit 3") {
     CHECK(forced.out.find("\x1b[") != std::string::npos);
     const auto piped = test::run_memsnap("diff " + before + " " + after);
     CHECK(piped.out.find("\x1b[") == std::string::npos);
+    const auto folded = test::run_memsnap("diff " + before + " " + after + " --format folded");
+    CHECK(folded.exit_code == 0);
+    CHECK(folded.out.find("train_step (/home/user/project/train.py:57) 838860800\n") != std::string::npos);
+    const auto summaries = test::fixtures_dir() / "summaries";
+    CHECK(test::run_memsnap("diff --format folded " + test::quote(summaries / "pair_leak_before.txt") + " " +
+                            test::quote(summaries / "pair_leak_after.txt"))
+              .exit_code == 1);
 }

@@ -369,13 +369,14 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after,
                 graph.add_stack(canon.frames(key.stack), delta_bytes, r);
                 for (auto f : canon.frames(key.stack)) growth_frames[r].push_back(canon.frame(f));
             }
-            if (site.stacks.size() < 3 && diff.stacks_recorded) {
+            if (diff.stacks_recorded && (site.stacks.size() < 3 || delta_bytes != 0)) {
                 RepresentativeStack rs;
                 rs.size = key.size;
                 rs.delta_blocks = delta_blocks;
                 rs.delta_bytes = delta_bytes;
                 for (auto f : canon.frames(key.stack)) rs.frames.push_back(canon.frame(f));
-                site.stacks.push_back(std::move(rs));
+                if (site.stacks.size() < 3) site.stacks.push_back(rs);
+                if (delta_bytes != 0) diff.changed_stacks.push_back(std::move(rs));
             }
         }
         site.diagnosis = diagnose_site(site, growth_frames[r], steps);

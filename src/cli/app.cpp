@@ -63,8 +63,10 @@ int run(int argc, char** argv) {
     diff_cmd->add_option("after", diff.after, "The later capture")->required();
     diff_cmd->add_option("--steps", diff.steps,
                          "Training steps of the two captures, as A,B (default: from file names)");
-    diff_cmd->add_option("--format", diff.format, "Output format: text, json, markdown or csv")
-        ->check(CLI::IsMember({"text", "json", "markdown", "csv"}));
+    diff_cmd->add_option("--format", diff.format,
+                         "Output format: text, json, markdown, csv, or folded (grown stacks for "
+                         "flamegraph.pl; snapshots only)")
+        ->check(CLI::IsMember({"text", "json", "markdown", "csv", "folded"}));
     diff_cmd->add_option("--top", diff.top,
                          "How many sites to list; 0 lists all (default: 10 in text and markdown, "
                          "all in json and csv)")

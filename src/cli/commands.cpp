@@ -103,12 +103,15 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
         if (options.format == "json") out.text = report::render_snapshot_diff_json(diff, render);
         else if (options.format == "markdown") out.text = report::render_snapshot_diff_markdown(diff, render);
         else if (options.format == "csv") out.text = report::render_snapshot_diff_csv(diff, render);
+        else if (options.format == "folded") out.text = report::render_snapshot_diff_folded(diff, render);
         else out.text = report::render_snapshot_diff_text(diff, render);
         if (gate >= 0)
             if (auto message = analysis::check_growth_gate(diff, gate)) out.gate_message = *message;
         return out;
     }
 
+    if (options.format == "folded")
+        throw usage_error("--format folded needs two snapshots: summaries and stats have no stacks");
     const auto diff = analysis::diff_stats(std::get<stats::StatsCapture>(before),
                                            std::get<stats::StatsCapture>(after), steps.steps);
     out.text = report::render_stats_diff(diff, options.format);

@@ -92,6 +92,8 @@ struct SnapshotDiff {
     VerdictResult verdict;
     bool stacks_recorded = true;  // false: grouped by block size alone
     std::vector<SiteChange> sites;  // every site that has live blocks, ranked
+    // Every (stack, size) group whose bytes changed, in site rank order: for flame graphs.
+    std::vector<RepresentativeStack> changed_stacks;
     std::int64_t live_blocks_before = 0, live_blocks_after = 0;
     std::int64_t survivors = 0, new_blocks = 0, gone_blocks = 0;
     std::optional<Convergence> convergence;

@@ -18,5 +18,8 @@ std::string render_snapshot_diff_text(const analysis::SnapshotDiff&, const DiffR
 std::string render_snapshot_diff_json(const analysis::SnapshotDiff&, const DiffRenderOptions&);
 std::string render_snapshot_diff_markdown(const analysis::SnapshotDiff&, const DiffRenderOptions&);
 std::string render_snapshot_diff_csv(const analysis::SnapshotDiff&, const DiffRenderOptions&);
+// Folded stacks ("outer;...;inner bytes" per line) of the grown bytes, for flamegraph.pl and
+// speedscope; shrinking stacks are left out (flame graphs take no negative widths).
+std::string render_snapshot_diff_folded(const analysis::SnapshotDiff&, const DiffRenderOptions&);
 
 }  // namespace memsnap::report
