@@ -7,6 +7,7 @@
 #include <memsnap/pickle/document.hpp>
 #include <memsnap/snapshot/model.hpp>
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <unordered_map>
@@ -29,7 +30,11 @@ public:
     // Reserves address space for the trace entries a file of this size may hold, so the
     // vector never doubles (and copies) while a large capture is read. Untouched reserved
     // pages cost no memory.
-    void expect_input_bytes(std::size_t bytes) { pending_events_.reserve(bytes / 48 + 16); }
+    void expect_input_bytes(std::size_t bytes) {
+        // Capped, so that a huge file cannot ask for more address space than the machine
+        // will grant at once; past the cap the vector grows as usual.
+        pending_events_.reserve(std::min<std::size_t>(bytes / 48 + 16, std::size_t{32} << 20));
+    }
 
     // Assembles segments, blocks and traces from the root. Throws Error (input) on data that
     // is not a snapshot; `name` goes into the message.
