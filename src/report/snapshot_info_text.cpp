@@ -58,8 +58,8 @@ std::string render_snapshot_info_text(const analysis::SnapshotSummary& s) {
 
     std::int64_t events = 0;
     for (const auto& [name, n] : s.trace_events_by_action) events += n;
-    out += fmt::format("\nTrace: {} events in {} device trace{}", events, s.trace_devices,
-                       s.trace_devices == 1 ? "" : "s");
+    out += fmt::format("\nTrace: {} event{} in {} device trace{}", events, events == 1 ? "" : "s",
+                       s.trace_devices, s.trace_devices == 1 ? "" : "s");
     if (s.trace_first_us && s.trace_last_us)
         out += fmt::format(", spanning {:.3f} s", static_cast<double>(*s.trace_last_us - *s.trace_first_us) / 1e6);
     out += "\n";
@@ -78,8 +78,8 @@ std::string render_snapshot_info_text(const analysis::SnapshotSummary& s) {
     if (s.top_sites.empty()) out += "  no live blocks\n";
     for (std::size_t i = 0; i < s.top_sites.size(); ++i) {
         const auto& site = s.top_sites[i];
-        out += fmt::format("  {:>2}. {:>12} {:>6} blocks  {}{}\n", i + 1, util::human_bytes(site.bytes),
-                           site.blocks, site.site.label(),
+        out += fmt::format("  {:>2}. {:>12} {:>6} block{}  {}{}\n", i + 1, util::human_bytes(site.bytes),
+                           site.blocks, site.blocks == 1 ? " " : "s", site.site.label(),
                            site.site.user_code || site.site.filename.empty() ? "" : "  (no user frame)");
     }
     return out;
