@@ -23,18 +23,29 @@ std::string SiteKey::label() const {
     return fmt::format("{}:{} {}", filename, line, name);
 }
 
+UserCodeRule::UserCodeRule(const SiteRules& rules)
+    : user_(compile(rules.user_code, "--user-code")),
+      not_user_(compile(rules.not_user_code, "--not-user-code")) {}
+
+bool UserCodeRule::is_python(std::string_view filename) {
+    return (filename.size() > 3 && filename.ends_with(".py")) ||
+           filename.starts_with("<ipython-input-");
+}
+
+bool UserCodeRule::is_user_code(std::string_view filename) const {
+    return is_python(filename) && std::regex_search(filename.begin(), filename.end(), user_) &&
+           !std::regex_search(filename.begin(), filename.end(), not_user_);
+}
+
 SiteClassifier::SiteClassifier(const snapshot::Snapshot& snap, const SiteRules& rules)
     : snap_(snap) {
-    const std::regex user = compile(rules.user_code, "--user-code");
-    const std::regex not_user = compile(rules.not_user_code, "--not-user-code");
+    const UserCodeRule rule(rules);
     // Classify each distinct frame once: regexes are slow, frames are few.
     frame_class_.resize(snap.frames.size());
     for (snapshot::FrameId f = 0; f < snap.frames.size(); ++f) {
-        const std::string filename(snap.str(snap.frames[f].filename));
-        const bool python = (filename.size() > 3 && filename.ends_with(".py")) ||
-                            filename.starts_with("<ipython-input-");
-        const bool user_code =
-            python && std::regex_search(filename, user) && !std::regex_search(filename, not_user);
+        const auto filename = snap.str(snap.frames[f].filename);
+        const bool python = UserCodeRule::is_python(filename);
+        const bool user_code = python && rule.is_user_code(filename);
         frame_class_[f] = static_cast<std::uint8_t>((python ? 1 : 0) | (user_code ? 2 : 0));
     }
 }

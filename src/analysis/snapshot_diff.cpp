@@ -42,13 +42,11 @@ std::regex compile_any(const std::vector<std::string>& patterns, const char* opt
 class CanonicalStacks {
 public:
     CanonicalStacks(const SnapshotDiffOptions& options)
-        : function_granularity_(options.function_granularity) {
+        : function_granularity_(options.function_granularity), rule_(options.rules) {
         std::vector<std::string> hidden{default_hidden_frames};
         hidden.insert(hidden.end(), options.hide.begin(), options.hide.end());
         hide_ = compile_any(hidden, "--hide");
         if (!options.focus.empty()) focus_ = compile_any(options.focus, "--focus");
-        user_ = std::regex(options.rules.user_code);
-        not_user_ = std::regex(options.rules.not_user_code);
     }
 
     struct Mapping {
@@ -131,10 +129,8 @@ private:
         if (inserted) {
             Entry e;
             e.text = text;
-            e.python = (text.filename.size() > 3 && text.filename.ends_with(".py")) ||
-                       text.filename.starts_with("<ipython-input-");
-            e.user = e.python && std::regex_search(text.filename, user_) &&
-                     !std::regex_search(text.filename, not_user_);
+            e.python = UserCodeRule::is_python(text.filename);
+            e.user = e.python && rule_.is_user_code(text.filename);
             e.focused = focus_ && std::regex_search(line, *focus_);
             frames_.push_back(std::move(e));
         }
@@ -142,7 +138,8 @@ private:
     }
 
     bool function_granularity_;
-    std::regex hide_, user_, not_user_;
+    UserCodeRule rule_;
+    std::regex hide_;
     std::optional<std::regex> focus_;
     std::vector<Entry> frames_;
     std::map<FrameText, std::uint32_t> frame_index_;
@@ -222,8 +219,6 @@ const TotalChange& SnapshotDiff::total(std::string_view name) const {
 
 SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after,
                             const SnapshotDiffOptions& options) {
-    // Validate the site rules up front: a bad regex is a usage error.
-    SiteClassifier(before, options.rules);
     SnapshotDiff diff;
     diff.before_file = before.source.path;
     diff.after_file = after.source.path;

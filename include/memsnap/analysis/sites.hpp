@@ -7,6 +7,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace memsnap::analysis {
@@ -20,6 +21,19 @@ struct SiteRules {
         R"((^|/)(site-packages|dist-packages)/|(^|/)torch/|/lib/python[0-9.]*/|^<frozen |^<string>$)";
     std::string user_code = default_user_code;
     std::string not_user_code = default_not_user_code;
+};
+
+// The rule itself, compiled once: which frame files are Python, which are user code.
+class UserCodeRule {
+public:
+    // Throws memsnap::Error (usage) when a regex does not compile.
+    explicit UserCodeRule(const SiteRules& rules);
+    // A Python source file (".py") or a notebook cell ("<ipython-input-...").
+    static bool is_python(std::string_view filename);
+    bool is_user_code(std::string_view filename) const;
+
+private:
+    std::regex user_, not_user_;
 };
 
 // How a site is labelled when a stack has no user frame.
