@@ -106,3 +106,15 @@ TEST_CASE("limits are enforced and can be raised") {
         CHECK(std::string(e.what()).find("--max-depth") != std::string::npos);
     }
 }
+
+TEST_CASE("JSON that nlohmann rejects for reasons other than syntax is an input error") {
+    // A number too large for a double: out_of_range, not parse_error, inside nlohmann.
+    const std::string text = R"({"segments": [], "device_traces": [], "x": 1e999999})";
+    try {
+        snapshot::load_snapshot_bytes(text, "huge_number.json");
+        FAIL("accepted");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::input);
+        CHECK(e.describe().starts_with("huge_number.json: invalid JSON"));
+    }
+}

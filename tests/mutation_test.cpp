@@ -32,6 +32,8 @@ TEST_CASE("mutated snapshots load or fail cleanly") {
     std::mt19937_64 rng(20261129);
     std::vector<std::filesystem::path> files = test::files_in(test::fixtures_dir() / "snapshots", ".pickle");
     for (const auto& f : test::files_in(test::fixtures_dir() / "malformed", ".pickle")) files.push_back(f);
+    for (const auto& f : test::files_in(test::fixtures_dir() / "snapshots", ".json"))
+        if (f.filename() != "expected.json") files.push_back(f);
     REQUIRE(files.size() > 20);
     std::size_t cases = 0;
     for (const auto& path : files) {

@@ -128,6 +128,9 @@ Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
             // nlohmann's byte is 1-based and points past the problem; report the offset.
             throw input_error(fmt::format("invalid JSON: {}", e.what()), name,
                               e.byte > 0 ? e.byte - 1 : 0);
+        } catch (const nlohmann::json::exception& e) {
+            // e.g. a number too large for any integer or double (out_of_range 406)
+            throw input_error(fmt::format("invalid JSON: {}", e.what()), name);
         }
         JsonConverter converter(doc, &builder, options.limits, name);
         doc.root = pickle::seal(doc, converter.convert(parsed, 0), &builder);
