@@ -100,6 +100,12 @@ TEST_CASE("CLI on memory_summary and memory_stats captures") {
     const auto no_table = test::run_memsnap("info " + test::quote(test::source_dir() / "CMakeLists.txt"));
     CHECK(no_table.exit_code == 2);
     CHECK(no_table.err.find("no memory_summary table") != std::string::npos);
+    const auto two = test::quote(fixtures / "two_devices.txt");
+    const auto device1 = test::run_memsnap("diff --format json --device 1 " + two + " " + two);
+    REQUIRE(device1.exit_code == 0);
+    const auto d1 = nlohmann::json::parse(device1.out);
+    CHECK(d1.at("devices").size() == 1);
+    CHECK(test::run_memsnap("diff --device 7 " + two + " " + two).exit_code == 1);
     const auto mixed = test::run_memsnap(
         "diff " + test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle") + " " +
         test::quote(fixtures / "stats_flat.json"));

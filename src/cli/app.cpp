@@ -76,7 +76,8 @@ int run(int argc, char** argv) {
     diff_cmd->add_option("--fail-on-growth", diff.fail_on_growth,
                          "Exit 3 when allocated memory or any site grows faster than RATE bytes "
                          "per step (e.g. 10MiB)");
-    diff_cmd->add_option("--device", diff.device, "Only this CUDA device");
+    diff_cmd->add_option("--device", diff.device,
+                         "Only this CUDA device (snapshot segments and blocks, summary tables)");
     diff_cmd->add_option("--hide", diff.hide,
                          "Drop frames whose 'file:line name' matches this regex (repeatable)")
         ->allow_extra_args(false);

@@ -112,8 +112,21 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
 
     if (options.format == "folded")
         throw usage_error("--format folded needs two snapshots: summaries and stats have no stacks");
-    const auto diff = analysis::diff_stats(std::get<stats::StatsCapture>(before),
-                                           std::get<stats::StatsCapture>(after), steps.steps);
+    auto stats_before = std::get<stats::StatsCapture>(before);
+    auto stats_after = std::get<stats::StatsCapture>(after);
+    if (options.device) {
+        // Tables that name another device are dropped; a stats dict without a device stays.
+        for (auto* capture : {&stats_before, &stats_after}) {
+            std::erase_if(capture->tables, [&](const stats::StatsTable& t) {
+                return t.device.has_value() && *t.device != *options.device;
+            });
+            if (capture->tables.empty())
+                throw usage_error(fmt::format("--device {}: {} has no table for that device",
+                                              *options.device,
+                                              capture == &stats_before ? options.before : options.after));
+        }
+    }
+    const auto diff = analysis::diff_stats(stats_before, stats_after, steps.steps);
     out.text = report::render_stats_diff(diff, options.format);
     if (gate >= 0)
         if (auto message = analysis::check_growth_gate(diff, gate)) out.gate_message = *message;
