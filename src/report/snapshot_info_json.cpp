@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 namespace memsnap::report {
 
 namespace {
@@ -27,7 +29,9 @@ std::string render_snapshot_info_json(const analysis::SnapshotSummary& s) {
     nlohmann::ordered_json j;
     j["schema_version"] = 1;
     j["kind"] = "snapshot";
-    j["file"] = s.file;
+    // "file" is the file name, as in expected.json; "path" is what the user gave.
+    j["file"] = std::filesystem::path(s.file).filename().string();
+    j["path"] = s.file;
     j["format"] = {{"encoding", s.encoding},
                    {"writer", s.writer},
                    {"protocol", s.protocol},
