@@ -78,7 +78,7 @@ SnapshotSummary summarize(const snapshot::Snapshot& snap, const SiteRules& rules
         if (a.bytes != b.bytes) return a.bytes > b.bytes;
         return a.site < b.site;
     });
-    if (s.top_sites.size() > top) s.top_sites.resize(top);
+    if (top != 0 && s.top_sites.size() > top) s.top_sites.resize(top);  // 0: all
 
     s.trace_devices = snap.trace_devices;
     for (const auto& e : snap.events) {

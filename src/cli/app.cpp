@@ -53,7 +53,7 @@ int run(int argc, char** argv) {
     info_cmd->add_option("file", info.file, "Capture file ('-' reads standard input)")->required();
     info_cmd->add_option("--format", info.format, "Output format: text or json")
         ->check(CLI::IsMember({"text", "json"}));
-    info_cmd->add_option("--top", info.top, "How many allocation sites to list (default 10)")
+    info_cmd->add_option("--top", info.top, "How many allocation sites to list; 0 lists all (default 10)")
         ->check(CLI::NonNegativeNumber);
 
     DiffOptions diff;

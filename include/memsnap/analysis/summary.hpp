@@ -64,7 +64,7 @@ struct SnapshotSummary {
 
 // Throws memsnap::Error (usage) for invalid site rules.
 SnapshotSummary summarize(const snapshot::Snapshot& snap, const SiteRules& rules,
-                          std::size_t top = 10);
+                          std::size_t top = 10);  // top 0 lists every site
 
 // Totals over the blocks and segments for which `keep(segment)` holds.
 MemoryTotals compute_totals(const snapshot::Snapshot& snap, int device = -1);
