@@ -84,13 +84,6 @@ void GrowthGraph::add_stack(const std::vector<std::uint32_t>& frames, std::int64
 
 std::int64_t GrowthGraph::total_growth() const { return impl_->total; }
 
-std::optional<GrowthGraph::FrameGrowth> GrowthGraph::growth_of(std::uint32_t frame) const {
-    const auto it = impl_->vertex_of.find(frame);
-    if (it == impl_->vertex_of.end()) return std::nullopt;
-    const auto& d = impl_->graph[it->second];
-    return FrameGrowth{d.frame, d.inclusive, d.exclusive, d.sites.size()};
-}
-
 std::optional<GrowthGraph::FrameGrowth> GrowthGraph::convergence(
     const std::function<bool(std::uint32_t)>& eligible, double min_share,
     std::size_t min_sites) const {

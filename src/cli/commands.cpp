@@ -43,8 +43,7 @@ Capture load_capture(const std::string& path, const GlobalOptions& globals) {
     if (snapshot::looks_like_snapshot(file.bytes())) {
         snapshot::LoadOptions load;
         load.limits = globals.limits;
-        return snapshot::load_snapshot_bytes(file.bytes(), path, load,
-                                             [&file](std::uint64_t offset) { file.release_prefix(offset); });
+        return snapshot::load_snapshot(file, load);
     }
     return stats::parse_stats_text(file.bytes(), path);
 }

@@ -323,7 +323,6 @@ void ModelBuilder::finish(const Document& doc, const std::string& name) {
     pending_blocks_.clear();
     pending_blocks_.shrink_to_fit();
     out_.has_history = seen_block_history_;
-    out_.has_block_frames_key = seen_block_frames_;
     name_generation();
 }
 

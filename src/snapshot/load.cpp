@@ -155,10 +155,13 @@ Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
     return snap;
 }
 
-Snapshot load_snapshot(const std::string& path, const LoadOptions& options) {
-    const io::MappedFile file(path);
-    return load_snapshot_bytes(file.bytes(), path, options,
+Snapshot load_snapshot(const io::MappedFile& file, const LoadOptions& options) {
+    return load_snapshot_bytes(file.bytes(), file.path(), options,
                                [&file](std::uint64_t offset) { file.release_prefix(offset); });
+}
+
+Snapshot load_snapshot(const std::string& path, const LoadOptions& options) {
+    return load_snapshot(io::MappedFile(path), options);
 }
 
 }  // namespace memsnap::snapshot

@@ -8,8 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 namespace memsnap::stats {
 
@@ -76,14 +74,5 @@ StatsCapture find_captures(std::string_view text, const std::string& file) {
 }
 
 }  // namespace
-
-StatsCapture parse_stats_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw input_error("cannot open file", path);
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) throw input_error("cannot read file", path);
-    return parse_stats_text(buffer.str(), path);
-}
 
 }  // namespace memsnap::stats

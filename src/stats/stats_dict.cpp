@@ -271,12 +271,6 @@ std::optional<int> trailing_int(std::string_view prefix) {
 
 }  // namespace
 
-bool is_memory_stats_key(std::string_view key) {
-    const auto segs = split_dots(key);
-    const auto k = classify(segs);
-    return k && k->first == 0;
-}
-
 std::vector<StatsTable> find_stats_dicts(std::string_view text, const std::string& file) {
     std::vector<StatsTable> out;
     std::size_t pos = next_start(text, 0);

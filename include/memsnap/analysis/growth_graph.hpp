@@ -28,7 +28,6 @@ public:
         std::size_t sites = 0;       // distinct growing sites below it
     };
     std::int64_t total_growth() const;
-    std::optional<FrameGrowth> growth_of(std::uint32_t frame) const;
 
     // The deepest frame accepted by `eligible` that at least `min_share` of all growth passes
     // through and that covers at least `min_sites` sites: walks the heaviest caller->callee

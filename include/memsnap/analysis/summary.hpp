@@ -66,7 +66,7 @@ struct SnapshotSummary {
 SnapshotSummary summarize(const snapshot::Snapshot& snap, const SiteRules& rules,
                           std::size_t top = 10);  // top 0 lists every site
 
-// Totals over the blocks and segments for which `keep(segment)` holds.
+// Totals over every segment, or over the segments of `device` when it is >= 0.
 MemoryTotals compute_totals(const snapshot::Snapshot& snap, int device = -1);
 
 }  // namespace memsnap::analysis

@@ -1,6 +1,7 @@
 #pragma once
 // Reading a snapshot file of any generation and either writer into the typed model.
 
+#include <memsnap/io/mapped_file.hpp>
 #include <memsnap/pickle/limits.hpp>
 #include <memsnap/snapshot/model.hpp>
 
@@ -24,6 +25,9 @@ bool looks_like_snapshot(std::string_view bytes);
 Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
                              const LoadOptions& options = {},
                              const std::function<void(std::uint64_t)>& consumed = {});
+
+// Decodes an opened file, releasing its pages as the reader passes them.
+Snapshot load_snapshot(const io::MappedFile& file, const LoadOptions& options = {});
 
 // Maps and decodes the file at `path` ("-" for standard input).
 Snapshot load_snapshot(const std::string& path, const LoadOptions& options = {});

@@ -172,7 +172,6 @@ struct Snapshot {
     bool segments_only = false;
     std::size_t trace_devices = 0;  // len(device_traces)
     bool has_history = false;       // torch <= 2.0 blocks
-    bool has_block_frames_key = false;
 
     std::span<const Block> blocks_of(const Segment& s) const {
         return {blocks.data() + s.first_block, s.block_count};

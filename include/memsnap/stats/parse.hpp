@@ -15,7 +15,4 @@ namespace memsnap::stats {
 // when there is neither.
 StatsCapture parse_stats_text(std::string_view text, const std::string& file);
 
-// Reads `path` and calls parse_stats_text with it. Throws input_error when unreadable.
-StatsCapture parse_stats_file(const std::string& path);
-
 }  // namespace memsnap::stats

@@ -17,7 +17,4 @@ namespace memsnap::stats {
 // keeps the values read so far plus a warning naming the line. Never throws.
 std::vector<StatsTable> find_stats_dicts(std::string_view text, const std::string& file);
 
-// True when `key` is a memory_stats key this reader keeps (used by tests and the diff).
-bool is_memory_stats_key(std::string_view key);
-
 }  // namespace memsnap::stats
