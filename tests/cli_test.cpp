@@ -2,10 +2,11 @@
 
 #include "support.hpp"
 
-#include <memsnap/analysis/summary.hpp>
+#include "analysis_support.hpp"
+
+#include <memsnap/analysis/totals.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
-#include <memsnap/report/snapshot_info.hpp>
 #include <memsnap/snapshot/load.hpp>
 
 #include <nlohmann/json.hpp>
@@ -66,29 +67,29 @@ TEST_CASE("golden: info text and json") {
         const std::string relative = std::string("fixtures/snapshots/") + name;
         const io::MappedFile file((test::source_dir() / relative).string());
         const auto snap = snapshot::load_snapshot_bytes(file.bytes(), relative);
-        const auto summary = analysis::summarize(snap, {});
-        test::check_golden(std::string("info/") + name + ".txt", report::render_snapshot_info_text(summary));
-        test::check_golden(std::string("info/") + name + ".json", report::render_snapshot_info_json(summary));
+        const auto summary = test::describe(snap);
+        test::check_golden(std::string("info/") + name + ".txt", test::render(summary));
+        test::check_golden(std::string("info/") + name + ".json", test::render_json(summary));
     }
 }
 
 TEST_CASE("site rules: user code, overrides, and bad regexes") {
     const auto path = test::fixtures_dir() / "snapshots" / "gen_torch2.5_settings.pickle";
     const auto snap = snapshot::load_snapshot(path.string());
-    const auto summary = analysis::summarize(snap, {});
+    const auto summary = test::describe(snap);
     REQUIRE(!summary.top_sites.empty());
     for (const auto& site : summary.top_sites) {
         if (!site.site.user_code) continue;
         CHECK(site.site.filename.find("site-packages") == std::string::npos);
         CHECK(site.site.filename.find("/torch/") == std::string::npos);
     }
-    analysis::SiteRules everything_is_library;
-    everything_is_library.not_user_code = ".";
-    const auto no_user = analysis::summarize(snap, everything_is_library);
+    analysis::AnalysisOptions everything_is_library;
+    everything_is_library.rules.not_user_code = {"."};
+    const auto no_user = test::describe(snap, everything_is_library);
     for (const auto& site : no_user.top_sites) CHECK_FALSE(site.site.user_code);
-    analysis::SiteRules broken;
-    broken.user_code = "([";
-    CHECK_THROWS_AS(analysis::summarize(snap, broken), Error);
+    analysis::AnalysisOptions broken;
+    broken.rules.user_code = {"(["};
+    CHECK_THROWS_AS(test::describe(snap, broken), Error);
     CHECK(test::run_memsnap("--user-code '([' info " + test::quote(path)).exit_code == 1);
 }
 
@@ -105,7 +106,10 @@ TEST_CASE("CLI on memory_summary and memory_stats captures") {
     REQUIRE(device1.exit_code == 0);
     const auto d1 = nlohmann::json::parse(device1.out);
     CHECK(d1.at("devices").size() == 1);
-    CHECK(test::run_memsnap("diff --device 7 " + two + " " + two).exit_code == 1);
+    // A device the tables do not hold is unreadable input (exit 2), naming the devices they hold.
+    const auto device7 = test::run_memsnap("diff --device 7 " + two + " " + two);
+    CHECK(device7.exit_code == 2);
+    CHECK(device7.err.find("devices 0, 1 only") != std::string::npos);
     const auto mixed = test::run_memsnap(
         "diff " + test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle") + " " +
         test::quote(fixtures / "stats_flat.json"));

@@ -3,10 +3,12 @@
 
 #include "support.hpp"
 
-#include <memsnap/analysis/summary.hpp>
+#include "analysis_support.hpp"
+
+#include <memsnap/analysis/totals.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
-#include <memsnap/stats/parse.hpp>
+#include <memsnap/stats/text_reader.hpp>
 
 #include <random>
 
@@ -20,7 +22,7 @@ void must_not_crash(const std::string& bytes, const std::string& name) {
         snapshot::LoadOptions options;
         options.limits.max_string_length = 1 << 20;
         const auto snap = snapshot::load_snapshot_bytes(bytes, name, options);
-        (void)analysis::summarize(snap, {});
+        (void)test::describe(snap);
     } catch (const Error& e) {
         CHECK(e.kind() == ErrorKind::input);
     }
@@ -67,7 +69,7 @@ TEST_CASE("mutated summaries parse or fail cleanly") {
                 if (text.empty()) text = "x";
             }
             try {
-                (void)stats::parse_stats_text(text, path.filename().string());
+                (void)stats::read_stats_text(text, path.filename().string());
             } catch (const Error& e) {
                 CHECK(e.kind() == ErrorKind::input);
             }

@@ -2,9 +2,12 @@
 // does not depend on the analysis) and, once the analysis exists, the real leak fixture pair.
 #include "support.hpp"
 
+#include "analysis_support.hpp"
+
 #include <memsnap/analysis/snapshot_diff.hpp>
-#include <memsnap/report/snapshot_diff.hpp>
 #include <memsnap/snapshot/load.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -34,26 +37,26 @@ analysis::SnapshotDiff hand_built() {
     analysis::SnapshotDiff d;
     d.before_file = "runs/step100.pickle";
     d.after_file = "runs/step500.pickle";
-    d.steps = std::pair<std::int64_t, std::int64_t>{100, 500};
-    d.steps_source = "file names";
-    d.totals = {
-        {"allocated", {8000 * MiB, 8400 * MiB, 400 * MiB, 1.0 * MiB}},
-        {"active", {8000 * MiB, 8400 * MiB, 400 * MiB, 1.0 * MiB}},
-        {"reserved", {9000 * MiB, 9600 * MiB, 600 * MiB, 1.5 * MiB}},
-        {"inactive_split", {100 * MiB, 100 * MiB, 0, 0}},
-    };
+    d.steps = {std::pair<std::int64_t, std::int64_t>{100, 500}, "file names", ""};
+    d.devices = {{0}, {0}};
+    d.same_process = {true, {"990 live blocks survive at the same address with the same size and stack"}};
+    d.totals.allocated = {8000 * MiB, 8400 * MiB, 400 * MiB, 1.0 * MiB};
+    d.totals.active = {8000 * MiB, 8400 * MiB, 400 * MiB, 1.0 * MiB};
+    d.totals.reserved = {9000 * MiB, 9600 * MiB, 600 * MiB, 1.5 * MiB};
+    d.totals.inactive_split = {100 * MiB, 100 * MiB, 0, 0};
     d.pending_free_before = 0;
     d.pending_free_after = 2 * MiB;
     d.verdict.verdict = analysis::Verdict::leak;
     d.verdict.evidence = {"allocated grew by 400.00 MiB (threshold 40.00 MiB)",
                           "reserved grew by 600.00 MiB (threshold 45.00 MiB)"};
     d.verdict.advice = {"Find what keeps tensors alive between steps: the sites below."};
+    d.categories[static_cast<std::size_t>(analysis::Category::activation)] = {100 * MiB, 500 * MiB, 100, 500};
     d.live_blocks_before = 1000;
     d.live_blocks_after = 1396;
     d.survivors = 990;
     d.new_blocks = 406;
     d.gone_blocks = 10;
-    d.convergence = analysis::Convergence{{"train.py", 42, "train_step"}, 400 * MiB, 0, 1.0, 2};
+    d.convergence = analysis::Convergence{{"train.py", 42, "train_step", true}, 400 * MiB, 0, 1.0, 2};
     d.overall.pattern = "retained_graph";
     d.overall.summary = "likely one autograd graph kept per step (e.g. losses.append(loss))";
     d.overall.fix = "append loss.item(), or loss.detach().cpu() for non-scalars";
@@ -62,7 +65,8 @@ analysis::SnapshotDiff hand_built() {
 
     analysis::SiteChange leak;
     leak.rank = 1;
-    leak.site = {"model.py", "forward", 17, true};
+    leak.site = {"model.py", "forward", 17, true, false};
+    leak.category = analysis::Category::activation;
     leak.before_bytes = 100 * MiB;
     leak.after_bytes = 400 * MiB;
     leak.delta_bytes = 300 * MiB;
@@ -77,14 +81,15 @@ analysis::SnapshotDiff hand_built() {
     leak.verdict = analysis::SiteVerdict::leak;
     leak.diagnosis = {"retained_graph", "likely activations kept across steps", "call .detach() before storing",
                       {"+1 block per step, same size each time"}};
-    leak.stacks = {{MiB, 300, 300 * MiB,
-                    {{"torch/nn/functional.py", 2000, "linear"},
-                     {"model.py", 17, "forward"},
-                     {"train.py", 42, "train_step"}}}};
+    leak.stacks = {{MiB, 300, 300 * MiB, analysis::Category::activation,
+                    {{"torch/nn/functional.py", 2000, "linear", true},
+                     {"??", 0, "at::native::addmm", false},
+                     {"model.py", 17, "forward", true},
+                     {"train.py", 42, "train_step", true}}}};
 
     analysis::SiteChange odd;
     odd.rank = 2;
-    odd.site = {"<ipython-input-3>", "<lambda> | a, \"b\"", 5, true};
+    odd.site = {"<ipython-input-3>", "<lambda> | a, \"b\"", 5, true, false};
     odd.before_bytes = 0;
     odd.after_bytes = 100 * MiB;
     odd.delta_bytes = 100 * MiB;
@@ -94,11 +99,11 @@ analysis::SnapshotDiff hand_built() {
     odd.growth_bytes_per_step = 100.0 * MiB / 400;
     odd.share = 0.25;
     odd.verdict = analysis::SiteVerdict::shape_growth;
-    odd.stacks = {{MiB, 100, 100 * MiB, {{"<ipython-input-3>", 5, "<lambda> | a, \"b\""}}}};
+    odd.stacks = {{MiB, 100, 100 * MiB, analysis::Category::unknown, {{"<ipython-input-3>", 5, "<lambda> | a, \"b\"", true}}}};
 
     analysis::SiteChange freed;
     freed.rank = 3;
-    freed.site = {"", analysis::no_stack_site, 0, false};
+    freed.site = {"", std::string(analysis::no_stack_site), 0, false, false};
     freed.before_bytes = 4 * MiB;
     freed.after_bytes = 0;
     freed.delta_bytes = -4 * MiB;
@@ -110,6 +115,7 @@ analysis::SnapshotDiff hand_built() {
     freed.verdict = analysis::SiteVerdict::freed;
 
     d.sites = {leak, odd, freed};
+    d.sites_total = 3;
     return d;
 }
 
@@ -117,17 +123,23 @@ analysis::SnapshotDiff hand_built() {
 
 TEST_CASE("snapshot diff report: markdown golden, hand-built diff") {
     const auto d = hand_built();
-    const auto md = report::render_snapshot_diff_markdown(d, {});
+    const auto md = test::render(d, report::Format::markdown);
     test::check_golden("diff/hand_built.md", md);
 
     CHECK(md.starts_with("## memsnap diff: runs/step100.pickle → runs/step500.pickle\n"));
     CHECK(count(md, "<details>") == 3);
     CHECK(count(md, "</details>") == 3);
-    CHECK(md.find("**Allocator verdict: leak**") != std::string::npos);
+    CHECK(md.find("**Verdict: leak**") != std::string::npos);
     // `|` is escaped in table cells; `<no stack>` is escaped inside the HTML summary.
     CHECK(md.find("| `<ipython-input-3>:5 <lambda> \\| a, \"b\"` |") != std::string::npos);
     CHECK(md.find("#3 &lt;no stack&gt;") != std::string::npos);
-    CHECK(md.find("not shown") == std::string::npos);
+    CHECK(md.find("not shown (") == std::string::npos);
+    // Python frames first; the C++ frame collapses to a count unless asked for.
+    CHECK(md.find("at::native::addmm") == std::string::npos);
+    CHECK(md.find("(1 C++ frame not shown: --cpp-frames shows them)") != std::string::npos);
+    report::RenderOptions cpp;
+    cpp.cpp_frames = true;
+    CHECK(test::render(d, report::Format::markdown, cpp).find("?? at::native::addmm") != std::string::npos);
     // Each table row has the same number of unescaped cell separators as its header.
     for (const auto& line : lines(md)) {
         if (!line.starts_with("| ")) continue;
@@ -135,85 +147,80 @@ TEST_CASE("snapshot diff report: markdown golden, hand-built diff") {
         for (std::size_t i = 0; i < line.size(); ++i)
             if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) ++bars;
         CAPTURE(line);
-        CHECK((bars == 6 || bars == 10));
+        CHECK((bars == 5 || bars == 6 || bars == 11));
     }
     // Deterministic.
-    CHECK(report::render_snapshot_diff_markdown(d, {}) == md);
+    CHECK(test::render(d, report::Format::markdown) == md);
 }
 
 TEST_CASE("snapshot diff report: csv golden, hand-built diff") {
     const auto d = hand_built();
-    const auto csv = report::render_snapshot_diff_csv(d, {});
+    const auto csv = test::render(d, report::Format::csv);
     test::check_golden("diff/hand_built.csv", csv);
 
     const auto rows = lines(csv);
     REQUIRE(rows.size() == 4);
     CHECK(rows[0] ==
           "rank,filename,line,name,verdict,before_bytes,after_bytes,delta_bytes,before_blocks,after_blocks,"
-          "delta_blocks,new_blocks,gone_blocks,growth_bytes_per_step,share,pattern");
+          "delta_blocks,new_blocks,gone_blocks,growth_bytes_per_step,share,pattern,category");
     CHECK(rows[1] == "1,model.py,17,forward,leak,104857600,419430400,314572800,100,400,300,305,5,786432.000,"
-                     "0.750000,retained_graph");
+                     "0.750000,retained_graph,activation");
     CHECK(rows[2].find(",\"<lambda> | a, \"\"b\"\"\",") != std::string::npos);
     CHECK(rows[3].starts_with("3,,0,<no stack>,freed,"));
     CHECK(rows[3].find(",-10485.760,0.000000,") != std::string::npos);
 }
 
-TEST_CASE("snapshot diff report: top and min_growth cut the list and say so") {
-    const auto d = hand_built();
-    report::DiffRenderOptions top1;
-    top1.top = 1;
-    const auto md = report::render_snapshot_diff_markdown(d, top1);
+TEST_CASE("snapshot diff report: sites left out by --top and --min-growth are counted") {
+    auto d = hand_built();
+    d.sites.resize(1);
+    d.sites_beyond_top = 1;
+    d.sites_below_min_growth = 1;
+    const auto md = test::render(d, report::Format::markdown);
     CHECK(count(md, "<details>") == 1);
-    CHECK(md.find("2 more sites not shown (2 beyond the top 1).") != std::string::npos);
-    CHECK(md.find("| 2 |") == std::string::npos);
-    CHECK(lines(report::render_snapshot_diff_csv(d, top1)).size() == 2);
-
-    report::DiffRenderOptions all;
-    all.top = 0;
-    CHECK(count(report::render_snapshot_diff_markdown(d, all), "<details>") == 3);
-
-    report::DiffRenderOptions big;
-    big.top = 0;
-    big.min_growth = 50 * MiB;  // the freed site (-4 MiB) goes, the other two stay
-    const auto md_big = report::render_snapshot_diff_markdown(d, big);
-    CHECK(count(md_big, "<details>") == 2);
-    CHECK(md_big.find("1 more site not shown (1 changed by less than 50.00 MiB).") != std::string::npos);
-    const auto csv_big = lines(report::render_snapshot_diff_csv(d, big));
-    REQUIRE(csv_big.size() == 3);
-    CHECK(csv_big[2].starts_with("2,"));
-
-    report::DiffRenderOptions none;
-    none.min_growth = 1024 * MiB;
-    CHECK(lines(report::render_snapshot_diff_csv(d, none)).size() == 1);
-    CHECK(report::render_snapshot_diff_markdown(d, none).find("No site passes the filters.") != std::string::npos);
+    CHECK(md.find("2 more sites not shown (1 beyond --top, 1 below --min-growth).") != std::string::npos);
+    CHECK(lines(test::render(d, report::Format::csv)).size() == 2);
+    const auto text = test::render(d);
+    CHECK(text.find("(1 of 3 sites, 1 beyond --top (--top 0 lists all), 1 below --min-growth)") != std::string::npos);
+    d.sites.clear();
+    CHECK(test::render(d, report::Format::markdown).find("No site passes the filters.") != std::string::npos);
 }
 
-TEST_CASE("snapshot diff report: steps unknown") {
+TEST_CASE("snapshot diff report: steps unknown, and shares within the noise floor") {
     auto d = hand_built();
-    d.steps.reset();
-    d.steps_source = "unknown";
-    const auto md = report::render_snapshot_diff_markdown(d, {});
-    CHECK(md.find("steps unknown: growth is per capture") != std::string::npos);
+    d.steps = {};
+    d.notes = {"steps unknown: growth is given per capture (give --steps A,B)"};
+    for (auto& s : d.sites) s.share.reset();
+    const auto md = test::render(d, report::Format::markdown);
+    // The sentence comes from the analysis once; writers print the field "unknown".
+    CHECK(count(md, "steps unknown: growth is given per capture") == 1);
+    CHECK(md.find("Steps: unknown.") != std::string::npos);
     CHECK(md.find("/step</summary>") == std::string::npos);
     CHECK(md.find("| growth/capture |") != std::string::npos);
     CHECK(md.find("| metric | before | after | delta | per capture |") != std::string::npos);
     CHECK(md.find("/capture</summary>") != std::string::npos);
+    const auto text = test::render(d);
+    CHECK(count(text, "steps unknown") == 1);
+    CHECK(text.find("75.0% of the growth") == std::string::npos);  // no share per site
+    CHECK(test::render(d, report::Format::csv).find(",,retained_graph,") != std::string::npos);
+    const auto json = nlohmann::json::parse(test::render(d, report::Format::json));
+    CHECK(json.at("sites").at(0).at("share").is_null());
 }
 
 TEST_CASE("snapshot diff report: golden on the leak fixture pair") {
     const auto dir = test::fixtures_dir() / "pairs" / "leak";
     const auto before = snapshot::load_snapshot((dir / "run_step100.pickle").string());
     const auto after = snapshot::load_snapshot((dir / "run_step500.pickle").string());
-    auto d = analysis::diff_snapshots(before, after, {});
+    auto options = test::all_sites();
+    options.top = 10;
+    auto d = analysis::diff_snapshots(before, after, options);
     d.before_file = "fixtures/pairs/leak/run_step100.pickle";
     d.after_file = "fixtures/pairs/leak/run_step500.pickle";
 
-    const auto md = report::render_snapshot_diff_markdown(d, {});
+    const auto md = test::render(d, report::Format::markdown);
     test::check_golden("diff/leak.md", md);
-    const auto csv = report::render_snapshot_diff_csv(d, {});
+    const auto csv = test::render(d, report::Format::csv);
     test::check_golden("diff/leak.csv", csv);
 
-    const std::size_t listed = std::min<std::size_t>(d.sites.size(), 10);
-    CHECK(count(md, "<details>") == listed);
-    CHECK(lines(csv).size() == listed + 1);
+    CHECK(count(md, "<details>") == d.sites.size());
+    CHECK(lines(csv).size() == d.sites.size() + 1);
 }

@@ -3,10 +3,12 @@
 
 #include "support.hpp"
 
+#include "analysis_support.hpp"
+
 #include <memsnap/analysis/snapshot_diff.hpp>
+#include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
-#include <memsnap/report/snapshot_diff.hpp>
 #include <memsnap/snapshot/load.hpp>
 
 #include <nlohmann/json.hpp>
@@ -50,11 +52,7 @@ std::vector<Pair> fixture_pairs() {
     return pairs;
 }
 
-analysis::SnapshotDiffOptions with_steps(std::int64_t a, std::int64_t b) {
-    analysis::SnapshotDiffOptions o;
-    o.steps = std::make_pair(a, b);
-    return o;
-}
+using test::with_steps;
 
 std::int64_t sum_site_deltas(const analysis::SnapshotDiff& d) {
     std::int64_t sum = 0;
@@ -79,7 +77,8 @@ TEST_CASE("diff(a, a) shows no growth and the verdict stable") {
         CAPTURE(snap.source.path);
         const auto d = analysis::diff_snapshots(snap, snap, with_steps(100, 500));
         CHECK(d.verdict.verdict == Verdict::stable);
-        for (const auto& [name, total] : d.totals) CHECK(total.delta == 0);
+        for (const auto& field : analysis::TotalsChange::fields()) CHECK((d.totals.*field.member).delta == 0);
+        CHECK(d.same_process.value == std::optional<bool>(true));
         for (const auto& s : d.sites) {
             CHECK(s.delta_bytes == 0);
             CHECK(s.new_blocks == 0);
@@ -95,8 +94,8 @@ TEST_CASE("diff(a, b) mirrors diff(b, a), and site deltas add up to the allocate
         CAPTURE(pair.dir);
         const auto a = load_relative(pair.before);
         const auto b = load_relative(pair.after);
-        const auto forward = analysis::diff_snapshots(a, b, {});
-        const auto backward = analysis::diff_snapshots(b, a, {});
+        const auto forward = analysis::diff_snapshots(a, b, test::all_sites());
+        const auto backward = analysis::diff_snapshots(b, a, test::all_sites());
         std::map<analysis::SiteKey, const analysis::SiteChange*> back;
         for (const auto& s : backward.sites) back[s.site] = &s;
         REQUIRE(forward.sites.size() == backward.sites.size());
@@ -110,11 +109,11 @@ TEST_CASE("diff(a, b) mirrors diff(b, a), and site deltas add up to the allocate
             CHECK(m.gone_blocks == s.new_blocks);
             CHECK(m.survivor_blocks == s.survivor_blocks);
         }
-        for (std::size_t i = 0; i < forward.totals.size(); ++i)
-            CHECK(forward.totals[i].second.delta == -backward.totals[i].second.delta);
+        for (const auto& field : analysis::TotalsChange::fields())
+            CHECK((forward.totals.*field.member).delta == -(backward.totals.*field.member).delta);
         // Every site is ranked, so the ranked growth is exactly the allocated growth.
-        CHECK(sum_site_deltas(forward) == forward.total("allocated_bytes").delta);
-        CHECK(sum_site_deltas(backward) == backward.total("allocated_bytes").delta);
+        CHECK(sum_site_deltas(forward) == forward.totals.allocated.delta);
+        CHECK(sum_site_deltas(backward) == backward.totals.allocated.delta);
     }
 }
 
@@ -125,10 +124,10 @@ TEST_CASE("fixture pairs: verdicts, leak sites and growth per step exact to the 
         const auto steps = e.at("steps");
         const auto d = analysis::diff_snapshots(load_relative(pair.before), load_relative(pair.after),
                                                 with_steps(steps[0], steps[1]));
-        CHECK(d.total("allocated_bytes").before == e.at("allocated_before"));
-        CHECK(d.total("allocated_bytes").after == e.at("allocated_after"));
-        CHECK(d.total("reserved_bytes").before == e.at("reserved_before"));
-        CHECK(d.total("reserved_bytes").after == e.at("reserved_after"));
+        CHECK(d.totals.allocated.before == e.at("allocated_before"));
+        CHECK(d.totals.allocated.after == e.at("allocated_after"));
+        CHECK(d.totals.reserved.before == e.at("reserved_before"));
+        CHECK(d.totals.reserved.after == e.at("reserved_after"));
         const std::string verdict = e.at("verdict");
         REQUIRE(!d.sites.empty());
         const auto& top = d.sites.front();
@@ -140,7 +139,9 @@ TEST_CASE("fixture pairs: verdicts, leak sites and growth per step exact to the 
             }
             continue;
         }
-        CHECK(d.verdict.verdict == Verdict::leak);
+        // Every pair emulates one process, and says so.
+        CHECK(d.same_process.value == std::optional<bool>(true));
+        CHECK(analysis::to_string(d.verdict.verdict) == verdict);
         if (verdict == "shape_growth") CHECK(top.verdict == SiteVerdict::shape_growth);
         else CHECK(top.verdict == SiteVerdict::leak);
         if (e.contains("leak_site") && !e.at("leak_site").is_null()) {
@@ -208,20 +209,21 @@ TEST_CASE("an injected leak in real captures ranks first, exact to the byte") {
         const auto before = snapshot::load_snapshot(path.string());
         // The leak takes the stack of a real live block whose site is user code; noise frees
         // one block of another site and duplicates another.
-        const analysis::SiteClassifier sites(before, {});
+        analysis::StackIndex index({&before}, {}, {});
+        const auto site_of = [&](snapshot::StackId stack) { return index.site(index.stack(0, stack)); };
         std::optional<std::size_t> leak_block;
         for (std::size_t i = 0; i < before.blocks.size(); ++i)
-            if (before.blocks[i].live() && before.blocks[i].stack != 0 &&
-                sites.site_of(before.blocks[i].stack).user_code) {
+            if (before.blocks[i].live() && before.blocks[i].stack != snapshot::no_stack &&
+                site_of(before.blocks[i].stack).user_code) {
                 leak_block = i;
                 break;
             }
         if (!leak_block) continue;  // captures without stacks cannot carry a site
         auto after = before;
         const auto leak_stack = before.blocks[*leak_block].stack;
-        const auto leak_site = sites.site_of(leak_stack);
+        const auto leak_site = site_of(leak_stack);
         for (auto& b : after.blocks)  // noise: one live block of another site is freed
-            if (b.live() && sites.site_of(b.stack) != leak_site) {
+            if (b.live() && site_of(b.stack) != leak_site) {
                 b.state = snapshot::BlockState::inactive;
                 b.state_name = after.strings.intern("inactive");
                 break;
@@ -237,7 +239,7 @@ TEST_CASE("an injected leak in real captures ranks first, exact to the byte") {
         CHECK(top.new_blocks == count);
         CHECK(top.delta_bytes == size * count);
         CHECK(top.growth_bytes_per_step == doctest::Approx(static_cast<double>(size * count) / 400.0));
-        CHECK(sum_site_deltas(d) == d.total("allocated_bytes").delta);
+        CHECK(sum_site_deltas(d) == d.totals.allocated.delta);
         CHECK(d.verdict.verdict == Verdict::leak);
         ++tested;
     }
@@ -250,39 +252,47 @@ TEST_CASE("real pairs diff without error: fp32 vs bf16, torch 2.0 history") {
     const auto fp32 = snapshot::load_snapshot((dir / "silmont2000-a2_forward_fp32.pickle").string());
     const auto bf16 = snapshot::load_snapshot((dir / "silmont2000-a2_forward_bf16.pickle").string());
     const auto d = analysis::diff_snapshots(fp32, bf16, {});
-    CHECK(d.total("allocated_bytes").delta == 0);
-    CHECK(d.total("reserved_bytes").delta == 861929472 - 610271232);
+    CHECK(d.totals.allocated.delta == 0);
+    CHECK(d.totals.reserved.delta == 861929472 - 610271232);
     CHECK_FALSE(d.stacks_recorded);
     CHECK(sum_site_deltas(d) == 0);
     const auto history = snapshot::load_snapshot((dir / "yiyi-llm-inference_opt1.3b_torch2.0.pickle").string());
-    const auto h = analysis::diff_snapshots(history, fp32, {});
-    CHECK(sum_site_deltas(h) == h.total("allocated_bytes").delta);
-    CHECK(!report::render_snapshot_diff_text(h, {}).empty());
+    const auto h = analysis::diff_snapshots(history, fp32, test::all_sites());
+    CHECK(sum_site_deltas(h) == h.totals.allocated.delta);
+    CHECK(!test::render(h).empty());
 }
 
 TEST_CASE("options: device, focus, hide, granularity") {
     const auto a = load_relative("fixtures/pairs/leak/run_step100.pickle");
     const auto b = load_relative("fixtures/pairs/leak/run_step500.pickle");
-    analysis::SnapshotDiffOptions focus;
-    focus.focus = {"metrics\\.py"};
+    auto focus = test::all_sites();
+    focus.stacks.focus = {"metrics\\.py"};
     const auto focused = analysis::diff_snapshots(a, b, focus);
     for (const auto& s : focused.sites) CHECK(s.site.filename.find("metrics.py") != std::string::npos);
-    analysis::SnapshotDiffOptions hide;
-    hide.hide = {"train\\.py:57 "};
+    auto hide = test::all_sites();
+    hide.stacks.hide = {"train\\.py:57 "};
     const auto hidden = analysis::diff_snapshots(a, b, hide);
     // With its line hidden, the leak moves to the caller frame.
     CHECK(hidden.sites.front().site.line == 120);
-    analysis::SnapshotDiffOptions by_function;
-    by_function.function_granularity = true;
+    auto by_function = test::all_sites();
+    by_function.stacks.function_granularity = true;
     const auto functions = analysis::diff_snapshots(a, b, by_function);
-    for (const auto& s : functions.sites) CHECK(s.site.line == 0);
-    analysis::SnapshotDiffOptions other_device;
+    for (const auto& s : functions.sites) {
+        CHECK(s.site.line == 0);
+        if (!s.site.filename.empty()) CHECK(s.site.label().find(":0") == std::string::npos);
+    }
+    // A device the captures do not hold is an input error naming the devices they have.
+    auto other_device = test::all_sites();
     other_device.device = 7;
-    const auto none = analysis::diff_snapshots(a, b, other_device);
-    CHECK(none.sites.empty());
-    CHECK(none.total("allocated_bytes").before == 0);
-    analysis::SnapshotDiffOptions bad;
-    bad.hide = {"(["};
+    try {
+        (void)analysis::diff_snapshots(a, b, other_device);
+        FAIL("--device 7 was accepted");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::input);
+        CHECK(std::string(e.what()).find("device 0 only") != std::string::npos);
+    }
+    auto bad = test::all_sites();
+    bad.stacks.hide = {"(["};
     CHECK_THROWS_AS(analysis::diff_snapshots(a, b, bad), Error);
 }
 
@@ -290,31 +300,30 @@ TEST_CASE("the growth gate trips on allocated or site growth per step") {
     const auto a = load_relative("fixtures/pairs/leak/run_step100.pickle");
     const auto b = load_relative("fixtures/pairs/leak/run_step500.pickle");
     const auto d = analysis::diff_snapshots(a, b, with_steps(100, 500));
-    const auto tripped = analysis::check_growth_gate(d, 1024 * 1024);
+    const auto tripped = test::gate(d, 1024 * 1024);
     REQUIRE(tripped.has_value());
     CHECK(tripped->find("allocated memory grows") != std::string::npos);
-    CHECK_FALSE(analysis::check_growth_gate(d, 10 * 1024 * 1024).has_value());
+    CHECK_FALSE(test::gate(d, 10 * 1024 * 1024).has_value());
 }
 
 TEST_CASE("golden: diff text and json on the leak pair") {
     const auto a = load_relative("fixtures/pairs/leak/run_step100.pickle");
     const auto b = load_relative("fixtures/pairs/leak/run_step500.pickle");
-    auto d = analysis::diff_snapshots(a, b, with_steps(100, 500));
-    d.steps_source = "--steps";
-    test::check_golden("diff/leak.txt", report::render_snapshot_diff_text(d, {}));
-    report::DiffRenderOptions all;
-    all.top = 0;
-    test::check_golden("diff/leak.json", report::render_snapshot_diff_json(d, all));
-    auto g = analysis::diff_snapshots(load_relative("fixtures/pairs/retained_graph/step100.pickle"),
-                                      load_relative("fixtures/pairs/retained_graph/step110.pickle"), {});
-    g.steps_source = "unknown";
-    test::check_golden("diff/retained_graph.txt", report::render_snapshot_diff_text(g, {}));
-    auto f = analysis::diff_snapshots(load_relative("fixtures/pairs/fragmentation/step100.pickle"),
-                                      load_relative("fixtures/pairs/fragmentation/step500.pickle"),
-                                      with_steps(100, 500));
-    f.steps_source = "file names";
-    test::check_golden("diff/fragmentation.json", report::render_snapshot_diff_json(f, all));
-    const auto folded = report::render_snapshot_diff_folded(g, {});
+    auto top10 = with_steps(100, 500);
+    top10.top = 10;
+    test::check_golden("diff/leak.txt", test::render(analysis::diff_snapshots(a, b, top10)));
+    const auto d = analysis::diff_snapshots(a, b, with_steps(100, 500));
+    test::check_golden("diff/leak.json", test::render(d, report::Format::json));
+    auto unknown = test::all_sites();
+    unknown.top = 10;
+    const auto g = analysis::diff_snapshots(load_relative("fixtures/pairs/retained_graph/step100.pickle"),
+                                            load_relative("fixtures/pairs/retained_graph/step110.pickle"), unknown);
+    test::check_golden("diff/retained_graph.txt", test::render(g));
+    const auto f = analysis::diff_snapshots(load_relative("fixtures/pairs/fragmentation/step100.pickle"),
+                                            load_relative("fixtures/pairs/fragmentation/step500.pickle"),
+                                            with_steps(100, 500));
+    test::check_golden("diff/fragmentation.json", test::render(f, report::Format::json));
+    const auto folded = test::render(g, report::Format::folded);
     test::check_golden("diff/retained_graph.folded", folded);
     // Every line is "frames bytes", and the grown bytes add up to the growth of the sites.
     std::int64_t sum = 0;
@@ -325,8 +334,9 @@ TEST_CASE("golden: diff text and json on the leak pair") {
         sum += std::stoll(line.substr(space + 1));
     }
     std::int64_t grown = 0;
-    for (const auto& site : g.sites) grown += std::max<std::int64_t>(site.delta_bytes, 0);
+    for (const auto& stack : g.changed_stacks) grown += std::max<std::int64_t>(stack.delta_bytes, 0);
     CHECK(sum == grown);
+    CHECK(g.sites_total <= 10 + g.sites_beyond_top);
 }
 
 TEST_CASE("CLI diff: formats, steps from names, --fail-on-growth exit 3") {

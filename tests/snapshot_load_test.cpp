@@ -3,9 +3,10 @@
 
 #include "support.hpp"
 
-#include <memsnap/analysis/summary.hpp>
+#include "analysis_support.hpp"
+
+#include <memsnap/analysis/totals.hpp>
 #include <memsnap/error.hpp>
-#include <memsnap/report/snapshot_info.hpp>
 #include <memsnap/snapshot/load.hpp>
 
 #include <nlohmann/json.hpp>
@@ -26,8 +27,8 @@ void check_expected_figures(const std::filesystem::path& dir) {
         const std::string file = entry.at("file");
         CAPTURE(file);
         const auto snap = snapshot::load_snapshot((dir / file).string());
-        const auto summary = analysis::summarize(snap, analysis::SiteRules{});
-        const auto actual = nlohmann::json::parse(report::render_snapshot_info_json(summary));
+        const auto summary = test::describe(snap);
+        const auto actual = nlohmann::json::parse(test::render_json(summary));
         for (const auto& [key, value] : entry.items()) {
             // sha256 names the capture's bytes; every other key, the file name included, matches.
             if (key == "sha256") continue;
@@ -61,7 +62,7 @@ void check_invariants(const snapshot::Snapshot& snap) {
     CHECK(totals.allocated_bytes + (totals.active_bytes - totals.allocated_bytes) +
               totals.inactive_bytes ==
           totals.reserved_bytes);
-    CHECK(totals.external_fragmentation_bytes + totals.releasable_bytes <= totals.inactive_bytes);
+    CHECK(totals.inactive_split_bytes + totals.releasable_bytes <= totals.inactive_bytes);
     CHECK(totals.internal_waste_bytes >= 0);
 }
 
@@ -97,16 +98,15 @@ TEST_CASE("invariants hold on every real capture and fixture") {
 
 TEST_CASE("re-encodings of one snapshot give the same model") {
     const auto dir = fixtures_dir() / "snapshots";
-    const auto reference = analysis::summarize(
-        snapshot::load_snapshot((dir / "gen_torch2.5_settings.pickle").string()), {});
-    const auto reference_json = nlohmann::json::parse(report::render_snapshot_info_json(reference));
+    const auto reference = test::describe(snapshot::load_snapshot((dir / "gen_torch2.5_settings.pickle").string()));
+    const auto reference_json = nlohmann::json::parse(test::render_json(reference));
     for (const char* name : {"gen_torch2.5_settings_p2.pickle", "gen_torch2.5_settings_p3.pickle",
                              "gen_torch2.5_settings_p4.pickle", "gen_torch2.5_settings_p5.pickle",
                              "gen_torch2.5_settings_cpp.pickle", "gen_torch2.5_settings.json",
                              "gen_json_misnamed.pickle", "gen_trailing_padding.pickle"}) {
         CAPTURE(name);
-        auto json = nlohmann::json::parse(report::render_snapshot_info_json(
-            analysis::summarize(snapshot::load_snapshot((dir / name).string()), {})));
+        auto json = nlohmann::json::parse(test::render_json(
+            test::describe(snapshot::load_snapshot((dir / name).string()))));
         for (const char* key : {"reserved_bytes", "allocated_bytes", "active_bytes",
                                 "requested_bytes", "blocks_by_state", "blocks_with_frames",
                                 "trace_events_by_action", "top_sites", "allocator_settings"})
@@ -141,7 +141,7 @@ TEST_CASE("torch 2.0 history blocks take stack and request size from history[0]"
     for (const auto& b : snap.blocks) any_derived |= b.address_derived;
     CHECK(any_derived);
     std::int64_t with_stack = 0;
-    for (const auto& b : snap.blocks) with_stack += b.stack != 0;
+    for (const auto& b : snap.blocks) with_stack += b.stack != snapshot::no_stack;
     CHECK(with_stack > 0);
 }
 

@@ -6,9 +6,8 @@
 
 #include <memsnap/analysis/stats_diff.hpp>
 #include <memsnap/error.hpp>
-#include <memsnap/report/stats_diff.hpp>
-#include <memsnap/report/stats_info.hpp>
-#include <memsnap/stats/parse.hpp>
+#include "analysis_support.hpp"
+#include <memsnap/stats/text_reader.hpp>
 
 #include <fmt/format.h>
 
@@ -20,12 +19,11 @@ namespace {
 
 
 stats::StatsCapture fixture(const std::string& name) {
-    return stats::parse_stats_text(test::read_text(test::fixtures_dir() / "summaries" / name), name);
+    return stats::read_stats_text(test::read_text(test::fixtures_dir() / "summaries" / name), name);
 }
 
 analysis::StatsDiff pair(const std::string& name, const std::string& after_ext = ".txt") {
-    return analysis::diff_stats(fixture("pair_" + name + "_before.txt"), fixture("pair_" + name + "_after" + after_ext),
-                                std::nullopt);
+    return test::stats_diff(fixture("pair_" + name + "_before.txt"), fixture("pair_" + name + "_after" + after_ext));
 }
 
 }  // namespace
@@ -45,10 +43,10 @@ TEST_CASE("stats diff: generated pairs give their verdicts") {
 
     for (const auto& [name, diff] : {std::pair<std::string, const analysis::StatsDiff&>{"leak", leak},
                                      {"fragmentation", frag}, {"cache_growth", cache}}) {
-        test::check_golden("stats/diff_" + name + ".txt", report::render_stats_diff(diff, "text"));
-        test::check_golden("stats/diff_" + name + ".json", report::render_stats_diff(diff, "json"));
-        test::check_golden("stats/diff_" + name + ".md", report::render_stats_diff(diff, "markdown"));
-        test::check_golden("stats/diff_" + name + ".csv", report::render_stats_diff(diff, "csv"));
+        test::check_golden("stats/diff_" + name + ".txt", test::render(diff, report::Format::text));
+        test::check_golden("stats/diff_" + name + ".json", test::render(diff, report::Format::json));
+        test::check_golden("stats/diff_" + name + ".md", test::render(diff, report::Format::markdown));
+        test::check_golden("stats/diff_" + name + ".csv", test::render(diff, report::Format::csv));
     }
 }
 
@@ -68,11 +66,11 @@ TEST_CASE("stats diff: delta of true values lies in the delta range") {
 TEST_CASE("stats diff: diff(a, a) is flat; diff(a, b) mirrors diff(b, a)") {
     const auto a = fixture("pair_leak_before.txt");
     const auto b = fixture("pair_leak_after.txt");
-    const auto same = analysis::diff_stats(a, a, std::nullopt);
+    const auto same = test::stats_diff(a, a);
     CHECK(same.primary().verdict.verdict == analysis::Verdict::stable);
     for (const auto& [key, m] : same.primary().metrics) CHECK(m.delta == ByteRange{0, 0});
-    const auto ab = analysis::diff_stats(a, b, std::nullopt);
-    const auto ba = analysis::diff_stats(b, a, std::nullopt);
+    const auto ab = test::stats_diff(a, b);
+    const auto ba = test::stats_diff(b, a);
     CHECK(ba.primary().verdict.verdict == analysis::Verdict::shrink);
     for (const auto& [key, m] : ab.primary().metrics) {
         const auto& r = ba.primary().metrics.at(key).delta;
@@ -83,7 +81,7 @@ TEST_CASE("stats diff: diff(a, a) is flat; diff(a, b) mirrors diff(b, a)") {
 TEST_CASE("stats diff: a file with three tables is a series") {
     const auto c = fixture("series_every_100_steps.txt");
     REQUIRE(c.tables.size() == 3);
-    const auto diff = analysis::diff_stats(c, c, std::pair<std::int64_t, std::int64_t>{100, 300});
+    const auto diff = test::stats_diff(c, c, std::pair<std::int64_t, std::int64_t>{100, 300});
     REQUIRE(diff.devices.size() == 1);
     const auto& d = diff.devices[0];
     REQUIRE(d.series.size() == 3);
@@ -102,32 +100,39 @@ TEST_CASE("stats diff: a file with three tables is a series") {
     CHECK(d.verdict.verdict == analysis::Verdict::leak);
 
     // Gate: growth certainly above 2 MiB/step, not certainly above 3 MiB/step.
-    CHECK(analysis::check_growth_gate(diff, 2 * MiB).has_value());
-    CHECK_FALSE(analysis::check_growth_gate(diff, 3 * MiB).has_value());
+    CHECK(test::gate(diff, 2 * MiB).has_value());
+    CHECK_FALSE(test::gate(diff, 3 * MiB).has_value());
 
     // Steps unknown: per capture.
-    const auto per_capture = analysis::diff_stats(c, c, std::nullopt);
+    const auto per_capture = test::stats_diff(c, c);
     CHECK(per_capture.devices[0].trends.at("allocated_bytes.all.current").slope_unit == "per_capture");
     CHECK_FALSE(per_capture.devices[0].metrics.at("allocated_bytes.all.current").per_step.has_value());
-    CHECK(analysis::check_growth_gate(per_capture, 200 * MiB).has_value());
-    CHECK_FALSE(analysis::check_growth_gate(per_capture, 300 * MiB).has_value());
+    CHECK(test::gate(per_capture, 200 * MiB).has_value());
+    CHECK_FALSE(test::gate(per_capture, 300 * MiB).has_value());
 
-    test::check_golden("stats/series_diff.txt", report::render_stats_diff(diff, "text"));
-    test::check_golden("stats/series_diff.json", report::render_stats_diff(diff, "json"));
-    test::check_golden("stats/series_diff.md", report::render_stats_diff(diff, "markdown"));
+    test::check_golden("stats/series_diff.txt", test::render(diff, report::Format::text));
+    test::check_golden("stats/series_diff.json", test::render(diff, report::Format::json));
+    test::check_golden("stats/series_diff.md", test::render(diff, report::Format::markdown));
 }
 
 TEST_CASE("stats diff: devices are paired; bad steps and formats are refused") {
     const auto c = fixture("two_devices.txt");
-    const auto diff = analysis::diff_stats(c, c, std::nullopt);
+    const auto diff = test::stats_diff(c, c);
     REQUIRE(diff.devices.size() == 2);
     CHECK(diff.devices[0].device == 0);
     CHECK(diff.devices[1].device == 1);
-    CHECK_THROWS_AS(analysis::diff_stats(c, c, std::pair<std::int64_t, std::int64_t>{5, 5}), Error);
-    CHECK_THROWS_AS(report::render_stats_diff(diff, "xml"), Error);
-    // A truncated table lacks reserved memory: comparing it is an input error.
-    const auto cut = fixture("cut_short.txt");
-    CHECK_THROWS_AS(analysis::diff_stats(cut, fixture("layout_torch2.0.txt"), std::nullopt), Error);
+    // Folded stacks need snapshots: summaries have none.
+    CHECK_THROWS_AS(test::render(diff, report::Format::folded), Error);
+    // A table cut short holds allocated but not reserved memory: it diffs on what both hold
+    // and names the rest.
+    const auto partial = test::stats_diff(fixture("cut_short.txt"), fixture("layout_torch2.0.txt"));
+    const auto& p = partial.primary();
+    CHECK(p.metrics.count("allocated_bytes.all.current") == 1);
+    CHECK(std::find(p.missing.begin(), p.missing.end(), "reserved_bytes.all.current") != p.missing.end());
+    // Nothing in common at all is an input error.
+    stats::StatsCapture empty_rows = fixture("cut_short.txt");
+    empty_rows.tables[0].stats.clear();
+    CHECK_THROWS_AS(test::stats_diff(empty_rows, fixture("layout_torch2.0.txt")), Error);
 }
 
 TEST_CASE("stats info: goldens") {
@@ -135,7 +140,7 @@ TEST_CASE("stats info: goldens") {
                              "fork_npu.txt"}) {
         const auto c = fixture(name);
         const auto stem = std::filesystem::path(name).stem().string();
-        test::check_golden(fmt::format("stats/info_{}.json", stem), report::render_stats_info_json(c));
-        test::check_golden(fmt::format("stats/info_{}.txt", stem), report::render_stats_info_text(c));
+        test::check_golden(fmt::format("stats/info_{}.json", stem), test::render(c, report::Format::json));
+        test::check_golden(fmt::format("stats/info_{}.txt", stem), test::render(c));
     }
 }

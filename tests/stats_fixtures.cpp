@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-#include <memsnap/stats/parse.hpp>
+#include <memsnap/stats/text_reader.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -39,7 +39,7 @@ TEST_CASE("stats fixtures: every file parses and contains its truth") {
         const auto name = path.filename().string();
         CAPTURE(name);
         const auto truth = nlohmann::json::parse(test::read_text(path.string() + ".truth.json"));
-        const auto capture = stats::parse_stats_text(test::read_text(path), name);
+        const auto capture = stats::read_stats_text(test::read_text(path), name);
         const auto& tables = truth.at("tables");
         REQUIRE(capture.tables.size() == tables.size());
         for (std::size_t i = 0; i < tables.size(); ++i) {

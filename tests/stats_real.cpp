@@ -5,9 +5,8 @@
 #include <ostream>
 
 #include <memsnap/analysis/stats_diff.hpp>
-#include <memsnap/report/stats_diff.hpp>
-#include <memsnap/report/stats_info.hpp>
-#include <memsnap/stats/parse.hpp>
+#include "analysis_support.hpp"
+#include <memsnap/stats/text_reader.hpp>
 
 
 using namespace memsnap;
@@ -19,7 +18,7 @@ namespace {
 
 stats::StatsCapture load(const std::string& name) {
     const auto path = test::real_dir() / "summaries" / name;
-    return stats::parse_stats_text(test::read_text(path), name);
+    return stats::read_stats_text(test::read_text(path), name);
 }
 
 const ByteRange& at(const stats::StatsTable& t, const std::string& key) {
@@ -65,7 +64,7 @@ TEST_CASE("real summaries: gpt-neo before/after cells") {
     CHECK(at(a, "inactive_split_bytes.small_pool.peak") == cell(20480, KiB));
     CHECK(at(a, "allocation.all.allocated") == ByteRange{77948, 77948});
 
-    const auto diff = analysis::diff_stats(before, after, std::nullopt);
+    const auto diff = test::stats_diff(before, after);
     REQUIRE(diff.devices.size() == 1);
     const auto& d = diff.devices[0];
     // +8 MiB shown; the truncation allows anything strictly between +7 and +9 MiB.
@@ -78,14 +77,14 @@ TEST_CASE("real summaries: gpt-neo before/after cells") {
     // +8 MiB on 5114 MiB is below the noise threshold (0.5% ≈ 25.6 MiB), reserved +138 MiB is
     // above it, non-releasable fell: the caching allocator grew, nothing leaked.
     CHECK(d.verdict.verdict == analysis::Verdict::cache_growth);
-    CHECK_FALSE(analysis::check_growth_gate(diff, 10 * MiB).has_value());
-    CHECK(analysis::check_growth_gate(diff, 1 * MiB).has_value());
+    CHECK_FALSE(test::gate(diff, 10 * MiB).has_value());
+    CHECK(test::gate(diff, 1 * MiB).has_value());
 
-    test::check_golden("stats/real_gpt-neo_diff.txt", report::render_stats_diff(diff, "text"));
-    test::check_golden("stats/real_gpt-neo_diff.json", report::render_stats_diff(diff, "json"));
-    test::check_golden("stats/real_gpt-neo_diff.md", report::render_stats_diff(diff, "markdown"));
-    test::check_golden("stats/real_gpt-neo_diff.csv", report::render_stats_diff(diff, "csv"));
-    test::check_golden("stats/real_gpt-neo_before_info.txt", report::render_stats_info_text(before));
+    test::check_golden("stats/real_gpt-neo_diff.txt", test::render(diff, report::Format::text));
+    test::check_golden("stats/real_gpt-neo_diff.json", test::render(diff, report::Format::json));
+    test::check_golden("stats/real_gpt-neo_diff.md", test::render(diff, report::Format::markdown));
+    test::check_golden("stats/real_gpt-neo_diff.csv", test::render(diff, report::Format::csv));
+    test::check_golden("stats/real_gpt-neo_before_info.txt", test::render(before));
 }
 
 TEST_CASE("real summaries: torch 1.9 notes with KB/MB/GB units") {
@@ -106,7 +105,7 @@ TEST_CASE("real summaries: torch 1.9 notes with KB/MB/GB units") {
     CHECK(at(t, "inactive_split_bytes.all.allocated") == cell(351196, MiB));
     CHECK(at(t, "inactive_split_bytes.large_pool.current") == cell(617723, KiB));
     CHECK(at(t, "inactive_split.all.freed") == ByteRange{41883, 41883});
-    test::check_golden("stats/real_torch1.9_info.json", report::render_stats_info_json(c));
+    test::check_golden("stats/real_torch1.9_info.json", test::render(c, report::Format::json));
 }
 
 TEST_CASE("real summaries: gravitorch 1.13 docstring, indented, byte-sized values") {
@@ -155,5 +154,5 @@ TEST_CASE("real summaries: comfyui docker log, cudaMallocAsync zeros") {
     CHECK(at(t, "allocated_bytes.all.allocated") == ByteRange{0, 0});
     CHECK(at(t, "reserved_bytes.all.current") == cell(3424, MiB));
     CHECK(at(t, "allocation.all.current") == ByteRange{0, 0});
-    test::check_golden("stats/real_comfyui_info.txt", report::render_stats_info_text(c));
+    test::check_golden("stats/real_comfyui_info.txt", test::render(c));
 }

@@ -4,10 +4,12 @@
 
 #include <ostream>
 
+#include <memsnap/analysis/advice.hpp>
 #include <memsnap/analysis/verdict.hpp>
+#include <memsnap/util/format.hpp>
 #include <memsnap/error.hpp>
-#include <memsnap/stats/cells.hpp>
-#include <memsnap/stats/parse.hpp>
+#include "stats/cells.hpp"
+#include <memsnap/stats/text_reader.hpp>
 
 
 using namespace memsnap;
@@ -61,73 +63,102 @@ TEST_CASE("ranges: delta and division round outward") {
     CHECK(range_delta({10, 10}, {4, 4}) == ByteRange{-6, -6});
     CHECK(range_divide({-7, 7}, 2) == ByteRange{-4, 4});
     CHECK(range_divide({6, 6}, 3) == ByteRange{2, 2});
-    CHECK(stats::format_range({5114 * MiB, 5115 * MiB - 1}, true) == "5114 MiB (5362417664–5363466239 B)");
-    CHECK(stats::format_range({512, 512}, true) == "512 B");
-    CHECK(stats::format_range({98765000, 98765999}, false) == "98765 K (98765000–98765999)");
-    CHECK(stats::format_delta({8 * MiB, 8 * MiB}, true) == "+8.00 MiB");
+    CHECK(util::format_range({5114 * MiB, 5115 * MiB - 1}, true) == "5114 MiB (5362417664–5363466239 B)");
+    CHECK(util::format_range({512, 512}, true) == "512 B");
+    CHECK(util::format_range({98765000, 98765999}, false) == "98765 K (98765000–98765999)");
+    CHECK(util::format_delta({8 * MiB, 8 * MiB}, true) == "+8.00 MiB");
 }
 
-TEST_CASE("verdict: the table of leak-patterns.md on exact values") {
+TEST_CASE("verdict: the totals read by the table of leak-patterns.md on exact values") {
     auto input = [](std::int64_t alloc, std::int64_t reserved, std::int64_t inactive) {
-        analysis::VerdictInput in;
-        in.allocated_before = ByteRange::exact(4 * GiB);
-        in.reserved_before = ByteRange::exact(5 * GiB);
-        in.inactive_split_before = ByteRange::exact(100 * MiB);
-        in.allocated_delta = ByteRange::exact(alloc);
-        in.reserved_delta = ByteRange::exact(reserved);
-        in.inactive_split_delta = ByteRange::exact(inactive);
+        analysis::TotalsInput in;
+        in.allocated = analysis::MetricChange{ByteRange::exact(4 * GiB), ByteRange::exact(alloc)};
+        in.reserved = analysis::MetricChange{ByteRange::exact(5 * GiB), ByteRange::exact(reserved)};
+        in.inactive_split = analysis::MetricChange{ByteRange::exact(100 * MiB), ByteRange::exact(inactive)};
         return in;
     };
     using analysis::Verdict;
-    CHECK(analysis::classify(input(GiB, GiB, 0)).verdict == Verdict::leak);
-    CHECK(analysis::classify(input(GiB, 0, 0)).verdict == Verdict::leak);
-    CHECK(analysis::classify(input(0, GiB, 500 * MiB)).verdict == Verdict::fragmentation);
-    CHECK(analysis::classify(input(0, GiB, 0)).verdict == Verdict::cache_growth);
-    CHECK(analysis::classify(input(0, 0, 0)).verdict == Verdict::stable);
-    CHECK(analysis::classify(input(-GiB, -GiB, 0)).verdict == Verdict::shrink);
+    using analysis::read_totals;
+    CHECK(read_totals(input(GiB, GiB, 0)).verdict == Verdict::leak);
+    CHECK(read_totals(input(GiB, 0, 0)).verdict == Verdict::leak);
+    CHECK(read_totals(input(0, GiB, 500 * MiB)).verdict == Verdict::fragmentation);
+    CHECK(read_totals(input(0, GiB, 0)).verdict == Verdict::cache_growth);
+    CHECK(read_totals(input(0, 0, 0)).verdict == Verdict::stable);
+    CHECK(read_totals(input(-GiB, -GiB, 0)).verdict == Verdict::shrink);
     // 0.5% of 4 GiB ≈ 20.5 MiB: +20 MiB is noise, +21 MiB is growth.
     CHECK(analysis::noise_threshold(ByteRange::exact(4 * GiB)) == 4 * GiB / 200);
     CHECK(analysis::noise_threshold(ByteRange::exact(10 * MiB)) == MiB);
-    CHECK(analysis::classify(input(20 * MiB, 0, 0)).verdict == Verdict::stable);
-    CHECK(analysis::classify(input(21 * MiB, 0, 0)).verdict == Verdict::leak);
+    CHECK(read_totals(input(20 * MiB, 0, 0)).verdict == Verdict::stable);
+    CHECK(read_totals(input(21 * MiB, 0, 0)).verdict == Verdict::leak);
 
-    const auto frag = analysis::classify(input(0, GiB, 500 * MiB));
     const auto joined = [](const std::vector<std::string>& v) {
         std::string s;
         for (const auto& x : v) s += x + "\n";
         return s;
     };
-    CHECK(joined(frag.advice).find("expandable_segments:True") != std::string::npos);
-    CHECK(joined(analysis::classify(input(GiB, GiB, 0)).advice).find(".item()") != std::string::npos);
-    CHECK(joined(analysis::classify(input(0, GiB, 0)).advice).find("empty_cache") != std::string::npos);
-
     auto with_ooms = input(0, 0, 0);
     with_ooms.ooms_delta = ByteRange::exact(2);
     with_ooms.retries_delta = ByteRange::exact(5);
-    const auto oom = analysis::classify(with_ooms);
+    const auto oom = read_totals(with_ooms);
     CHECK(oom.verdict == Verdict::stable);
+    CHECK(oom.new_ooms);
+    CHECK(oom.new_retries);
     CHECK(joined(oom.evidence).find("num_ooms") != std::string::npos);
     CHECK(joined(oom.evidence).find("num_alloc_retries") != std::string::npos);
-    CHECK(joined(oom.advice).find("more than the card") != std::string::npos);
+
+    // Partial tables: allocated alone still gives leak, shrink or stable; reserved alone
+    // cannot tell a leak from cache growth; neither is an input error.
+    analysis::TotalsInput allocated_only;
+    allocated_only.allocated = analysis::MetricChange{ByteRange::exact(5121 * MiB), ByteRange::exact(-5121 * MiB)};
+    CHECK(read_totals(allocated_only).verdict == Verdict::shrink);
+    analysis::TotalsInput reserved_only;
+    reserved_only.reserved = analysis::MetricChange{ByteRange::exact(GiB), ByteRange::exact(GiB)};
+    CHECK(read_totals(reserved_only).verdict == Verdict::growth);
+    CHECK_THROWS_AS(read_totals(analysis::TotalsInput{}), Error);
+}
+
+TEST_CASE("advice: every verdict has its own, and retained-reference advice only for a leak") {
+    const auto joined = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (const auto& x : v) s += x + "\n";
+        return s;
+    };
+    using analysis::Verdict;
+    analysis::advice::Context snapshots;
+    snapshots.from_snapshots = true;
+    CHECK(joined(analysis::advice::for_verdict(Verdict::fragmentation, {})).find("expandable_segments:True") !=
+          std::string::npos);
+    CHECK(joined(analysis::advice::for_verdict(Verdict::cache_growth, {})).find("empty_cache") != std::string::npos);
+    CHECK(joined(analysis::advice::for_verdict(Verdict::leak, snapshots)).find(".item()") != std::string::npos);
+    for (const auto v : {Verdict::one_time_growth, Verdict::shape_growth, Verdict::growth, Verdict::fragmentation,
+                         Verdict::cache_growth, Verdict::stable, Verdict::shrink}) {
+        CAPTURE(analysis::to_string(v));
+        const auto text = joined(analysis::advice::for_verdict(v, snapshots));
+        CHECK(!text.empty());
+        CHECK(text.find("losses.append") == std::string::npos);
+        CHECK(text.find(".item()") == std::string::npos);
+    }
+    analysis::advice::Context oom;
+    oom.new_ooms = true;
+    CHECK(joined(analysis::advice::for_verdict(Verdict::stable, oom)).find("more than the card") != std::string::npos);
 }
 
 TEST_CASE("verdict: a range straddling the threshold counts as flat, with a note") {
-    analysis::VerdictInput in;
-    in.allocated_before = {4 * GiB, 4 * GiB + MiB - 1};
-    in.reserved_before = {5 * GiB, 5 * GiB + MiB - 1};
-    in.allocated_delta = {10 * MiB, 30 * MiB};  // threshold ≈ 20.5 MiB lies inside
-    in.reserved_delta = {0, 0};
-    const auto r = analysis::classify(in);
+    analysis::TotalsInput in;
+    // threshold ≈ 20.5 MiB lies inside the allocated change
+    in.allocated = analysis::MetricChange{{4 * GiB, 4 * GiB + MiB - 1}, {10 * MiB, 30 * MiB}};
+    in.reserved = analysis::MetricChange{{5 * GiB, 5 * GiB + MiB - 1}, {0, 0}};
+    const auto r = analysis::read_totals(in);
     CHECK(r.verdict == analysis::Verdict::stable);
     CHECK(r.evidence[0].find("uncertain") != std::string::npos);
-    const auto call = analysis::judge_change(in.allocated_before, in.allocated_delta);
+    const auto call = analysis::judge_change(in.allocated->before, in.allocated->delta);
     CHECK(call.change == analysis::Change::flat);
     CHECK(call.uncertain);
 }
 
 TEST_CASE("reader: nothing found is an input error") {
     try {
-        stats::parse_stats_text("hello\nworld {'a': 1}\n", "x.log");
+        stats::read_stats_text("hello\nworld {'a': 1}\n", "x.log");
         FAIL("expected an error");
     } catch (const Error& e) {
         CHECK(e.kind() == ErrorKind::input);
@@ -141,7 +172,7 @@ TEST_CASE("reader: abbreviated table, header fields, CRLF, stretched cells") {
     std::string crlf;
     for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
     for (const auto& input : {text, crlf}) {
-        const auto c = stats::parse_stats_text(input, "t.txt");
+        const auto c = stats::read_stats_text(input, "t.txt");
         REQUIRE(c.tables.size() == 1);
         const auto& t = c.tables[0];
         CHECK(t.device == 3);
@@ -163,7 +194,7 @@ TEST_CASE("reader: headless rows and an unreadable cell") {
         "| Allocated memory      |   5245 MiB |   oops     |   1149 GiB |   1144 GiB |\n"
         "| GPU reserved memory   |   8192 MiB |   9216 MiB |  12288 MiB |   4096 MiB |\n"
         "done\n";
-    const auto c = stats::parse_stats_text(text, "h.txt");
+    const auto c = stats::read_stats_text(text, "h.txt");
     REQUIRE(c.tables.size() == 1);
     const auto& t = c.tables[0];
     CHECK_FALSE(t.device.has_value());
@@ -179,7 +210,7 @@ TEST_CASE("reader: headless rows and an unreadable cell") {
 
 TEST_CASE("reader: memory_stats forms") {
     SUBCASE("Python 3.12 OrderedDict({...}) repr") {
-        const auto c = stats::parse_stats_text(
+        const auto c = stats::read_stats_text(
             "stats: OrderedDict({'allocated_bytes.all.current': 10, 'reserved_bytes.all.current': 20, "
             "'num_ooms': 1})\n",
             "s.txt");
@@ -190,7 +221,7 @@ TEST_CASE("reader: memory_stats forms") {
         CHECK(c.tables[0].layout == "memory_stats,python-repr");
     }
     SUBCASE("per-device wrapper keys give devices") {
-        const auto c = stats::parse_stats_text(
+        const auto c = stats::read_stats_text(
             R"({"cuda:0": {"allocated_bytes.all.current": 1}, "cuda:1": {"allocated_bytes.all.current": 2}})",
             "d.json");
         REQUIRE(c.tables.size() == 2);
@@ -199,7 +230,7 @@ TEST_CASE("reader: memory_stats forms") {
         CHECK(c.tables[1].stats.at("allocated_bytes.all.current") == ByteRange{2, 2});
     }
     SUBCASE("a dict cut short keeps what was read, with the line") {
-        const auto c = stats::parse_stats_text(
+        const auto c = stats::read_stats_text(
             "x\n{'allocated_bytes.all.current': 5,\n 'reserved_bytes.all.current': 7,\n 'active_bytes.all.cu",
             "cut.log");
         REQUIRE(c.tables.size() == 1);
@@ -208,7 +239,7 @@ TEST_CASE("reader: memory_stats forms") {
         CHECK(c.tables[0].warnings[0].rfind("cut.log:4:", 0) == 0);
     }
     SUBCASE("several dumps in a log form a series") {
-        const auto c = stats::parse_stats_text(
+        const auto c = stats::read_stats_text(
             "step 1 {'allocated_bytes.all.current': 1}\nstep 2 {'allocated_bytes.all.current': 2}\n", "s.log");
         REQUIRE(c.tables.size() == 2);
         CHECK(c.tables[1].line == 2);

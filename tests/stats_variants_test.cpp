@@ -4,7 +4,7 @@
 #include "support.hpp"
 
 #include <memsnap/error.hpp>
-#include <memsnap/stats/parse.hpp>
+#include <memsnap/stats/text_reader.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -23,8 +23,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 void check_same_values(const std::string& plain, const std::string& wrapped, const char* what) {
     CAPTURE(what);
-    const auto expected = stats::parse_stats_text(plain, "plain.txt");
-    const auto actual = stats::parse_stats_text(wrapped, "wrapped.txt");
+    const auto expected = stats::read_stats_text(plain, "plain.txt");
+    const auto actual = stats::read_stats_text(wrapped, "wrapped.txt");
     REQUIRE(actual.tables.size() == expected.tables.size());
     for (std::size_t i = 0; i < expected.tables.size(); ++i) {
         CHECK(actual.tables[i].device == expected.tables[i].device);
@@ -64,7 +64,7 @@ TEST_CASE("a summary wrapped as users paste it parses to the same values") {
 
 TEST_CASE("memory_stats pretty-printed in a notebook parse to the same values") {
     const std::string flat = test::read_text(test::fixtures_dir() / "summaries" / "stats_flat.json");
-    const auto expected = stats::parse_stats_text(flat, "stats_flat.json");
+    const auto expected = stats::read_stats_text(flat, "stats_flat.json");
     REQUIRE(expected.tables.size() == 1);
     // pprint.pformat of the dict, one "key: value," per line, as notebook stream output.
     const auto parsed = nlohmann::json::parse(flat);
@@ -76,10 +76,10 @@ TEST_CASE("memory_stats pretty-printed in a notebook parse to the same values") 
         text.push_back(open + "'" + key + "': " + value.dump() + close + "\n");
     }
     const nlohmann::json notebook = {{"cells", {{{"outputs", {{{"text", text}}}}}}}};
-    const auto actual = stats::parse_stats_text(notebook.dump(1), "stats.ipynb");
+    const auto actual = stats::read_stats_text(notebook.dump(1), "stats.ipynb");
     CHECK(actual.kind == stats::CaptureKind::memory_stats);
     REQUIRE(actual.tables.size() == 1);
     CHECK(actual.tables[0].stats == expected.tables[0].stats);
-    CHECK_THROWS_AS(stats::parse_stats_text(R"({"cells": [{"outputs": [{"text": ["hello\n"]}]}]})", "empty.ipynb"),
+    CHECK_THROWS_AS(stats::read_stats_text(R"({"cells": [{"outputs": [{"text": ["hello\n"]}]}]})", "empty.ipynb"),
                     Error);
 }

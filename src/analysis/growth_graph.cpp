@@ -61,7 +61,7 @@ GrowthGraph::~GrowthGraph() = default;
 GrowthGraph::GrowthGraph(GrowthGraph&&) noexcept = default;
 GrowthGraph& GrowthGraph::operator=(GrowthGraph&&) noexcept = default;
 
-void GrowthGraph::add_stack(const std::vector<std::uint32_t>& frames, std::int64_t bytes,
+void GrowthGraph::add_stack(std::span<const std::uint32_t> frames, std::int64_t bytes,
                             std::size_t site) {
     if (bytes <= 0) return;
     auto& g = impl_->graph;

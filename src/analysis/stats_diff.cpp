@@ -1,26 +1,33 @@
+#include <memsnap/analysis/advice.hpp>
 #include <memsnap/analysis/stats_diff.hpp>
-#include <memsnap/util/units.hpp>
-
 #include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 namespace memsnap::analysis {
 
 namespace {
 
-__extension__ using Wide = __int128;
-
 constexpr std::array<const char*, 5> kTrendMetrics = {
     "allocated_bytes.all.current", "reserved_bytes.all.current", "active_bytes.all.current",
     "requested_bytes.all.current", "inactive_split_bytes.all.current"};
 
+// The rows a verdict uses: when a table lacks one, the report names it.
+constexpr std::array<const char*, 4> kVerdictMetrics = {"allocated_bytes.all.current", "reserved_bytes.all.current",
+                                                        "inactive_split_bytes.all.current", "allocation.all.current"};
+
 int severity(Verdict v) {
     switch (v) {
-        case Verdict::leak: return 4;
+        case Verdict::leak: return 7;
+        case Verdict::growth: return 6;
+        case Verdict::shape_growth: return 5;
+        case Verdict::one_time_growth: return 4;
         case Verdict::fragmentation: return 3;
         case Verdict::cache_growth: return 2;
         case Verdict::shrink: return 1;
@@ -63,7 +70,12 @@ Groups by_device(const stats::StatsCapture& c) {
     return g;
 }
 
-std::string device_name(std::optional<int> d) { return d ? fmt::format("device {}", *d) : "device unknown"; }
+std::vector<int> known_devices(const stats::StatsCapture& c) {
+    std::set<int> out;
+    for (const auto& t : c.tables)
+        if (t.device) out.insert(*t.device);
+    return {out.begin(), out.end()};
+}
 
 MetricTrend make_trend(const std::vector<ByteRange>& values, std::optional<std::int64_t> step_span) {
     MetricTrend t;
@@ -91,30 +103,30 @@ MetricTrend make_trend(const std::vector<ByteRange>& values, std::optional<std::
     return t;
 }
 
-DeviceDiff diff_series(std::optional<int> device, const std::vector<Entry>& series,
-                       std::optional<std::pair<std::int64_t, std::int64_t>> steps) {
-    DeviceDiff out;
-    out.device = device;
+std::vector<SeriesPoint> series_points(const std::vector<Entry>& series, const util::Steps& steps,
+                                       std::vector<std::string>& notes) {
+    std::vector<SeriesPoint> out;
     const auto n = series.size();
     for (std::size_t i = 0; i < n; ++i) {
         SeriesPoint p{i, series[i].source, series[i].table->line, std::nullopt};
-        if (steps) {
-            const auto span = steps->second - steps->first;
-            if (n == 1) p.step = steps->first;
+        if (steps.span) {
+            const auto span = steps.distance();
+            if (n == 1) p.step = steps.span->first;
             else if (span % static_cast<std::int64_t>(n - 1) == 0)
-                p.step = steps->first + span / static_cast<std::int64_t>(n - 1) * static_cast<std::int64_t>(i);
-            else if (i == 0) p.step = steps->first;
-            else if (i + 1 == n) p.step = steps->second;
+                p.step = steps.span->first + span / static_cast<std::int64_t>(n - 1) * static_cast<std::int64_t>(i);
+            else if (i == 0) p.step = steps.span->first;
+            else if (i + 1 == n) p.step = steps.span->second;
         }
-        out.series.push_back(p);
-        for (const auto& w : series[i].table->warnings) out.notes.push_back(fmt::format("{}: {}", series[i].source, w));
+        out.push_back(p);
+        for (const auto& w : series[i].table->warnings) notes.push_back(fmt::format("{}: {}", series[i].source, w));
     }
-    if (n == 1) out.notes.push_back("only one table for this device: before and after are the same table");
+    if (n == 1) notes.push_back("only one table for this device: before and after are the same table");
+    return out;
+}
 
+void diff_metrics(const std::vector<Entry>& series, const util::Steps& steps, DeviceDiff& out) {
     const auto first = values_of(*series.front().table);
     const auto last = values_of(*series.back().table);
-    std::optional<std::int64_t> span;
-    if (steps) span = steps->second - steps->first;
     std::size_t only_before = 0, only_after = 0;
     for (const auto& [key, before] : first) {
         const auto it = last.find(key);
@@ -125,8 +137,8 @@ DeviceDiff diff_series(std::optional<int> device, const std::vector<Entry>& seri
         MetricDiff m{before, it->second, range_delta(before, it->second), std::nullopt};
         // One table compared with itself: the same measurement, so the change is exactly 0
         // (interval arithmetic alone would widen it to ±(high − low)).
-        if (n == 1) m.delta = ByteRange{0, 0};
-        if (span && *span > 0) m.per_step = range_divide(m.delta, *span);
+        if (series.size() == 1) m.delta = ByteRange{0, 0};
+        if (steps.known()) m.per_step = range_divide(m.delta, steps.distance());
         out.metrics.emplace(key, m);
     }
     for (const auto& [key, value] : last)
@@ -134,7 +146,12 @@ DeviceDiff diff_series(std::optional<int> device, const std::vector<Entry>& seri
     if (only_before || only_after)
         out.notes.push_back(fmt::format("{} metric(s) only in the first table and {} only in the last are not compared",
                                         only_before, only_after));
-
+    for (const char* key : kVerdictMetrics)
+        if (!out.metrics.count(key)) out.missing.emplace_back(key);
+    if (!out.missing.empty())
+        out.notes.push_back(fmt::format("not in both tables, so not judged: {}", fmt::join(out.missing, ", ")));
+    std::optional<std::int64_t> span;
+    if (steps.known()) span = steps.distance();
     for (const char* key : kTrendMetrics) {
         std::vector<ByteRange> values;
         for (const auto& e : series) {
@@ -142,31 +159,68 @@ DeviceDiff diff_series(std::optional<int> device, const std::vector<Entry>& seri
             if (it == e.table->stats.end()) break;
             values.push_back(it->second);
         }
-        if (values.size() == n) out.trends.emplace(key, make_trend(values, span));
+        if (values.size() == series.size()) out.trends.emplace(key, make_trend(values, span));
     }
+}
 
-    auto need = [&](const char* key) -> const MetricDiff& {
-        const auto it = out.metrics.find(key);
-        if (it == out.metrics.end())
-            throw input_error(fmt::format("cannot compare {}: {} is missing in the first or last table (line {} / {})",
-                                          device_name(device), key, series.front().table->line,
-                                          series.back().table->line));
-        return it->second;
-    };
-    VerdictInput in;
-    const auto& alloc = need("allocated_bytes.all.current");
-    const auto& reserved = need("reserved_bytes.all.current");
-    in.allocated_before = alloc.before;
-    in.allocated_delta = alloc.delta;
-    in.reserved_before = reserved.before;
-    in.reserved_delta = reserved.delta;
-    if (auto it = out.metrics.find("inactive_split_bytes.all.current"); it != out.metrics.end()) {
-        in.inactive_split_before = it->second.before;
-        in.inactive_split_delta = it->second.delta;
+std::optional<MetricChange> change_of(const DeviceDiff& d, const char* key) {
+    const auto it = d.metrics.find(key);
+    if (it == d.metrics.end()) return std::nullopt;
+    return MetricChange{it->second.before, it->second.delta};
+}
+
+// The totals read, then weighed: captures that cannot be one process, or the same number of
+// live allocations holding more bytes, are not a leak.
+VerdictResult judge(const DeviceDiff& d, const SameProcess& same, bool devices_differ) {
+    TotalsInput in;
+    in.allocated = change_of(d, "allocated_bytes.all.current");
+    in.reserved = change_of(d, "reserved_bytes.all.current");
+    in.inactive_split = change_of(d, "inactive_split_bytes.all.current");
+    in.live_blocks = change_of(d, "allocation.all.current");
+    if (const auto it = d.metrics.find("num_ooms"); it != d.metrics.end()) in.ooms_delta = it->second.delta;
+    if (const auto it = d.metrics.find("num_alloc_retries"); it != d.metrics.end()) in.retries_delta = it->second.delta;
+    const auto reading = read_totals(in);
+    VerdictResult r;
+    r.verdict = reading.verdict;
+    r.evidence = reading.evidence;
+    advice::Context context;
+    context.new_ooms = reading.new_ooms;
+    context.new_retries = reading.new_retries;
+    if (r.verdict == Verdict::leak) {
+        if (same.value == std::optional<bool>(false) || devices_differ) {
+            r.verdict = Verdict::growth;
+            context.growth_reason = devices_differ ? "the tables are of different devices"
+                                                   : "the captures come from different processes (" +
+                                                         same.evidence.front() + ")";
+        } else if (in.live_blocks && in.live_blocks->delta.high <= 0) {
+            r.verdict = Verdict::shape_growth;
+        }
     }
-    if (auto it = out.metrics.find("num_ooms"); it != out.metrics.end()) in.ooms_delta = it->second.delta;
-    if (auto it = out.metrics.find("num_alloc_retries"); it != out.metrics.end()) in.retries_delta = it->second.delta;
-    out.verdict = classify(in);
+    r.advice = advice::for_verdict(r.verdict, context);
+    return r;
+}
+
+// Cumulative counters (Tot Alloc / Tot Freed, retries, OOMs) never go down in one process.
+void check_counters(const DeviceDiff& d, SameProcess& same) {
+    for (const auto& [key, m] : d.metrics) {
+        const bool cumulative = key.ends_with(".allocated") || key.ends_with(".freed") || key == "num_alloc_retries" ||
+                                key == "num_ooms";
+        if (cumulative && m.delta.high < 0 && same.value != std::optional<bool>(false)) {
+            same.value = false;
+            same.evidence.insert(same.evidence.begin(),
+                                 fmt::format("the cumulative counter {} went down ({} → {}): another process, or "
+                                             "reset_accumulated_memory_stats() ran in between",
+                                             key, util::format_range_compact(m.before, stats::is_byte_metric(key)),
+                                             util::format_range_compact(m.after, stats::is_byte_metric(key))));
+        }
+    }
+}
+
+DeviceDiff diff_series(std::optional<int> device, const std::vector<Entry>& series, const util::Steps& steps) {
+    DeviceDiff out;
+    out.device = device;
+    out.series = series_points(series, steps, out.notes);
+    diff_metrics(series, steps, out);
     return out;
 }
 
@@ -179,73 +233,84 @@ const DeviceDiff& StatsDiff::primary() const {
     return *best;
 }
 
-StatsDiff diff_stats(const stats::StatsCapture& before, const stats::StatsCapture& after,
-                     std::optional<std::pair<std::int64_t, std::int64_t>> steps) {
-    if (steps && steps->second <= steps->first)
-        throw usage_error(fmt::format("steps must increase: got {} then {}", steps->first, steps->second));
-    StatsDiff diff;
-    diff.before_kind = before.kind;
-    diff.after_kind = after.kind;
-    diff.steps = steps;
-    const bool one_series = same_tables(before, after);
-    const auto b = by_device(before);
-    const auto a = by_device(after);
+stats::StatsCapture select_device(const stats::StatsCapture& capture, std::optional<int> device) {
+    if (!device) return capture;
+    auto out = capture;
+    std::erase_if(out.tables, [&](const stats::StatsTable& t) { return t.device && *t.device != *device; });
+    if (out.tables.empty()) {
+        const auto devices = known_devices(capture);
+        throw input_error(fmt::format("--device {}: the tables are of device{} {} only", *device,
+                                      devices.size() == 1 ? "" : "s", fmt::join(devices, ", ")),
+                          capture.file);
+    }
+    return out;
+}
 
-    std::vector<std::pair<std::optional<int>, std::optional<int>>> pairs;  // (before key, after key)
+namespace {
+
+using Pairs = std::vector<std::pair<std::optional<int>, std::optional<int>>>;
+
+// Tables pair by device; one device on each side pairs whatever their ids.
+Pairs pair_devices(const Groups& b, const Groups& a, std::string& note) {
+    Pairs pairs;
     for (const auto& [dev, tables] : b)
         if (a.count(dev)) pairs.emplace_back(dev, dev);
-    std::string pairing_note;
     if (pairs.empty() && b.size() == 1 && a.size() == 1) {
         pairs.emplace_back(b.begin()->first, a.begin()->first);
-        pairing_note = fmt::format("compared {} (before) with {} (after): the only device on each side",
-                                   device_name(b.begin()->first), device_name(a.begin()->first));
+        note = fmt::format("compared {} (before) with {} (after): the only device on each side",
+                           util::device_name(b.begin()->first), util::device_name(a.begin()->first));
     }
     if (pairs.empty()) throw input_error("no device appears in both captures");
+    return pairs;
+}
 
+}  // namespace
+
+StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCapture& after_all,
+                     const AnalysisOptions& options) {
+    const bool one_series = same_tables(before_all, after_all);
+    const auto before = select_device(before_all, options.device);
+    const auto after = one_series ? before : select_device(after_all, options.device);
+    StatsDiff diff;
+    diff.before_file = before.file;
+    diff.after_file = after.file;
+    diff.before_kind = before.kind;
+    diff.after_kind = after.kind;
+    diff.steps = options.steps;
+    diff.device_sets = {known_devices(before), known_devices(after)};
+    const auto b = by_device(before);
+    const auto a = by_device(after);
+    std::string pairing_note;
+    const auto pairs = pair_devices(b, a, pairing_note);
     for (const auto& [bd, ad] : pairs) {
         std::vector<Entry> series;
         for (const auto* t : b.at(bd)) series.push_back({t, "before"});
         if (!one_series)
             for (const auto* t : a.at(ad)) series.push_back({t, "after"});
-        auto d = diff_series(bd ? bd : ad, series, steps);
+        auto d = diff_series(bd ? bd : ad, series, options.steps);
         if (!pairing_note.empty()) d.notes.insert(d.notes.begin(), pairing_note);
+        check_counters(d, diff.same_process);
         diff.devices.push_back(std::move(d));
     }
+    const bool devices_differ = pairs.size() == 1 && pairs[0].first && pairs[0].second &&
+                                *pairs[0].first != *pairs[0].second;
+    if (devices_differ)
+        diff.warnings.push_back(fmt::format("the tables are of different devices ({} before, {} after): no leak is "
+                                            "called; give --device N to compare one device",
+                                            *pairs[0].first, *pairs[0].second));
+    if (diff.same_process.value != std::optional<bool>(false))
+        diff.same_process.evidence.push_back(
+            one_series ? "the tables come from one file; summaries carry no addresses to prove one process"
+                       : "summaries carry no addresses: whether both come from one process cannot be checked; their "
+                         "cumulative counters do not contradict it");
+    for (auto& d : diff.devices) d.verdict = judge(d, diff.same_process, devices_differ);
     for (const auto& [dev, tables] : b)
         if (!a.count(dev) && pairing_note.empty())
-            diff.devices.front().notes.push_back(fmt::format("{} appears only in before; not compared", device_name(dev)));
+            diff.devices.front().notes.push_back(fmt::format("{} appears only in before; not compared", util::device_name(dev)));
     for (const auto& [dev, tables] : a)
         if (!b.count(dev) && pairing_note.empty())
-            diff.devices.front().notes.push_back(fmt::format("{} appears only in after; not compared", device_name(dev)));
+            diff.devices.front().notes.push_back(fmt::format("{} appears only in after; not compared", util::device_name(dev)));
     return diff;
-}
-
-std::optional<std::string> check_growth_gate(const StatsDiff& diff, std::int64_t bytes_per_step) {
-    std::vector<std::string> trips;
-    for (const auto& d : diff.devices) {
-        const auto it = d.metrics.find("allocated_bytes.all.current");
-        if (it == d.metrics.end()) continue;
-        const auto& delta = it->second.delta;
-        std::int64_t span = 0;
-        const char* unit = "step";
-        if (diff.steps) {
-            span = diff.steps->second - diff.steps->first;
-        } else {
-            span = static_cast<std::int64_t>(std::max<std::size_t>(d.series.size(), 2) - 1);
-            unit = "capture";
-        }
-        if (static_cast<Wide>(delta.low) > static_cast<Wide>(bytes_per_step) * span) {
-            trips.push_back(fmt::format(
-                "allocated memory (allocated_bytes.all.current) on {} grows by at least {} per {} "
-                "(limit {} per {}): {} over {} {}(s)",
-                device_name(d.device), util::signed_bytes(range_divide(delta, span).low), unit,
-                util::human_bytes(bytes_per_step), unit, stats::format_delta(delta, true), span, unit));
-        }
-    }
-    if (trips.empty()) return std::nullopt;
-    std::string out;
-    for (const auto& t : trips) out += (out.empty() ? "" : "; ") + t;
-    return out;
 }
 
 }  // namespace memsnap::analysis

@@ -1,5 +1,6 @@
 #include <memsnap/analysis/verdict.hpp>
-#include <memsnap/util/units.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
 
 #include <fmt/format.h>
 
@@ -10,12 +11,27 @@ namespace memsnap::analysis {
 std::string_view to_string(Verdict verdict) {
     switch (verdict) {
         case Verdict::leak: return "leak";
+        case Verdict::one_time_growth: return "one_time_growth";
+        case Verdict::shape_growth: return "shape_growth";
+        case Verdict::growth: return "growth";
         case Verdict::fragmentation: return "fragmentation";
         case Verdict::cache_growth: return "cache_growth";
         case Verdict::stable: return "stable";
         case Verdict::shrink: return "shrink";
     }
-    return "unknown";
+    return "stable";
+}
+
+std::string_view to_string(SiteVerdict verdict) {
+    switch (verdict) {
+        case SiteVerdict::leak: return "leak";
+        case SiteVerdict::one_time: return "one_time";
+        case SiteVerdict::shape_growth: return "shape_growth";
+        case SiteVerdict::growth: return "growth";
+        case SiteVerdict::freed: return "freed";
+        case SiteVerdict::stable: return "stable";
+    }
+    return "stable";
 }
 
 std::string_view to_string(Change change) {
@@ -24,7 +40,7 @@ std::string_view to_string(Change change) {
         case Change::flat: return "flat";
         case Change::falls: return "falls";
     }
-    return "unknown";
+    return "flat";
 }
 
 std::int64_t noise_threshold(ByteRange before) {
@@ -48,90 +64,74 @@ ChangeCall judge_change(ByteRange before, ByteRange delta) {
 
 namespace {
 
-std::string describe(std::string_view name, ByteRange before, ByteRange delta, const ChangeCall& call) {
+std::string describe(std::string_view name, const MetricChange& m, const ChangeCall& call) {
     std::string text = fmt::format("{}: {} → change {} ({}; noise threshold {})", name,
-                                   stats::format_range(before, true), stats::format_delta(delta, true),
+                                   util::format_range(m.before, true), util::format_delta(m.delta, true),
                                    to_string(call.change), util::human_bytes(call.threshold));
     if (call.uncertain)
         text += "; uncertain: the table's rounding allows a change beyond the threshold, counted as flat";
     return text;
 }
 
+std::optional<ChangeCall> judge(std::string_view name, const std::optional<MetricChange>& m,
+                                std::vector<std::string>& evidence) {
+    if (!m) {
+        evidence.push_back(fmt::format("{}: not in both captures", name));
+        return std::nullopt;
+    }
+    const auto call = judge_change(m->before, m->delta);
+    evidence.push_back(describe(name, *m, call));
+    return call;
+}
+
+Verdict totals_verdict(const TotalsReading& r) {
+    const auto is = [](const std::optional<ChangeCall>& c, Change change) { return c && c->change == change; };
+    if (is(r.allocated, Change::grows)) return Verdict::leak;
+    // Without allocated memory, reserved growth cannot be told from a leak.
+    if (!r.allocated && is(r.reserved, Change::grows)) return Verdict::growth;
+    if (is(r.reserved, Change::grows)) {
+        // Reserved grows while live memory does not: held split segments or a growing cache.
+        // Unknown non-releasable memory cannot tell the two apart; cache growth is the milder
+        // claim and the evidence says what is missing.
+        return is(r.inactive_split, Change::grows) ? Verdict::fragmentation : Verdict::cache_growth;
+    }
+    if (is(r.allocated, Change::falls) || is(r.reserved, Change::falls)) return Verdict::shrink;
+    return Verdict::stable;
+}
+
 }  // namespace
 
-VerdictResult classify(const VerdictInput& in) {
-    VerdictResult result;
-    const auto allocated = judge_change(in.allocated_before, in.allocated_delta);
-    const auto reserved = judge_change(in.reserved_before, in.reserved_delta);
-    result.evidence.push_back(describe("allocated (allocated_bytes.all.current)", in.allocated_before,
-                                       in.allocated_delta, allocated));
-    result.evidence.push_back(describe("reserved (reserved_bytes.all.current)", in.reserved_before,
-                                       in.reserved_delta, reserved));
-    std::optional<ChangeCall> inactive;
-    if (in.inactive_split_before && in.inactive_split_delta) {
-        inactive = judge_change(*in.inactive_split_before, *in.inactive_split_delta);
-        result.evidence.push_back(describe("non-releasable (inactive_split_bytes.all.current)",
-                                           *in.inactive_split_before, *in.inactive_split_delta, *inactive));
+TotalsReading read_totals(const TotalsInput& in) {
+    if (!in.allocated && !in.reserved)
+        throw input_error(
+            "cannot compare: neither allocated nor reserved memory (allocated_bytes.all.current, "
+            "reserved_bytes.all.current) is in both captures");
+    TotalsReading r;
+    r.allocated = judge("allocated (allocated_bytes.all.current)", in.allocated, r.evidence);
+    r.reserved = judge("reserved (reserved_bytes.all.current)", in.reserved, r.evidence);
+    if (in.inactive_split) {
+        r.inactive_split = judge("non-releasable (inactive_split_bytes.all.current)", in.inactive_split, r.evidence);
+    } else if (in.reserved) {
+        r.evidence.push_back(
+            "non-releasable memory (inactive_split_bytes.all.current) unknown: fragmentation cannot be told "
+            "from cache growth");
     }
-
-    if (allocated.change == Change::grows) {
-        result.verdict = Verdict::leak;
-        result.advice = {
-            "Live tensors accumulate: something keeps references across steps (most often a tensor "
-            "with grad_fn kept in a list, e.g. losses.append(loss)).",
-            "Store Python numbers or detached copies: loss.item(), tensor.detach().cpu().",
-            "Run validation and metric code under torch.no_grad(); do not keep its outputs.",
-            "Avoid backward(retain_graph=True) unless needed; keep intermediates local instead of on "
-            "modules or globals.",
-            "Take two memory snapshots (torch.cuda.memory._record_memory_history) a few steps apart and "
-            "diff them to find the allocation sites that grow.",
-        };
-    } else if (reserved.change == Change::grows) {
-        const bool fragmented = inactive && inactive->change == Change::grows;
-        result.verdict = fragmented ? Verdict::fragmentation : Verdict::cache_growth;
-        if (fragmented) {
-            result.advice = {
-                "Not a leak: live memory is flat while the caching allocator holds split, partly free "
-                "segments it cannot reuse.",
-                "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (or max_split_size_mb:<N>) to reduce "
-                "fragmentation.",
-                "Use more uniform tensor shapes (pad or bucket batch sizes / sequence lengths).",
-            };
-        } else {
-            result.advice = {
-                "Not a leak: live memory is flat; the caching allocator keeps freed blocks for reuse, so "
-                "reserved memory grows to the workload's high-water mark.",
-                "torch.cuda.empty_cache() returns cached blocks to the driver (other processes see the "
-                "memory again) but does not lower the peak a step needs.",
-            };
-            if (!inactive)
-                result.evidence.push_back(
-                    "non-releasable memory (inactive_split_bytes) unknown: fragmentation cannot be ruled out");
-        }
-    } else if (allocated.change == Change::falls || reserved.change == Change::falls) {
-        result.verdict = Verdict::shrink;
-        result.advice = {"Memory went down between the captures: no growth to explain."};
-    } else {
-        result.verdict = Verdict::stable;
-        result.advice = {"Allocated and reserved memory are flat: no leak between these captures."};
-    }
-
+    if (in.live_blocks)
+        r.evidence.push_back(fmt::format("live allocations (allocation.all.current): {} → change {}",
+                                         util::format_range(in.live_blocks->before, false),
+                                         util::format_delta(in.live_blocks->delta, false)));
+    r.verdict = totals_verdict(r);
     if (in.ooms_delta && in.ooms_delta->low > 0) {
-        result.evidence.push_back(fmt::format("new out-of-memory errors (num_ooms): {}",
-                                              stats::format_delta(*in.ooms_delta, false)));
-        if (result.verdict == Verdict::stable || result.verdict == Verdict::shrink)
-            result.advice.push_back(
-                "OOMs without growth: one step needs more than the card (model + activations + optimizer "
-                "state) or one batch is unusually large; reduce batch size or use activation checkpointing.");
+        r.new_ooms = true;
+        r.evidence.push_back(fmt::format("new out-of-memory errors (num_ooms): {}",
+                                         util::format_delta(*in.ooms_delta, false)));
     }
     if (in.retries_delta && in.retries_delta->low > 0) {
-        result.evidence.push_back(fmt::format("new cudaMalloc retries (num_alloc_retries): {}",
-                                              stats::format_delta(*in.retries_delta, false)));
-        result.advice.push_back(
-            "cudaMalloc retries mean the allocator had to free its cache to satisfy a request: memory is "
-            "close to the limit.");
+        r.new_retries = true;
+        r.evidence.push_back(fmt::format("new cudaMalloc retries (num_alloc_retries): {}",
+                                         util::format_delta(*in.retries_delta, false)));
     }
-    return result;
+    return r;
 }
 
 }  // namespace memsnap::analysis

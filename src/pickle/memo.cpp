@@ -1,4 +1,4 @@
-#include <memsnap/pickle/memo.hpp>
+#include "memo.hpp"
 
 namespace memsnap::pickle {
 

@@ -1,5 +1,5 @@
 #include <memsnap/error.hpp>
-#include <memsnap/pickle/memo.hpp>
+#include "memo.hpp"
 #include <memsnap/pickle/reader.hpp>
 
 #include <fmt/format.h>
@@ -436,6 +436,8 @@ StreamInfo Machine::run() {
         op_start_ = 0;
         if (in_.substr(0, 2) == "PK")
             fail("a zip archive (what torch.save writes), not a memory snapshot pickle");
+        if (looks_like_old_pickle(in_))
+            fail("a pickle of protocol 0 or 1 (text opcodes), which torch never writes: memsnap reads protocols 2 to 5");
         fail(fmt::format("not a pickle of protocol 2 to 5 (starts with byte 0x{:02x})",
                          static_cast<unsigned char>(in_[0])));
     }
@@ -618,6 +620,15 @@ std::string_view StreamInfo::writer() const {
 
 bool looks_like_pickle(std::string_view bytes) noexcept {
     return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x80;
+}
+
+bool looks_like_old_pickle(std::string_view bytes) noexcept {
+    if (bytes.size() < 3) return false;
+    const std::string_view text_openers = "dltSVIFLN";  // MARK then DICT, LIST, TUPLE, a scalar
+    const std::string_view binary_openers = "qr(";      // EMPTY_DICT/LIST then BINPUT or MARK
+    if (bytes[0] == '(' && text_openers.find(bytes[1]) != std::string_view::npos) return true;
+    if ((bytes[0] == '}' || bytes[0] == ']') && binary_openers.find(bytes[1]) != std::string_view::npos) return true;
+    return bytes.starts_with("ccopy_reg\n") || bytes.starts_with("c__builtin__\n");
 }
 
 StreamInfo decode(Document& doc, const Limits& limits, SealHook* hook,

@@ -75,7 +75,7 @@ TraceAction parse_action(std::string_view s) {
 }  // namespace
 
 StringId ModelBuilder::intern(const Document& doc, const Value* v) {
-    if (!is_string(v)) return 0;
+    if (!is_string(v)) return StringId{};
     // Python shares one string object per key or action name, so the same bytes of the input
     // come back millions of times: remember them by position before hashing the text.
     if ((v->flags & 1) == 0) {
@@ -123,7 +123,7 @@ std::optional<Value> ModelBuilder::make_frame(const Document& doc, const Value& 
     const auto line = as_int(line_value);
     if (!is_string(filename) || !is_string(name) || !line) return std::nullopt;
     const FrameId id = out_.frames.intern(Frame{intern(doc, filename), intern(doc, name), *line});
-    return Value::make_opaque(tag_frame, id);
+    return Value::make_opaque(tag_frame, id.value);
 }
 
 std::optional<Value> ModelBuilder::on_list_literal(const Document&, std::span<const Value> items) {
@@ -136,15 +136,15 @@ std::optional<Value> ModelBuilder::make_stack(std::span<const Value> items) {
     for (std::size_t i = 0; i < items.size(); ++i) {
         const Value& item = items[i];
         if (item.kind != Kind::opaque || item.tag != tag_frame) return std::nullopt;
-        scratch_frames_[i] = static_cast<FrameId>(item.u);
+        scratch_frames_[i] = FrameId(static_cast<std::uint32_t>(item.u));
     }
-    return Value::make_opaque(tag_stack, out_.stacks.intern(scratch_frames_));
+    return Value::make_opaque(tag_stack, out_.stacks.intern(scratch_frames_).value);
 }
 
 StackId ModelBuilder::stack_of(const Document&, const Value* frames) {
     if (frames != nullptr && frames->kind == Kind::opaque && frames->tag == tag_stack)
-        return static_cast<StackId>(frames->u);
-    return 0;
+        return StackId(static_cast<std::uint32_t>(frames->u));
+    return no_stack;
 }
 
 std::optional<Value> ModelBuilder::make_block(const Document& doc, const Value& d) {
@@ -174,7 +174,7 @@ std::optional<Value> ModelBuilder::make_block(const Document& doc, const Value& 
         const auto& entries = doc.items(*history);
         if (!entries.empty()) {
             const Value& first = entries.front();
-            if (b.stack == 0) b.stack = stack_of(doc, doc.find(first, "frames"));
+            if (b.stack == no_stack) b.stack = stack_of(doc, doc.find(first, "frames"));
             if (!requested)
                 if (const auto real = as_int(doc.find(first, "real_size"))) b.requested_size = *real;
             if (doc.find(first, "cpp_frames") != nullptr) seen_cpp_frames_ = true;
@@ -246,7 +246,7 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, const Value& 
         seen_user_metadata_ = true;
         note.user_metadata = intern(doc, user_metadata);
     }
-    if (note.compile_context != 0 || note.user_metadata != 0) {
+    if (note.compile_context != StringId{} || note.user_metadata != StringId{}) {
         out_.event_notes.push_back(note);
         e.note = static_cast<std::uint32_t>(out_.event_notes.size() - 1);
     }

@@ -63,7 +63,7 @@ private:
         std::uint64_t offset = 0;
         std::uint32_t length = 0;
         bool valid = false;
-        StringId id = 0;
+        StringId id;
     };
     std::array<CachedString, 256> string_cache_{};
     // Small side tables of TraceEvent: value -> index.
@@ -72,7 +72,7 @@ private:
     std::unordered_map<std::int64_t, std::uint16_t> stream_index_{{0, 0}};
     std::int64_t last_stream_ = 0;
     std::uint16_t last_stream_index_ = 0;
-    std::unordered_map<StringId, std::uint16_t> action_index_{{0, 0}};
+    std::unordered_map<StringId, std::uint16_t> action_index_{{StringId{}, 0}};
     // Which keys were seen: they decide the generation label.
     bool seen_block_address_ = false, seen_block_history_ = false, seen_block_frames_ = false,
          seen_block_requested_ = false, seen_time_us_ = false, seen_compile_context_ = false,

@@ -100,7 +100,9 @@ private:
 }  // namespace
 
 bool looks_like_snapshot(std::string_view bytes) {
-    if (bytes.empty() || pickle::looks_like_pickle(bytes) || bytes.substr(0, 2) == "PK") return true;
+    if (bytes.empty() || pickle::looks_like_pickle(bytes) || pickle::looks_like_old_pickle(bytes) ||
+        bytes.substr(0, 2) == "PK")
+        return true;
     const auto head = bytes.substr(0, 1 << 16);
     if (looks_like_json(head))
         return head.find("\"segments\"") != std::string_view::npos ||

@@ -20,7 +20,7 @@ StringTable::StringTable() { intern(""); }
 
 StringTable::StringTable(const StringTable& other) : strings_(other.strings_) {
     for (std::size_t i = 0; i < strings_.size(); ++i)
-        index_.emplace(strings_[i], static_cast<StringId>(i));
+        index_.emplace(strings_[i], StringId(static_cast<std::uint32_t>(i)));
 }
 
 StringTable& StringTable::operator=(const StringTable& other) {
@@ -34,19 +34,19 @@ StringTable& StringTable::operator=(const StringTable& other) {
 StringId StringTable::intern(std::string_view text) {
     if (auto it = index_.find(text); it != index_.end()) return it->second;
     strings_.emplace_back(text);
-    const auto id = static_cast<StringId>(strings_.size() - 1);
+    const StringId id(static_cast<std::uint32_t>(strings_.size() - 1));
     index_.emplace(strings_.back(), id);
     return id;
 }
 
 FrameId FrameTable::intern(const Frame& frame) {
     const std::uint64_t h =
-        mix(mix(mix(0, frame.filename), frame.name), static_cast<std::uint64_t>(frame.line));
+        mix(mix(mix(0, frame.filename.value), frame.name.value), static_cast<std::uint64_t>(frame.line));
     auto& bucket = index_[h];
     for (FrameId id : bucket)
-        if (frames_[id] == frame) return id;
+        if (frames_[id.value] == frame) return id;
     frames_.push_back(frame);
-    const auto id = static_cast<FrameId>(frames_.size() - 1);
+    const FrameId id(static_cast<std::uint32_t>(frames_.size() - 1));
     bucket.push_back(id);
     return id;
 }
@@ -87,31 +87,31 @@ static std::uint64_t hash_frames(std::span<const FrameId> frames) {
     std::size_t i = 0;
     for (; i + 8 <= frames.size(); i += 8)
         for (int l = 0; l < 4; ++l) {
-            const std::uint64_t x = (static_cast<std::uint64_t>(frames[i + 2 * l]) << 32) |
-                                    frames[i + 2 * l + 1];
+            const std::uint64_t x = (static_cast<std::uint64_t>(frames[i + 2 * l].value) << 32) |
+                                    frames[i + 2 * l + 1].value;
             lane[l] = (lane[l] ^ x) * k;
             lane[l] ^= lane[l] >> 29;
         }
-    for (; i < frames.size(); ++i) lane[i & 3] = ((lane[i & 3] ^ frames[i]) * k) ^ (lane[i & 3] >> 31);
+    for (; i < frames.size(); ++i) lane[i & 3] = ((lane[i & 3] ^ frames[i].value) * k) ^ (lane[i & 3] >> 31);
     return mix(mix(lane[0], lane[1]), mix(lane[2], lane[3]));
 }
 
 StackId StackTable::intern(std::span<const FrameId> frames) {
-    if (frames.empty()) return 0;
+    if (frames.empty()) return no_stack;
     const std::uint64_t h = hash_frames(frames);
     const std::size_t mask = index_.size() - 1;
     std::size_t at = h & mask;
     while (index_[at] != 0) {
-        const StackId id = index_[at] - 1;
-        if (hashes_[id] == h && same_frames(this->frames(id), frames)) return id;
+        const StackId id(index_[at] - 1);
+        if (hashes_[id.value] == h && same_frames(this->frames(id), frames)) return id;
         at = (at + 1) & mask;
     }
     frames_.insert(frames_.end(), frames.begin(), frames.end());
     offsets_.push_back(frames_.size());
     hashes_.push_back(h);
-    const auto id = static_cast<StackId>(offsets_.size() - 2);
-    index_[at] = id + 1;
-    if (2 * (id + 1) > index_.size()) grow_index();  // keep the load under one half
+    const StackId id(static_cast<std::uint32_t>(offsets_.size() - 2));
+    index_[at] = id.value + 1;
+    if (2 * (id.value + 1) > index_.size()) grow_index();  // keep the load under one half
     return id;
 }
 

@@ -1,4 +1,4 @@
-#include <memsnap/stats/cells.hpp>
+#include "cells.hpp"
 
 #include <array>
 #include <charconv>

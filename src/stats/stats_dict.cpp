@@ -1,6 +1,6 @@
-#include <memsnap/stats/stats_dict.hpp>
+#include "stats_dict.hpp"
 
-#include <memsnap/stats/text_lines.hpp>
+#include "text_lines.hpp"
 
 #include <fmt/format.h>
 

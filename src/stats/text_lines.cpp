@@ -1,4 +1,4 @@
-#include <memsnap/stats/text_lines.hpp>
+#include "text_lines.hpp"
 
 #include <fmt/format.h>
 

@@ -9,23 +9,6 @@
 
 namespace memsnap::util {
 
-std::string human_bytes(std::int64_t bytes) {
-    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    const double magnitude = std::abs(static_cast<double>(bytes));
-    if (magnitude < 1024) return fmt::format("{} B", bytes);
-    double value = static_cast<double>(bytes);
-    int unit = 0;
-    while (std::abs(value) >= 1024 && unit < 5) {
-        value /= 1024;
-        ++unit;
-    }
-    return fmt::format("{:.2f} {}", value, units[unit]);
-}
-
-std::string signed_bytes(std::int64_t bytes) {
-    return bytes > 0 ? fmt::format("+{}", human_bytes(bytes)) : human_bytes(bytes);
-}
-
 std::int64_t parse_size(std::string_view text) {
     const std::string original(text);
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);

@@ -1,24 +1,44 @@
 #pragma once
 // Turns the shape of the growth into the likely cause and its fix (docs/leak-patterns.md).
 // Snapshots record where memory was allocated, not who keeps it alive, so every diagnosis is
-// worded as "likely" and carries the evidence it used.
+// worded as "likely" and carries the evidence it used. Keyword patterns look at user code
+// only; categories and counts decide the rest.
 
-#include <memsnap/analysis/snapshot_diff.hpp>
+#include <memsnap/analysis/categories.hpp>
+#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/analysis/verdict.hpp>
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace memsnap::analysis {
 
-// Diagnoses one site from its numbers and the frames of its growing stacks.
-Diagnosis diagnose_site(const SiteChange& site, const std::vector<FrameText>& growth_frames,
-                        const std::optional<std::pair<std::int64_t, std::int64_t>>& steps);
+struct Diagnosis {
+    std::string pattern;  // "retained_graph", "dataset", ... ("" when none)
+    std::string summary;  // "likely ...": honest wording
+    std::string fix;
+    std::vector<std::string> evidence;
+    bool empty() const { return summary.empty(); }
+};
 
-// True when a stack passes through a module's forward pass.
+// What the diagnosis of one site looks at.
+struct SiteFacts {
+    SiteVerdict verdict = SiteVerdict::stable;
+    Category category = Category::unknown;
+    std::int64_t before_blocks = 0, after_blocks = 0, delta_blocks = 0;
+    std::int64_t new_blocks = 0, gone_blocks = 0, delta_bytes = 0;
+    double growth_bytes_per_step = 0;
+    bool steps_known = false;
+    std::int64_t step_distance = 0;
+    std::vector<FrameText> user_frames;  // user frames of its growing stacks
+    bool one_process = true;             // blocks can be followed between the captures
+    std::string growth_reason;           // SiteVerdict::growth: why it is not a leak
+};
+
+Diagnosis diagnose_site(const SiteFacts& site);
+
+// True for a user frame in a module's forward pass.
 bool is_forward_frame(const FrameText& frame);
-
-// The step-level picture: the allocator verdict, a retained autograd graph when many forward
-// sites grow alike, otherwise the leading site. Sets site diagnoses of a retained graph too.
-Diagnosis diagnose_overall(SnapshotDiff& diff,
-                           const std::vector<std::vector<FrameText>>& growth_frames_by_site);
 
 }  // namespace memsnap::analysis

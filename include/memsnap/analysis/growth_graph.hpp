@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace memsnap::analysis {
@@ -19,7 +20,7 @@ public:
 
     // Adds one grown stack: `frames` innermost first (canonical frame ids), `bytes` > 0, and
     // the index of the site it belongs to.
-    void add_stack(const std::vector<std::uint32_t>& frames, std::int64_t bytes, std::size_t site);
+    void add_stack(std::span<const std::uint32_t> frames, std::int64_t bytes, std::size_t site);
 
     struct FrameGrowth {
         std::uint32_t frame = 0;

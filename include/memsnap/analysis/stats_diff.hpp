@@ -1,8 +1,10 @@
 #pragma once
 // Diff of two memory_summary / memory_stats captures (any mix), or the trend of one capture
-// holding a series of tables. All values are ranges (see stats/range.hpp); the verdict comes
-// from analysis::classify (verdict.hpp).
+// holding a series of tables. All values are ranges (see stats/range.hpp); the totals are read
+// by verdict.hpp and weighed with the allocation count and the cumulative counters.
 
+#include <memsnap/analysis/diff_model.hpp>
+#include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/verdict.hpp>
 #include <memsnap/stats/capture.hpp>
 
@@ -26,7 +28,7 @@ struct SeriesPoint {
     std::size_t index = 0;         // 0-based position in the series
     std::string source;            // "before" or "after"
     std::size_t line = 0;          // where the table starts in its file
-    std::optional<std::int64_t> step;  // interpolated from `steps`, see diff_stats
+    std::optional<std::int64_t> step;  // interpolated from the steps, see diff_stats
 };
 
 struct MetricTrend {
@@ -47,36 +49,38 @@ struct DeviceDiff {
     VerdictResult verdict;
     std::vector<SeriesPoint> series;            // ≥ 1 point; first and last are diffed
     std::map<std::string, MetricTrend> trends;  // allocated/reserved/active/requested/non-releasable current
+    std::vector<std::string> missing;           // key metrics not in both tables
     std::vector<std::string> notes;             // pairing notes and the tables' own warnings
 };
 
 struct StatsDiff {
+    std::string before_file, after_file;
     stats::CaptureKind before_kind = stats::CaptureKind::memory_summary;
     stats::CaptureKind after_kind = stats::CaptureKind::memory_summary;
-    std::optional<std::pair<std::int64_t, std::int64_t>> steps;
+    util::Steps steps;
+    SameProcess same_process;  // from the cumulative counters; summaries carry no addresses
+    DeviceSets device_sets;    // devices named by the tables of each side
     std::vector<DeviceDiff> devices;  // by device id (unknown first); never empty
+    std::vector<std::string> warnings;
 
-    // The device with the most severe verdict (leak > fragmentation > cache_growth > shrink >
-    // stable), lowest id on ties: what a one-line summary reports.
+    // The device with the most severe verdict, lowest id on ties: what a one-line summary
+    // reports.
     const DeviceDiff& primary() const;
 };
 
 // Pairs tables by device and diffs the first against the last table of each device's series.
-// The series is before's tables followed by after's; when `after` is the same capture as
-// `before` (same tables) the file is its own series, so diff_stats(c, c, …) on a file with
-// several tables gives first→last plus the trend. Captures with one device each but different
-// ids (e.g. a stats dict without device vs a device-0 table) are paired with a note.
-// `steps` = (step of the first table, step of the last); intermediate points get evenly spaced
-// steps when the spacing is a whole number.
-// Throws usage_error when steps do not increase; input_error when no device can be paired or
-// allocated_bytes.all.current / reserved_bytes.all.current is missing on either end.
+// The series is before's tables followed by after's; when `after` holds the same tables as
+// `before` the file is its own series, so diff_stats(c, c, …) on a file with several tables
+// gives first→last plus the trend. Captures with one device each but different ids are paired
+// with a note. Intermediate points get evenly spaced steps when the spacing is whole.
+// Tables may hold any subset of rows: what both hold is compared and the rest is named.
+// Throws Error (input) when no device can be paired, when options.device is in neither
+// capture, or when neither allocated nor reserved memory is in both tables.
 StatsDiff diff_stats(const stats::StatsCapture& before, const stats::StatsCapture& after,
-                     std::optional<std::pair<std::int64_t, std::int64_t>> steps);
+                     const AnalysisOptions& options);
 
-// CI gate for --fail-on-growth RATE: returns a message when allocated_bytes.all.current
-// certainly grows faster than `bytes_per_step` per step (per capture interval when steps are
-// unknown) on any device, i.e. when delta.low > RATE × steps. Using delta.low means the
-// truncation of summary tables can never trip the gate by itself. nullopt = gate passes.
-std::optional<std::string> check_growth_gate(const StatsDiff& diff, std::int64_t bytes_per_step);
+// The tables of `capture` of options.device (tables without a device stay). Throws Error
+// (input) naming the devices the capture holds when none is left.
+stats::StatsCapture select_device(const stats::StatsCapture& capture, std::optional<int> device);
 
 }  // namespace memsnap::analysis

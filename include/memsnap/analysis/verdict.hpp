@@ -1,22 +1,22 @@
 #pragma once
-// Classifies a before/after change of allocator counters into the verdicts of
-// docs/leak-patterns.md. Works on ranges so that truncated memory_summary values are judged
-// honestly; exact sources (memory_stats, snapshots) pass low == high.
+// Reading a before/after change of the allocator's totals, and the verdicts memsnap gives.
+// Works on ranges so that truncated memory_summary values are judged honestly; exact sources
+// (memory_stats, snapshots) pass low == high.
 //
-// Decision (per metric, on delta = after − before as a range):
+// Per metric, on delta = after − before as a range:
 //   threshold(m) = max(1 MiB, 0.5% of before(m).high)     — noise floor, see noise_threshold()
 //   grows  when delta.low  >  threshold   (certainly above the noise floor)
 //   falls  when delta.high < −threshold
-//   flat   otherwise; if the range straddles ±threshold the call is "flat (uncertain)" and a
-//          note says so, never a growth claim.
-// Verdict:
-//   allocated grows                                         → leak (whatever reserved does)
+//   flat   otherwise; if the range straddles ±threshold the call is "flat (uncertain)".
+// What the totals alone say (TotalsReading::verdict):
+//   allocated grows                                            → leak
 //   allocated flat/falls, reserved grows, non-releasable grows → fragmentation
 //   allocated flat/falls, reserved grows, non-releasable flat  → cache_growth
-//   nothing grows, allocated or reserved falls              → shrink
-//   otherwise                                               → stable
-// New OOMs / allocation retries are reported as evidence and advice, they do not change the
-// verdict.
+//   nothing grows, allocated or reserved falls                 → shrink
+//   otherwise                                                  → stable
+// The final verdict weighs this with what else is known (explain.hpp for snapshots,
+// stats_diff.hpp for summaries): whether both captures come from one process, which blocks
+// are new and stay, their categories, the allocation count.
 
 #include <memsnap/stats/range.hpp>
 
@@ -28,13 +28,24 @@
 
 namespace memsnap::analysis {
 
-enum class Verdict { leak, fragmentation, cache_growth, stable, shrink };
+enum class Verdict {
+    leak,             // live blocks that are new and stay, in one process
+    one_time_growth,  // gradients, optimizer state, workspaces appearing once (warm-up)
+    shape_growth,     // as many live blocks as before, more bytes
+    growth,           // allocated grows, but these captures cannot call it a leak
+    fragmentation,
+    cache_growth,
+    stable,
+    shrink,
+};
 std::string_view to_string(Verdict verdict);
+
+enum class SiteVerdict { leak, one_time, shape_growth, growth, freed, stable };
+std::string_view to_string(SiteVerdict verdict);
 
 enum class Change { grows, flat, falls };
 std::string_view to_string(Change change);
 
-// One metric judged against its noise threshold.
 struct ChangeCall {
     Change change = Change::flat;
     bool uncertain = false;  // flat, but the range reaches beyond ±threshold
@@ -45,21 +56,32 @@ struct ChangeCall {
 std::int64_t noise_threshold(ByteRange before);
 ChangeCall judge_change(ByteRange before, ByteRange delta);
 
-struct VerdictInput {
-    ByteRange allocated_before, allocated_delta;  // allocated_bytes.all.current
-    ByteRange reserved_before, reserved_delta;    // reserved_bytes.all.current
-    // inactive_split_bytes.all.current ("Non-releasable memory"); unknown → cache_growth
-    // cannot be told from fragmentation, which a note says.
-    std::optional<ByteRange> inactive_split_before, inactive_split_delta;
+struct MetricChange {
+    ByteRange before, delta;
+};
+
+struct TotalsInput {
+    std::optional<MetricChange> allocated;       // allocated_bytes.all.current
+    std::optional<MetricChange> reserved;        // reserved_bytes.all.current
+    std::optional<MetricChange> inactive_split;  // inactive_split_bytes.all.current
+    std::optional<MetricChange> live_blocks;     // allocation.all.current (a count)
     std::optional<ByteRange> ooms_delta, retries_delta;  // num_ooms, num_alloc_retries
 };
+
+struct TotalsReading {
+    std::optional<ChangeCall> allocated, reserved, inactive_split;
+    Verdict verdict = Verdict::stable;  // what the totals alone say (see above)
+    std::vector<std::string> evidence;  // one sentence per fact used, with numbers
+    bool new_ooms = false, new_retries = false;
+};
+
+// Throws Error (input) when neither allocated nor reserved memory is known.
+TotalsReading read_totals(const TotalsInput& input);
 
 struct VerdictResult {
     Verdict verdict = Verdict::stable;
     std::vector<std::string> evidence;  // one sentence per fact used, with numbers
-    std::vector<std::string> advice;    // what to do next (from leak-patterns.md)
+    std::vector<std::string> advice;    // what to do next
 };
-
-VerdictResult classify(const VerdictInput& input);
 
 }  // namespace memsnap::analysis

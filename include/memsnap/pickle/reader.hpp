@@ -30,6 +30,9 @@ struct StreamInfo {
 
 // True when `bytes` starts like a binary pickle (PROTO opcode).
 bool looks_like_pickle(std::string_view bytes) noexcept;
+// True when `bytes` starts like a pickle of protocol 0 or 1 (text opcodes: "(dp0", "}q\0(",
+// "ccopy_reg"), which torch never writes and memsnap does not read.
+bool looks_like_old_pickle(std::string_view bytes) noexcept;
 
 // Decodes doc.input() into doc.root, applying `hook` to containers as they are sealed.
 // Throws memsnap::Error (input) with the byte offset of the offending opcode.

@@ -13,9 +13,20 @@
 
 namespace memsnap::snapshot {
 
-using StringId = std::uint32_t;  // 0 is the empty string
-using FrameId = std::uint32_t;
-using StackId = std::uint32_t;  // 0 is the empty stack (nothing recorded)
+// A typed index into one of the model's tables, so that ids of different tables never mix
+// (as heaptrack's indices do). Costs nothing over a bare integer.
+template <class Tag>
+struct Id {
+    std::uint32_t value = 0;
+    constexpr Id() = default;
+    constexpr explicit Id(std::uint32_t v) : value(v) {}
+    constexpr auto operator<=>(const Id&) const = default;
+};
+
+using StringId = Id<struct StringTag>;  // 0 is the empty string
+using FrameId = Id<struct FrameTag>;
+using StackId = Id<struct StackTag>;    // 0 is the empty stack (nothing recorded)
+inline constexpr StackId no_stack{};
 
 class StringTable {
 public:
@@ -26,7 +37,7 @@ public:
     StringTable(StringTable&&) = default;
     StringTable& operator=(StringTable&&) = default;
     StringId intern(std::string_view text);
-    std::string_view view(StringId id) const { return strings_[id]; }
+    std::string_view view(StringId id) const { return strings_[id.value]; }
     std::size_t size() const { return strings_.size(); }
 
 private:
@@ -35,8 +46,8 @@ private:
 };
 
 struct Frame {
-    StringId filename = 0;
-    StringId name = 0;
+    StringId filename;
+    StringId name;
     std::int64_t line = 0;
     bool operator==(const Frame&) const = default;
 };
@@ -44,7 +55,7 @@ struct Frame {
 class FrameTable {
 public:
     FrameId intern(const Frame& frame);
-    const Frame& operator[](FrameId id) const { return frames_[id]; }
+    const Frame& operator[](FrameId id) const { return frames_[id.value]; }
     std::size_t size() const { return frames_.size(); }
 
 private:
@@ -58,7 +69,7 @@ public:
     StackTable();
     StackId intern(std::span<const FrameId> frames);
     std::span<const FrameId> frames(StackId id) const {
-        return {frames_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]};
+        return {frames_.data() + offsets_[id.value], offsets_[id.value + 1] - offsets_[id.value]};
     }
     std::size_t size() const { return offsets_.size() - 1; }
 
@@ -77,9 +88,9 @@ struct Block {
     std::int64_t address = 0;
     std::int64_t size = 0;
     std::int64_t requested_size = 0;  // equals size when the capture did not record it
-    StackId stack = 0;
+    StackId stack;
     std::uint32_t segment = 0;  // index into Snapshot::segments
-    StringId state_name = 0;    // as written ("active_awaiting_free" stays itself)
+    StringId state_name;        // as written ("active_awaiting_free" stays itself)
     BlockState state = BlockState::unknown;
     bool address_derived = false;  // torch <= 2.0: summed from the segment address
     bool live() const { return state == BlockState::active_allocated; }
@@ -93,10 +104,10 @@ struct Segment {
     std::int64_t address = 0;
     std::int64_t total_size = 0;
     std::int64_t stream = 0;
-    StringId segment_type = 0;  // "large" / "small"
+    StringId segment_type;  // "large" / "small"
     std::int64_t pool_id[2] = {0, 0};
     bool is_expandable = false;
-    StackId stack = 0;
+    StackId stack;
     std::uint32_t first_block = 0;
     std::uint32_t block_count = 0;
 };
@@ -121,7 +132,7 @@ struct TraceEvent {
     std::int64_t addr = 0;  // for oom: the device_free bytes
     std::int64_t size = 0;
     std::int64_t time_us = -1;  // -1 when not recorded (before torch 2.2)
-    StackId stack = 0;
+    StackId stack;
     std::uint32_t note = 0;         // index into Snapshot::event_notes; 0: none
     std::uint16_t stream = 0;       // index into Snapshot::streams
     std::uint16_t action_name = 0;  // index into Snapshot::action_names
@@ -131,13 +142,13 @@ struct TraceEvent {
 static_assert(sizeof(TraceEvent) == 40);
 
 struct EventNote {
-    StringId compile_context = 0;
-    StringId user_metadata = 0;
+    StringId compile_context;
+    StringId user_metadata;
 };
 
 struct Annotation {
-    StringId name = 0;
-    StringId stage = 0;
+    StringId name;
+    StringId stage;
     std::int32_t device = 0;
     std::int64_t time_us = -1;
 };
@@ -162,7 +173,7 @@ struct Snapshot {
     std::vector<Block> blocks;      // grouped by segment, address order within it
     std::vector<TraceEvent> events;  // per device, oldest first
     std::vector<std::int64_t> streams{0};       // TraceEvent::stream values
-    std::vector<StringId> action_names{0};      // TraceEvent::action_name values
+    std::vector<StringId> action_names{StringId{}};      // TraceEvent::action_name values
     std::vector<EventNote> event_notes{EventNote{}};  // TraceEvent::note values
     std::vector<Annotation> annotations;
     // allocator_settings rendered as (key, JSON text) in file order.
@@ -185,3 +196,8 @@ std::string_view to_string(TraceAction action);
 std::string_view to_string(BlockState state);
 
 }  // namespace memsnap::snapshot
+
+template <class Tag>
+struct std::hash<memsnap::snapshot::Id<Tag>> {
+    std::size_t operator()(memsnap::snapshot::Id<Tag> id) const noexcept { return id.value; }
+};

@@ -34,6 +34,7 @@ struct StatsTable {
 };
 
 struct StatsCapture {
+    std::string file;  // as given
     CaptureKind kind = CaptureKind::memory_summary;
     std::vector<StatsTable> tables;  // in file order; several tables form a series
 };

@@ -35,13 +35,4 @@ namespace memsnap::stats {
 // counts (allocations, segments, OOMs, ...).
 bool is_byte_metric(std::string_view key);
 
-// A value range for people: "5114 MiB (5362417664–5363466239 B)" when the range is exactly one
-// table unit wide, "512 B" when exact, otherwise "lo–hi (lo–hi B)". Counts use K/M (1000).
-std::string format_range(ByteRange range, bool bytes);
-// As format_range without the byte figures: "5114 MiB", "512 B", "1.00 KiB–2.00 KiB".
-std::string format_range_compact(ByteRange range, bool bytes);
-// A signed change range: "+8 B" when exact, "+7.00 MiB … +9.00 MiB" otherwise, "≈+2.00 GiB"
-// when both ends print the same at two decimals.
-std::string format_delta(ByteRange delta, bool bytes);
-
 }  // namespace memsnap::stats

@@ -1,5 +1,5 @@
 #pragma once
-// Training steps of two captures: from --steps A,B or from the file names.
+// Training steps of two captures: from --steps A,B or from a step word in the file names.
 
 #include <cstdint>
 #include <optional>
@@ -9,20 +9,25 @@
 
 namespace memsnap::util {
 
-// The step a file name carries, without its directory and final extension: the last number
-// after a step word (step, iter, it, iteration, epoch, batch, global_step), else the last
-// integer: "run_step100.pickle" -> 100, "iter500.pkl" -> 500, "step_500.pickle" -> 500.
+struct Steps {
+    std::optional<std::pair<std::int64_t, std::int64_t>> span;  // (A, B) with A < B
+    std::string source = "unknown";                              // "--steps", "file names", "unknown"
+    std::string note;  // why file-name steps were not used, when they were found but not usable
+
+    bool known() const { return span.has_value(); }
+    std::int64_t distance() const { return span ? span->second - span->first : 0; }
+};
+
+// The step a file name carries after a step word (step, iter, it, iteration, epoch, batch,
+// global_step; a word of its own, not the end of "commit"), in the name without directory
+// and final extension: "run_step100.pickle" -> 100, "iter-500.pkl" -> 500. Other numbers
+// ("ctx128", "fp32", "018") are not steps.
 std::optional<std::int64_t> step_from_file_name(std::string_view path);
 
-// Parses "100,500". Throws Error (usage) when malformed or A == B.
+// Parses "100,500". Throws Error (usage) when malformed, out of range, or B <= A.
 std::pair<std::int64_t, std::int64_t> parse_steps(std::string_view text);
 
-struct ResolvedSteps {
-    std::optional<std::pair<std::int64_t, std::int64_t>> steps;
-    std::string source;  // "--steps", "file names" or "unknown"
-};
-// --steps wins. Otherwise a step word in both names, or names that differ only in their
-// numbers ("snap_100" vs "snap_500"; not "fp32" vs "bf16"), give the steps; else unknown.
-ResolvedSteps resolve_steps(std::string_view option, std::string_view before, std::string_view after);
+// --steps wins; otherwise a step word in both names with B > A gives the steps; else unknown.
+Steps resolve_steps(std::string_view option, std::string_view before, std::string_view after);
 
 }  // namespace memsnap::util

@@ -1,0 +1,113 @@
+#pragma once
+// The result of diffing two snapshots, and the pieces its stages pass on. Pure data for the
+// reports: every figure a writer prints is here.
+
+#include <memsnap/analysis/categories.hpp>
+#include <memsnap/analysis/diagnosis.hpp>
+#include <memsnap/analysis/site_rules.hpp>
+#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/analysis/verdict.hpp>
+#include <memsnap/util/steps.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memsnap::analysis {
+
+// One total across both captures.
+struct TotalChange {
+    std::int64_t before = 0;
+    std::int64_t after = 0;
+    std::int64_t delta = 0;
+    double per_step = 0;  // delta / (B - A), or delta when steps are unknown
+};
+
+struct TotalsChange {
+    TotalChange allocated, reserved, active, requested, inactive, inactive_split, releasable;
+    struct Field {
+        const char* name;  // the JSON key, as memory_stats names it ("allocated_bytes")
+        TotalChange TotalsChange::*member;
+    };
+    // Every total in report order.
+    static const std::array<Field, 7>& fields();
+};
+
+// Whether the two captures can come from one process: only then can a block be followed from
+// one to the other, and only then can new blocks that stay be called a leak.
+struct SameProcess {
+    std::optional<bool> value;           // nullopt: the captures do not say
+    std::vector<std::string> evidence;   // the facts that decided, with numbers
+};
+
+struct DeviceSets {
+    std::vector<int> before, after;  // devices holding segments (or tables)
+    bool differ() const { return before != after; }
+};
+
+struct RepresentativeStack {
+    std::int64_t size = 0;  // block size of this (stack, size) group
+    std::int64_t delta_blocks = 0;
+    std::int64_t delta_bytes = 0;
+    Category category = Category::unknown;
+    std::vector<FrameText> frames;  // normalised, innermost first
+};
+
+struct SiteChange {
+    std::size_t rank = 0;  // 1-based
+    SiteKey site;
+    Category category = Category::unknown;  // of most of its growth (else of its bytes)
+    std::int64_t before_bytes = 0, after_bytes = 0, delta_bytes = 0;
+    std::int64_t before_blocks = 0, after_blocks = 0, delta_blocks = 0;
+    std::int64_t new_blocks = 0, gone_blocks = 0, survivor_blocks = 0;
+    double growth_bytes_per_step = 0;
+    std::optional<double> share;  // of the allocated change; none within the noise floor
+    SiteVerdict verdict = SiteVerdict::stable;
+    Diagnosis diagnosis;
+    std::vector<RepresentativeStack> stacks;  // the biggest changes first, at most 3
+};
+
+struct CategoryChange {
+    std::int64_t before_bytes = 0, after_bytes = 0;
+    std::int64_t before_blocks = 0, after_blocks = 0;
+    std::int64_t delta_bytes() const { return after_bytes - before_bytes; }
+};
+
+// Where the growth converges in the calling-context graph: the deepest frame through which
+// most of the growth passes (e.g. one model.forward over many small op sites).
+struct Convergence {
+    FrameText frame;
+    std::int64_t inclusive_bytes = 0;
+    std::int64_t exclusive_bytes = 0;
+    double share = 0;       // of all positive growth
+    std::size_t sites = 0;  // growing sites below it
+};
+
+struct SnapshotDiff {
+    std::string before_file, after_file;
+    util::Steps steps;
+    std::optional<int> device;  // --device
+    DeviceSets devices;
+    SameProcess same_process;
+    TotalsChange totals;
+    VerdictResult verdict;
+    Diagnosis overall;  // the step-level picture for the top of the report
+    std::array<CategoryChange, category_count> categories{};
+    bool stacks_recorded = true;  // false: grouped by block size alone
+    std::int64_t pending_free_before = 0, pending_free_after = 0;  // counted apart
+    std::int64_t live_blocks_before = 0, live_blocks_after = 0;
+    std::int64_t survivors = 0, new_blocks = 0, gone_blocks = 0;
+    std::optional<Convergence> convergence;
+    std::vector<SiteChange> sites;  // the listed sites, ranked (top and min-growth applied)
+    std::size_t sites_total = 0;    // every site with live blocks in either capture
+    std::size_t sites_beyond_top = 0, sites_below_min_growth = 0;
+    std::optional<SiteChange> fastest_site;  // the fastest-growing site of all, for the gate
+    // Every (stack, size) group whose bytes changed, in site rank order: for flame graphs.
+    std::vector<RepresentativeStack> changed_stacks;
+    std::vector<std::string> notes;
+    std::vector<std::string> warnings;  // also worth standard error: devices that differ
+};
+
+}  // namespace memsnap::analysis

@@ -1,0 +1,25 @@
+#pragma once
+// Stage 2 of the snapshot diff: (stack, size) groups gathered under their site, the one the
+// StackIndex names (as `info` does). Without any recorded stack, groups are sites of their
+// own, named by block size.
+
+#include <memsnap/analysis/diff_model.hpp>
+#include <memsnap/analysis/match_blocks.hpp>
+#include <memsnap/analysis/stack_index.hpp>
+
+#include <vector>
+
+namespace memsnap::analysis {
+
+struct SiteGroups {
+    SiteChange change;  // counts, bytes, category and growth per step; no verdict yet
+    std::vector<std::pair<GroupKey, GroupCounts>> groups;
+};
+
+std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& index, bool stacks_recorded,
+                                    const util::Steps& steps);
+
+// delta / (B − A), or delta itself when steps are unknown.
+double per_step(std::int64_t delta, const util::Steps& steps);
+
+}  // namespace memsnap::analysis

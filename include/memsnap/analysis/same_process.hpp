@@ -1,0 +1,23 @@
+#pragma once
+// Can two captures come from one process? Only then can a block be followed from one to the
+// other. Evidence, strongest first:
+//   against: devices that differ; user code under another project root (a renamed checkout,
+//            another machine); allocator settings that differ; traces that overlap in time
+//            without sharing an event; live blocks on both sides but none, and no segment, at
+//            the same address.
+//   for:     the same trace events in both (the ring buffer of one process); live blocks at
+//            the same address with the same size and stack.
+// Anything against wins; without evidence either way the answer is unknown.
+
+#include <memsnap/analysis/diff_model.hpp>
+#include <memsnap/analysis/match_blocks.hpp>
+#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/snapshot/model.hpp>
+
+namespace memsnap::analysis {
+
+SameProcess check_same_process(const snapshot::Snapshot& before, const snapshot::Snapshot& after,
+                               const BlockMatch& match, const StackIndex& index, const DeviceSets& devices,
+                               std::optional<int> device);
+
+}  // namespace memsnap::analysis

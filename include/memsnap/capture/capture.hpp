@@ -1,0 +1,28 @@
+#pragma once
+// A capture as users bring it: a snapshot (pickle or JSON dump) or memory_summary /
+// memory_stats text. The content decides which, never the file extension. This is where a
+// new capture kind plugs in: a reader here, and a branch in analysis/run.hpp.
+
+#include <memsnap/pickle/limits.hpp>
+#include <memsnap/snapshot/model.hpp>
+#include <memsnap/stats/capture.hpp>
+
+#include <string>
+#include <variant>
+
+namespace memsnap::capture {
+
+struct Capture {
+    std::string path;  // as given ("-" for standard input)
+    std::variant<snapshot::Snapshot, stats::StatsCapture> content;
+
+    bool is_snapshot() const { return std::holds_alternative<snapshot::Snapshot>(content); }
+    const snapshot::Snapshot& snapshot() const { return std::get<snapshot::Snapshot>(content); }
+    const stats::StatsCapture& stats() const { return std::get<stats::StatsCapture>(content); }
+    std::string_view kind_name() const { return is_snapshot() ? "snapshot" : "memory_summary/memory_stats capture"; }
+};
+
+// Reads the file at `path` ("-" reads standard input). Throws Error (input) naming the file.
+Capture load_capture(const std::string& path, const pickle::Limits& limits);
+
+}  // namespace memsnap::capture

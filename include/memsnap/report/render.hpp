@@ -1,0 +1,28 @@
+#pragma once
+// The one dispatch point of the report layer: a result and a format in, text out. Writers
+// never compute: every figure comes from the analysis result, which holds exactly the sites
+// to print.
+
+#include <memsnap/analysis/run.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace memsnap::report {
+
+enum class Format { text, json, markdown, csv, folded };
+std::optional<Format> parse_format(std::string_view name);
+std::string_view to_string(Format format);
+
+struct RenderOptions {
+    bool color = false;       // ANSI colour in text output
+    bool cpp_frames = false;  // text and Markdown show C++ frames instead of a count of them
+};
+
+// Throws Error (usage) for a format the result has no writer for (info: text and json;
+// folded needs snapshots).
+std::string render(const analysis::InfoResult& result, Format format, const RenderOptions& options);
+std::string render(const analysis::DiffResult& result, Format format, const RenderOptions& options);
+
+}  // namespace memsnap::report

@@ -1,0 +1,135 @@
+#include <memsnap/analysis/same_process.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <tuple>
+
+namespace memsnap::analysis {
+
+namespace {
+
+using snapshot::Snapshot;
+using snapshot::TraceEvent;
+
+using EventKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int, int>;  // time, addr, size, action, device
+
+struct TraceWindow {
+    std::int64_t first = 0, last = 0;
+    bool timed = false;
+};
+
+TraceWindow window_of(const Snapshot& snap, std::optional<int> device) {
+    TraceWindow w;
+    for (const auto& e : snap.events) {
+        if (e.time_us < 0 || (device && e.device != *device)) continue;
+        w.first = w.timed ? std::min(w.first, e.time_us) : e.time_us;
+        w.last = w.timed ? std::max(w.last, e.time_us) : e.time_us;
+        w.timed = true;
+    }
+    return w;
+}
+
+// Events of `snap` timed within [from, to], as sortable keys.
+std::vector<EventKey> events_within(const Snapshot& snap, std::int64_t from, std::int64_t to, std::optional<int> device) {
+    std::vector<EventKey> out;
+    for (const auto& e : snap.events)
+        if (e.time_us >= from && e.time_us <= to && (!device || e.device == *device))
+            out.emplace_back(e.time_us, e.addr, e.size, static_cast<int>(e.action), e.device);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+struct TraceEvidence {
+    std::size_t overlapping = 0, shared = 0;
+};
+
+// Two captures of one process share every event their traces both cover in time.
+TraceEvidence compare_traces(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
+    const auto a = window_of(before, device), b = window_of(after, device);
+    TraceEvidence t;
+    if (!a.timed || !b.timed) return t;
+    const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
+    if (from > to) return t;
+    const auto x = events_within(before, from, to, device);
+    const auto y = events_within(after, from, to, device);
+    t.overlapping = std::min(x.size(), y.size());
+    std::vector<EventKey> common;
+    std::set_intersection(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(common));
+    t.shared = common.size();
+    return t;
+}
+
+std::size_t shared_segments(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
+    auto keys = [device](const Snapshot& s) {
+        std::vector<std::tuple<int, std::int64_t, std::int64_t>> out;
+        for (const auto& seg : s.segments)
+            if (!device || seg.device == *device) out.emplace_back(seg.device, seg.address, seg.total_size);
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    const auto a = keys(before), b = keys(after);
+    std::vector<std::tuple<int, std::int64_t, std::int64_t>> common;
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
+    return common.size();
+}
+
+void compare_settings(const Snapshot& before, const Snapshot& after, std::vector<std::string>& against) {
+    if (!before.has_allocator_settings || !after.has_allocator_settings) return;
+    for (const auto& [key, value] : before.allocator_settings)
+        for (const auto& [other_key, other_value] : after.allocator_settings)
+            if (key == other_key && value != other_value) {
+                against.push_back(fmt::format("allocator setting {} differs ({} before, {} after)", key, value,
+                                              other_value));
+                return;
+            }
+}
+
+}  // namespace
+
+SameProcess check_same_process(const Snapshot& before, const Snapshot& after, const BlockMatch& match,
+                               const StackIndex& index, const DeviceSets& devices, std::optional<int> device) {
+    std::vector<std::string> against, in_favour;
+    if (devices.differ())
+        against.push_back(fmt::format("the captures hold different devices ({} before, {} after)",
+                                      devices.before.empty() ? "none" : fmt::format("{}", fmt::join(devices.before, ", ")),
+                                      devices.after.empty() ? "none" : fmt::format("{}", fmt::join(devices.after, ", "))));
+    if (index.renamed_frame_matches() > 0 && index.same_path_user_frames() == 0)
+        against.push_back(fmt::format(
+            "user code lives under {} before and {} after: another checkout or machine ({} frames matched by "
+            "their path inside the project)",
+            index.project_root(0), index.project_root(1), index.renamed_frame_matches()));
+    compare_settings(before, after, against);
+    const auto trace = compare_traces(before, after, device);
+    if (trace.overlapping > 0 && trace.shared == 0)
+        against.push_back(fmt::format(
+            "the traces overlap in time but share none of the {} events both cover: one process records one trace",
+            trace.overlapping));
+    const auto segments = shared_segments(before, after, device);
+    if (match.live_before > 0 && match.live_after > 0 && match.survivors == 0 && segments == 0)
+        against.push_back(fmt::format(
+            "no live block and no segment is at the same address in both ({} and {} live blocks)", match.live_before,
+            match.live_after));
+    if (trace.shared > 0)
+        in_favour.push_back(fmt::format("the traces share {} events (time, address, size)", trace.shared));
+    if (match.survivors > 0)
+        in_favour.push_back(fmt::format("{} live blocks survive at the same address with the same size and stack",
+                                        match.survivors));
+    if (segments > 0) in_favour.push_back(fmt::format("{} segments are at the same address in both", segments));
+
+    SameProcess out;
+    if (!against.empty()) {
+        out.value = false;
+        out.evidence = std::move(against);
+    } else if (trace.shared > 0 || match.survivors > 0) {
+        out.value = true;
+        out.evidence = std::move(in_favour);
+    } else {
+        out.evidence = std::move(in_favour);
+        out.evidence.push_back("no block can be followed from one capture to the other, and nothing rules it out");
+    }
+    return out;
+}
+
+}  // namespace memsnap::analysis

@@ -1,0 +1,73 @@
+#include "format.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cctype>
+
+namespace memsnap::report {
+
+std::string Style::paint(std::string_view code, std::string_view text) const {
+    return color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : std::string(text);
+}
+
+std::string Style::bold(std::string_view text) const { return paint("1", text); }
+
+std::string Style::verdict(std::string_view name) const {
+    std::string upper(name);
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (name == "leak") return paint("1;31", upper);
+    if (name == "stable" || name == "shrink" || name == "freed") return paint("1;32", upper);
+    return paint("1;33", upper);
+}
+
+std::string frame_label(const analysis::FrameText& f) {
+    if (f.line == 0) return util::printable(fmt::format("{} {}", f.filename, f.name));
+    return util::printable(fmt::format("{}:{} {}", f.filename, f.line, f.name));
+}
+
+std::string site_label(const analysis::SiteKey& site) { return util::printable(site.label()); }
+
+std::vector<std::string> stack_lines(const std::vector<analysis::FrameText>& frames, bool cpp_frames,
+                                     std::size_t python_limit) {
+    std::vector<std::string> out;
+    if (cpp_frames) {
+        for (const auto& f : frames) out.push_back(frame_label(f));
+        return out;
+    }
+    std::size_t python = 0, cpp = 0;
+    for (const auto& f : frames) {
+        if (!f.python) {
+            ++cpp;
+            continue;
+        }
+        if (python_limit == 0 || python < python_limit) out.push_back(frame_label(f));
+        ++python;
+    }
+    if (python_limit != 0 && python > python_limit)
+        out.push_back(fmt::format("... {} more Python frame{}", python - python_limit,
+                                  python - python_limit == 1 ? "" : "s"));
+    if (cpp > 0)
+        out.push_back(fmt::format("({} C++ frame{} not shown: --cpp-frames shows them)", cpp, cpp == 1 ? "" : "s"));
+    return out;
+}
+
+std::string steps_text(const util::Steps& steps) {
+    if (!steps.known()) return "unknown";
+    return fmt::format("{} → {} ({} steps, from {})", steps.span->first, steps.span->second, steps.distance(),
+                       steps.source);
+}
+
+std::string same_process_text(const analysis::SameProcess& same) {
+    const char* answer = !same.value ? "unknown" : *same.value ? "yes" : "no";
+    if (same.evidence.empty()) return answer;
+    return fmt::format("{}: {}", answer, util::printable(same.evidence.front()));
+}
+
+std::string device_list(const std::vector<int>& devices) {
+    return devices.empty() ? std::string("none") : fmt::format("{}", fmt::join(devices, ", "));
+}
+
+}  // namespace memsnap::report

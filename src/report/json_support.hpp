@@ -1,0 +1,31 @@
+#pragma once
+// Internal: pieces every JSON writer shares. Documents keep keys in reading order
+// (schema_version and kind first), and invalid UTF-8 from input files is replaced, never fatal.
+
+#include <memsnap/analysis/diagnosis.hpp>
+#include <memsnap/analysis/diff_model.hpp>
+#include <memsnap/stats/range.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace memsnap::report::json {
+
+using Json = nlohmann::ordered_json;
+
+// Whole numbers print as integers ("growth exact to the byte"), fractions as doubles.
+Json number(double value);
+Json optional_number(const std::optional<double>& value);
+Json frame(const std::string& filename, std::int64_t line, const std::string& name);
+Json frame(const analysis::FrameText& f);
+Json site_frame(const analysis::SiteKey& site);
+Json diagnosis(const analysis::Diagnosis& d);  // null when empty
+Json range(ByteRange r);
+Json optional_range(const std::optional<ByteRange>& r);
+Json same_process(const analysis::SameProcess& same);  // true, false or null
+// The document as text: 2-space indent, trailing newline.
+std::string dump(const Json& doc);
+
+}  // namespace memsnap::report::json

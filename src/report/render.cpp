@@ -1,0 +1,67 @@
+#include "writers.hpp"
+
+#include <memsnap/error.hpp>
+
+#include <fmt/format.h>
+
+namespace memsnap::report {
+
+namespace {
+
+constexpr std::pair<Format, std::string_view> kNames[] = {
+    {Format::text, "text"}, {Format::json, "json"}, {Format::markdown, "markdown"},
+    {Format::csv, "csv"},   {Format::folded, "folded"},
+};
+
+Error unsupported(Format format, std::string_view what) {
+    return usage_error(fmt::format("--format {} is not available for {}", to_string(format), what));
+}
+
+}  // namespace
+
+std::optional<Format> parse_format(std::string_view name) {
+    for (const auto& [format, text] : kNames)
+        if (text == name) return format;
+    return std::nullopt;
+}
+
+std::string_view to_string(Format format) {
+    for (const auto& [f, text] : kNames)
+        if (f == format) return text;
+    return "text";
+}
+
+std::string render(const analysis::InfoResult& result, Format format, const RenderOptions& options) {
+    if (const auto* snap = std::get_if<analysis::SnapshotInfo>(&result)) {
+        if (format == Format::text) return detail::snapshot_info_text(*snap, options);
+        if (format == Format::json) return detail::snapshot_info_json(*snap);
+        throw unsupported(format, "info (text, json)");
+    }
+    const auto& stats = std::get<analysis::StatsInfo>(result);
+    if (format == Format::text) return detail::stats_info_text(stats);
+    if (format == Format::json) return detail::stats_info_json(stats);
+    throw unsupported(format, "info (text, json)");
+}
+
+std::string render(const analysis::DiffResult& result, Format format, const RenderOptions& options) {
+    if (const auto* snap = std::get_if<analysis::SnapshotDiff>(&result)) {
+        switch (format) {
+            case Format::text: return detail::snapshot_diff_text(*snap, options);
+            case Format::json: return detail::snapshot_diff_json(*snap);
+            case Format::markdown: return detail::snapshot_diff_markdown(*snap, options);
+            case Format::csv: return detail::snapshot_diff_csv(*snap);
+            case Format::folded: return detail::snapshot_diff_folded(*snap);
+        }
+    }
+    const auto& stats = std::get<analysis::StatsDiff>(result);
+    switch (format) {
+        case Format::text: return detail::stats_diff_text(stats);
+        case Format::json: return detail::stats_diff_json(stats);
+        case Format::markdown: return detail::stats_diff_markdown(stats);
+        case Format::csv: return detail::stats_diff_csv(stats);
+        case Format::folded: break;
+    }
+    throw unsupported(format, "summaries and stats, which have no stacks (folded needs two snapshots)");
+}
+
+}  // namespace memsnap::report

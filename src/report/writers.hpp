@@ -1,0 +1,27 @@
+#pragma once
+// Internal: one function per (result, format) pair; render.cpp is the only caller.
+
+#include <memsnap/analysis/run.hpp>
+#include <memsnap/report/render.hpp>
+
+#include <string>
+
+namespace memsnap::report::detail {
+
+std::string snapshot_info_text(const analysis::SnapshotInfo& info, const RenderOptions& options);
+std::string snapshot_info_json(const analysis::SnapshotInfo& info);
+std::string stats_info_text(const analysis::StatsInfo& info);
+std::string stats_info_json(const analysis::StatsInfo& info);
+
+std::string snapshot_diff_text(const analysis::SnapshotDiff& diff, const RenderOptions& options);
+std::string snapshot_diff_json(const analysis::SnapshotDiff& diff);
+std::string snapshot_diff_markdown(const analysis::SnapshotDiff& diff, const RenderOptions& options);
+std::string snapshot_diff_csv(const analysis::SnapshotDiff& diff);
+std::string snapshot_diff_folded(const analysis::SnapshotDiff& diff);
+
+std::string stats_diff_text(const analysis::StatsDiff& diff);
+std::string stats_diff_json(const analysis::StatsDiff& diff);
+std::string stats_diff_markdown(const analysis::StatsDiff& diff);
+std::string stats_diff_csv(const analysis::StatsDiff& diff);
+
+}  // namespace memsnap::report::detail

@@ -1,0 +1,58 @@
+#pragma once
+// Helpers for tests of the analysis and report layers: options, one-call diffs and renders.
+
+#include <memsnap/analysis/run.hpp>
+#include <memsnap/report/render.hpp>
+#include <memsnap/snapshot/model.hpp>
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace memsnap::test {
+
+// Every site listed, steps when given (from --steps).
+inline analysis::AnalysisOptions all_sites(std::optional<std::pair<std::int64_t, std::int64_t>> steps = std::nullopt) {
+    analysis::AnalysisOptions o;
+    o.top = 0;
+    if (steps) o.steps = {steps, "--steps", ""};
+    return o;
+}
+
+inline analysis::AnalysisOptions with_steps(std::int64_t a, std::int64_t b) { return all_sites(std::make_pair(a, b)); }
+
+inline std::string render(const analysis::SnapshotDiff& d, report::Format f = report::Format::text,
+                          report::RenderOptions o = {}) {
+    return report::render(analysis::DiffResult{d}, f, o);
+}
+inline std::string render(const analysis::StatsDiff& d, report::Format f = report::Format::text) {
+    return report::render(analysis::DiffResult{d}, f, {});
+}
+inline std::string render(const analysis::SnapshotInfo& i, report::Format f = report::Format::text) {
+    return report::render(analysis::InfoResult{i}, f, {});
+}
+inline std::string render(const stats::StatsCapture& c, report::Format f = report::Format::text) {
+    return report::render(analysis::InfoResult{analysis::StatsInfo{c, std::nullopt}}, f, {});
+}
+
+inline analysis::SnapshotInfo describe(const snapshot::Snapshot& snap, analysis::AnalysisOptions o = {}) {
+    return analysis::describe_snapshot(snap, o);
+}
+
+inline analysis::StatsDiff stats_diff(const stats::StatsCapture& a, const stats::StatsCapture& b,
+                                      std::optional<std::pair<std::int64_t, std::int64_t>> steps = std::nullopt) {
+    return analysis::diff_stats(a, b, all_sites(steps));
+}
+
+inline std::optional<std::string> gate(const analysis::StatsDiff& d, std::int64_t rate) {
+    return analysis::check_growth_gate(analysis::DiffResult{d}, rate);
+}
+inline std::optional<std::string> gate(const analysis::SnapshotDiff& d, std::int64_t rate) {
+    return analysis::check_growth_gate(analysis::DiffResult{d}, rate);
+}
+
+}  // namespace memsnap::test
+
+namespace memsnap::test {
+inline std::string render_json(const analysis::SnapshotInfo& i) { return render(i, report::Format::json); }
+}  // namespace memsnap::test
