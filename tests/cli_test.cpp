@@ -15,7 +15,7 @@
 
 using namespace memsnap;
 
-TEST_CASE("exit codes: 0 success, 1 usage, 2 unreadable input") {
+TEST_CASE("exit codes: 0 success / 1 usage / 2 unreadable input" * doctest::test_suite("cli")) {
     const auto fixture = test::quote(test::fixtures_dir() / "snapshots" / "gen_torch2.5_settings.pickle");
     CHECK(test::run_memsnap("info " + fixture).exit_code == 0);
     CHECK(test::run_memsnap("--help").exit_code == 0);
@@ -31,7 +31,7 @@ TEST_CASE("exit codes: 0 success, 1 usage, 2 unreadable input") {
     CHECK(dir.exit_code == 2);
 }
 
-TEST_CASE("errors on binary input name the file and the byte offset on one line") {
+TEST_CASE("errors on binary input name the file and the byte offset on one line" * doctest::test_suite("cli")) {
     const auto path = test::fixtures_dir() / "malformed" / "fail_unknown_opcode.pickle";
     const auto result = test::run_memsnap("info " + test::quote(path));
     CHECK(result.exit_code == 2);
@@ -40,7 +40,7 @@ TEST_CASE("errors on binary input name the file and the byte offset on one line"
                                                   "byte [0-9]+: unknown opcode 0xff\n")));
 }
 
-TEST_CASE("info --format json has the public keys") {
+TEST_CASE("info --format json has the public keys" * doctest::test_suite("cli")) {
     const auto path = test::fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle";
     const auto result = test::run_memsnap("info --format json " + test::quote(path));
     REQUIRE(result.exit_code == 0);
@@ -54,14 +54,14 @@ TEST_CASE("info --format json has the public keys") {
         CHECK(j.contains(key));
 }
 
-TEST_CASE("standard input is read with '-'") {
+TEST_CASE("standard input is read with '-'" * doctest::test_suite("cli")) {
     const auto path = test::fixtures_dir() / "snapshots" / "gen_torch2.1_frames.pickle";
     const auto piped = test::run_memsnap("info --format json -", "", path.string());
     REQUIRE(piped.exit_code == 0);
     CHECK(nlohmann::json::parse(piped.out).at("segments") == 7);
 }
 
-TEST_CASE("golden: info text and json") {
+TEST_CASE("golden: info text and json" * doctest::test_suite("unit")) {
     for (const char* name : {"gen_torch2.5_settings.pickle", "gen_torch2.0_history.pickle",
                              "gen_torch2.9_newest.pickle"}) {
         const std::string relative = std::string("fixtures/snapshots/") + name;
@@ -73,7 +73,7 @@ TEST_CASE("golden: info text and json") {
     }
 }
 
-TEST_CASE("site rules: user code, overrides, and bad regexes") {
+TEST_CASE("site rules: user code / overrides / and bad regexes" * doctest::test_suite("cli")) {
     const auto path = test::fixtures_dir() / "snapshots" / "gen_torch2.5_settings.pickle";
     const auto snap = snapshot::load_snapshot(path.string());
     const auto summary = test::describe(snap);
@@ -93,7 +93,7 @@ TEST_CASE("site rules: user code, overrides, and bad regexes") {
     CHECK(test::run_memsnap("--user-code '([' info " + test::quote(path)).exit_code == 1);
 }
 
-TEST_CASE("CLI on memory_summary and memory_stats captures") {
+TEST_CASE("CLI on memory_summary and memory_stats captures" * doctest::test_suite("cli")) {
     const auto fixtures = test::fixtures_dir() / "summaries";
     const auto info = test::run_memsnap("info --format json " + test::quote(fixtures / "stats_flat.json"));
     REQUIRE(info.exit_code == 0);

@@ -10,7 +10,7 @@
 
 using namespace memsnap;
 
-TEST_CASE("malformed corpus: fail_* rejected with file and offset, pass_* loaded") {
+TEST_CASE("malformed corpus: fail_* rejected with file and offset / pass_* loaded" * doctest::test_suite("unit")) {
     const auto dir = test::fixtures_dir() / "malformed";
     const auto expected = nlohmann::json::parse(test::read_text(dir / "expected.json"));
     REQUIRE(expected.size() >= 40);
@@ -40,7 +40,7 @@ TEST_CASE("malformed corpus: fail_* rejected with file and offset, pass_* loaded
     }
 }
 
-TEST_CASE("code-loading opcodes are named in the error") {
+TEST_CASE("code-loading opcodes are named in the error" * doctest::test_suite("unit")) {
     const auto dir = test::fixtures_dir() / "malformed";
     const std::pair<const char*, const char*> cases[] = {
         {"fail_global_os_system.pickle", "GLOBAL would load code; memsnap reads data only"},
@@ -68,7 +68,7 @@ TEST_CASE("code-loading opcodes are named in the error") {
     }
 }
 
-TEST_CASE("a pickle whose payload would create a file does not create it") {
+TEST_CASE("a pickle whose payload would create a file does not create it" * doctest::test_suite("cli")) {
     const std::filesystem::path marker = "/tmp/memsnap_pwned_by_fixture";
     std::filesystem::remove(marker);
     for (const char* file : {"fail_global_os_system.pickle", "fail_stack_global.pickle"}) {
@@ -81,7 +81,7 @@ TEST_CASE("a pickle whose payload would create a file does not create it") {
     CHECK_FALSE(std::filesystem::exists(marker));
 }
 
-TEST_CASE("limits are enforced and can be raised") {
+TEST_CASE("limits are enforced and can be raised" * doctest::test_suite("unit")) {
     const auto path = (test::fixtures_dir() / "snapshots" / "gen_torch2.5_settings.pickle").string();
     snapshot::LoadOptions tight;
     tight.limits.max_depth = 3;
@@ -107,7 +107,7 @@ TEST_CASE("limits are enforced and can be raised") {
     }
 }
 
-TEST_CASE("JSON that nlohmann rejects for reasons other than syntax is an input error") {
+TEST_CASE("JSON that nlohmann rejects for reasons other than syntax is an input error" * doctest::test_suite("unit")) {
     // A number too large for a double: out_of_range, not parse_error, inside nlohmann.
     const std::string text = R"({"segments": [], "device_traces": [], "x": 1e999999})";
     try {

@@ -7,7 +7,7 @@
 
 using namespace memsnap;
 
-TEST_CASE("every CLI option appears in man/memsnap.1 and README.md") {
+TEST_CASE("every CLI option appears in man/memsnap.1 and README.md" * doctest::test_suite("cli")) {
     const std::string man = test::read_text(test::source_dir() / "man" / "memsnap.1");
     const std::string readme = test::read_text(test::source_dir() / "README.md");
     REQUIRE(!man.empty());

@@ -30,7 +30,7 @@ void must_not_crash(const std::string& bytes, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("mutated snapshots load or fail cleanly") {
+TEST_CASE("mutated snapshots load or fail cleanly" * doctest::test_suite("slow")) {
     std::mt19937_64 rng(20261129);
     std::vector<std::filesystem::path> files = test::files_in(test::fixtures_dir() / "snapshots", ".pickle");
     for (const auto& f : test::files_in(test::fixtures_dir() / "malformed", ".pickle")) files.push_back(f);
@@ -53,7 +53,7 @@ TEST_CASE("mutated snapshots load or fail cleanly") {
     CHECK(cases > 1000);
 }
 
-TEST_CASE("mutated summaries parse or fail cleanly") {
+TEST_CASE("mutated summaries parse or fail cleanly" * doctest::test_suite("slow")) {
     std::mt19937_64 rng(7);
     for (const auto& path : test::files_in(test::fixtures_dir() / "summaries", ".txt")) {
         const std::string original = test::read_text(path);

@@ -47,7 +47,7 @@ std::uint64_t error_offset(const std::string& input) {
 
 }  // namespace
 
-TEST_CASE("integers: BININT1/2, negative BININT, LONG1 of every length") {
+TEST_CASE("integers: BININT1/2 / negative BININT / LONG1 of every length" * doctest::test_suite("unit")) {
     // [255, 65535, -1, LONG1 0 bytes, LONG1 -2 (1 byte), 2^40 (6 bytes), 2^63 (9 bytes)]
     const std::string in = bytes({0x80, 4, ']', '(', 'K', 255, 'M', 0xff, 0xff, 'J', 0xff, 0xff, 0xff,
                                   0xff, 0x8a, 0, 0x8a, 1, 0xfe, 0x8a, 6, 0, 0, 0, 0, 0, 1, 0x8a, 9, 0,
@@ -66,7 +66,7 @@ TEST_CASE("integers: BININT1/2, negative BININT, LONG1 of every length") {
     CHECK(d.info.long1_ops == 4);
 }
 
-TEST_CASE("BINFLOAT is big-endian; booleans and None") {
+TEST_CASE("BINFLOAT is big-endian / booleans and None" * doctest::test_suite("unit")) {
     double value = 0.5;
     std::uint64_t raw;
     std::memcpy(&raw, &value, 8);
@@ -82,7 +82,7 @@ TEST_CASE("BINFLOAT is big-endian; booleans and None") {
     CHECK(items[3].kind == Kind::none);
 }
 
-TEST_CASE("Python writer: containers memoized before they are filled share by reference") {
+TEST_CASE("Python writer: containers memoized before they are filled share by reference" * doctest::test_suite("unit")) {
     // x = ["a"]; root = [x, x] with MEMOIZE before filling, as Python protocol 4 writes it.
     const std::string in = bytes({0x80, 4, ']', 0x94, '(', ']', 0x94}) + short_str("a") +
                            bytes({0x94, 'a', 'h', 1, 'e', '.'});
@@ -95,7 +95,7 @@ TEST_CASE("Python writer: containers memoized before they are filled share by re
     CHECK(d.info.writer() == "Python pickle");
 }
 
-TEST_CASE("C++ writer: BINPUT after completion, strings memoized by value, 8-byte LONG1") {
+TEST_CASE("C++ writer: BINPUT after completion / strings memoized by value / 8-byte LONG1" * doctest::test_suite("unit")) {
     // root = {"k": [2^40], "j": "k"}: EMPTY_DICT MARK ... SETITEMS, BINPUT after the list.
     const std::string in =
         bytes({0x80, 2, '}', '(', 'X', 1, 0, 0, 0, 'k', 'q', 0, ']', '(', 0x8a, 8, 0, 0, 0, 0, 0, 1, 0, 0,
@@ -111,7 +111,7 @@ TEST_CASE("C++ writer: BINPUT after completion, strings memoized by value, 8-byt
     CHECK(d.info.writer() == "torch C++ pickler");
 }
 
-TEST_CASE("LIST, DICT, POP, POP_MARK, DUP, FRAME and trailing bytes") {
+TEST_CASE("LIST / DICT / POP / POP_MARK / DUP / FRAME and trailing bytes" * doctest::test_suite("unit")) {
     const std::string in = bytes({0x80, 4, 0x95, 8, 0, 0, 0, 0, 0, 0, 0, '(', 'K', 1, 'K', 2, 'l', 'K', 9,
                                   '0', '(', 'K', 7, '1', '2', '0', '.', 0, 0, 0});
     Decoded d(in);
@@ -124,7 +124,7 @@ TEST_CASE("LIST, DICT, POP, POP_MARK, DUP, FRAME and trailing bytes") {
     CHECK(dd.doc.find(dd.doc.root, "a")->i == 1);
 }
 
-TEST_CASE("refusals carry the offset of the offending opcode") {
+TEST_CASE("refusals carry the offset of the offending opcode" * doctest::test_suite("unit")) {
     CHECK(error_offset(bytes({0x80, 2, 'c', 'o', 's', '\n', 's', 'y', 's', 't', 'e', 'm', '\n', '.'})) == 2);
     CHECK(error_offset(bytes({0x80, 4, 0x8c, 1, 'a', 0x8c, 1, 'b', 0x93, '.'})) == 8);
     CHECK(error_offset(bytes({0x80, 2, 'K', 1, 0xff})) == 4);             // unknown opcode
@@ -138,7 +138,7 @@ TEST_CASE("refusals carry the offset of the offending opcode") {
     CHECK(error_offset("") == 0);
 }
 
-TEST_CASE("a sealed container cannot be changed afterwards") {
+TEST_CASE("a sealed container cannot be changed afterwards" * doctest::test_suite("unit")) {
     // x = []; root = [x]; then APPEND to x through the memo.
     const std::string in = bytes({0x80, 4, ']', 0x94, ']', 0x94, 'a', 'h', 1, 'K', 1, 'a', '.'});
     pickle::Document doc(in);

@@ -121,7 +121,7 @@ analysis::SnapshotDiff hand_built() {
 
 }  // namespace
 
-TEST_CASE("snapshot diff report: markdown golden, hand-built diff") {
+TEST_CASE("snapshot diff report: markdown golden / hand-built diff" * doctest::test_suite("unit")) {
     const auto d = hand_built();
     const auto md = test::render(d, report::Format::markdown);
     test::check_golden("diff/hand_built.md", md);
@@ -153,7 +153,7 @@ TEST_CASE("snapshot diff report: markdown golden, hand-built diff") {
     CHECK(test::render(d, report::Format::markdown) == md);
 }
 
-TEST_CASE("snapshot diff report: csv golden, hand-built diff") {
+TEST_CASE("snapshot diff report: csv golden / hand-built diff" * doctest::test_suite("unit")) {
     const auto d = hand_built();
     const auto csv = test::render(d, report::Format::csv);
     test::check_golden("diff/hand_built.csv", csv);
@@ -170,7 +170,7 @@ TEST_CASE("snapshot diff report: csv golden, hand-built diff") {
     CHECK(rows[3].find(",-10485.760,0.000000,") != std::string::npos);
 }
 
-TEST_CASE("snapshot diff report: sites left out by --top and --min-growth are counted") {
+TEST_CASE("snapshot diff report: sites left out by --top and --min-growth are counted" * doctest::test_suite("unit")) {
     auto d = hand_built();
     d.sites.resize(1);
     d.sites_beyond_top = 1;
@@ -185,7 +185,7 @@ TEST_CASE("snapshot diff report: sites left out by --top and --min-growth are co
     CHECK(test::render(d, report::Format::markdown).find("No site passes the filters.") != std::string::npos);
 }
 
-TEST_CASE("snapshot diff report: steps unknown, and shares within the noise floor") {
+TEST_CASE("snapshot diff report: steps unknown / and shares within the noise floor" * doctest::test_suite("unit")) {
     auto d = hand_built();
     d.steps = {};
     d.notes = {"steps unknown: growth is given per capture (give --steps A,B)"};
@@ -206,7 +206,7 @@ TEST_CASE("snapshot diff report: steps unknown, and shares within the noise floo
     CHECK(json.at("sites").at(0).at("share").is_null());
 }
 
-TEST_CASE("snapshot diff report: golden on the leak fixture pair") {
+TEST_CASE("snapshot diff report: golden on the leak fixture pair" * doctest::test_suite("unit")) {
     const auto dir = test::fixtures_dir() / "pairs" / "leak";
     const auto before = snapshot::load_snapshot((dir / "run_step100.pickle").string());
     const auto after = snapshot::load_snapshot((dir / "run_step500.pickle").string());

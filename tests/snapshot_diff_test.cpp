@@ -72,7 +72,7 @@ std::vector<snapshot::Snapshot> every_capture() {
 
 }  // namespace
 
-TEST_CASE("diff(a, a) shows no growth and the verdict stable") {
+TEST_CASE("diff(a / a) shows no growth and the verdict stable" * doctest::test_suite("unit")) {
     for (const auto& snap : every_capture()) {
         CAPTURE(snap.source.path);
         const auto d = analysis::diff_snapshots(snap, snap, with_steps(100, 500));
@@ -89,7 +89,7 @@ TEST_CASE("diff(a, a) shows no growth and the verdict stable") {
     }
 }
 
-TEST_CASE("diff(a, b) mirrors diff(b, a), and site deltas add up to the allocated delta") {
+TEST_CASE("diff(a / b) mirrors diff(b / a) / and site deltas add up to the allocated delta" * doctest::test_suite("unit")) {
     for (const auto& pair : fixture_pairs()) {
         CAPTURE(pair.dir);
         const auto a = load_relative(pair.before);
@@ -117,7 +117,7 @@ TEST_CASE("diff(a, b) mirrors diff(b, a), and site deltas add up to the allocate
     }
 }
 
-TEST_CASE("fixture pairs: verdicts, leak sites and growth per step exact to the byte") {
+TEST_CASE("fixture pairs: verdicts / leak sites and growth per step exact to the byte" * doctest::test_suite("unit")) {
     for (const auto& pair : fixture_pairs()) {
         CAPTURE(pair.dir);
         const auto& e = pair.expected;
@@ -198,7 +198,7 @@ void inject_blocks(snapshot::Snapshot& snap, snapshot::StackId stack, std::int64
 
 }  // namespace
 
-TEST_CASE("an injected leak in real captures ranks first, exact to the byte") {
+TEST_CASE("an injected leak in real captures ranks first / exact to the byte" * doctest::test_suite("real")) {
     if (!test::have_real()) {
         MESSAGE("../shared/real is absent: skipping real captures");
         return;
@@ -210,7 +210,11 @@ TEST_CASE("an injected leak in real captures ranks first, exact to the byte") {
         // The leak takes the stack of a real live block whose site is user code; noise frees
         // one block of another site and duplicates another.
         analysis::StackIndex index({&before}, {}, {});
-        const auto site_of = [&](snapshot::StackId stack) { return index.site(index.stack(0, stack)); };
+        const auto site_of = [&](snapshot::StackId stack) {
+            auto key = index.site(index.stack(0, stack));
+            key.category = index.category(0, stack);  // sites are kept apart by category
+            return key;
+        };
         std::optional<std::size_t> leak_block;
         for (std::size_t i = 0; i < before.blocks.size(); ++i)
             if (before.blocks[i].live() && before.blocks[i].stack != snapshot::no_stack &&
@@ -246,7 +250,7 @@ TEST_CASE("an injected leak in real captures ranks first, exact to the byte") {
     CHECK(tested >= 3);
 }
 
-TEST_CASE("real pairs diff without error: fp32 vs bf16, torch 2.0 history") {
+TEST_CASE("real pairs diff without error: fp32 vs bf16 / torch 2.0 history" * doctest::test_suite("real")) {
     if (!test::have_real()) return;
     const auto dir = test::real_dir() / "snapshots";
     const auto fp32 = snapshot::load_snapshot((dir / "silmont2000-a2_forward_fp32.pickle").string());
@@ -262,7 +266,7 @@ TEST_CASE("real pairs diff without error: fp32 vs bf16, torch 2.0 history") {
     CHECK(!test::render(h).empty());
 }
 
-TEST_CASE("options: device, focus, hide, granularity") {
+TEST_CASE("options: device / focus / hide / granularity" * doctest::test_suite("unit")) {
     const auto a = load_relative("fixtures/pairs/leak/run_step100.pickle");
     const auto b = load_relative("fixtures/pairs/leak/run_step500.pickle");
     auto focus = test::all_sites();
@@ -296,7 +300,7 @@ TEST_CASE("options: device, focus, hide, granularity") {
     CHECK_THROWS_AS(analysis::diff_snapshots(a, b, bad), Error);
 }
 
-TEST_CASE("the growth gate trips on allocated or site growth per step") {
+TEST_CASE("the growth gate trips on allocated or site growth per step" * doctest::test_suite("unit")) {
     const auto a = load_relative("fixtures/pairs/leak/run_step100.pickle");
     const auto b = load_relative("fixtures/pairs/leak/run_step500.pickle");
     const auto d = analysis::diff_snapshots(a, b, with_steps(100, 500));
@@ -306,7 +310,7 @@ TEST_CASE("the growth gate trips on allocated or site growth per step") {
     CHECK_FALSE(test::gate(d, 10 * 1024 * 1024).has_value());
 }
 
-TEST_CASE("golden: diff text and json on the leak pair") {
+TEST_CASE("golden: diff text and json on the leak pair" * doctest::test_suite("unit")) {
     const auto a = load_relative("fixtures/pairs/leak/run_step100.pickle");
     const auto b = load_relative("fixtures/pairs/leak/run_step500.pickle");
     auto top10 = with_steps(100, 500);
@@ -339,7 +343,7 @@ TEST_CASE("golden: diff text and json on the leak pair") {
     CHECK(g.sites_total <= 10 + g.sites_beyond_top);
 }
 
-TEST_CASE("CLI diff: formats, steps from names, --fail-on-growth exit 3") {
+TEST_CASE("CLI diff: formats / steps from names / --fail-on-growth exit 3" * doctest::test_suite("cli")) {
     const auto before = test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle");
     const auto after = test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step500.pickle");
     const auto json = test::run_memsnap("diff " + before + " " + after + " --format json");
@@ -384,4 +388,24 @@ TEST_CASE("CLI diff: formats, steps from names, --fail-on-growth exit 3") {
     CHECK(test::run_memsnap("diff --format folded " + test::quote(summaries / "pair_leak_before.txt") + " " +
                             test::quote(summaries / "pair_leak_after.txt"))
               .exit_code == 1);
+}
+
+TEST_CASE("info and diff name sites alike on every generated pair" * doctest::test_suite("unit")) {
+    for (const auto& pair : fixture_pairs()) {
+        CAPTURE(pair.dir);
+        const auto before = load_relative(pair.before);
+        const auto after = load_relative(pair.after);
+        const auto info = test::describe(before, test::all_sites());
+        const auto d = analysis::diff_snapshots(before, after, test::all_sites());
+        std::map<analysis::SiteKey, const analysis::SiteChange*> by_site;
+        for (const auto& s : d.sites) by_site[s.site] = &s;
+        for (const auto& usage : info.top_sites) {
+            CAPTURE(usage.site.label());
+            const auto it = by_site.find(usage.site);
+            REQUIRE(it != by_site.end());
+            CHECK(it->second->before_bytes == usage.bytes);
+            CHECK(it->second->before_blocks == usage.blocks);
+            CHECK(it->second->category == usage.category);
+        }
+    }
 }

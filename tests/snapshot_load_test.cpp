@@ -68,7 +68,7 @@ void check_invariants(const snapshot::Snapshot& snap) {
 
 }  // namespace
 
-TEST_CASE("real snapshots match expected.json on every key") {
+TEST_CASE("real snapshots match expected.json on every key" * doctest::test_suite("real")) {
     if (!test::have_real()) {
         MESSAGE("../shared/real is absent: skipping real captures");
         return;
@@ -76,11 +76,11 @@ TEST_CASE("real snapshots match expected.json on every key") {
     check_expected_figures(real_dir() / "snapshots");
 }
 
-TEST_CASE("generated snapshots of every generation and writer match their expected.json") {
+TEST_CASE("generated snapshots of every generation and writer match their expected.json" * doctest::test_suite("unit")) {
     check_expected_figures(fixtures_dir() / "snapshots");
 }
 
-TEST_CASE("invariants hold on every real capture and fixture") {
+TEST_CASE("invariants hold on every real capture and fixture" * doctest::test_suite("real")) {
     std::vector<std::filesystem::path> files = test::files_in(fixtures_dir() / "snapshots", ".pickle");
     for (const auto& f : test::files_in(fixtures_dir() / "snapshots", ".json"))
         if (f.filename() != "expected.json") files.push_back(f);
@@ -96,7 +96,7 @@ TEST_CASE("invariants hold on every real capture and fixture") {
     }
 }
 
-TEST_CASE("re-encodings of one snapshot give the same model") {
+TEST_CASE("re-encodings of one snapshot give the same model" * doctest::test_suite("unit")) {
     const auto dir = fixtures_dir() / "snapshots";
     const auto reference = test::describe(snapshot::load_snapshot((dir / "gen_torch2.5_settings.pickle").string()));
     const auto reference_json = nlohmann::json::parse(test::render_json(reference));
@@ -114,7 +114,7 @@ TEST_CASE("re-encodings of one snapshot give the same model") {
     }
 }
 
-TEST_CASE("the writer and the generation are recognised") {
+TEST_CASE("the writer and the generation are recognised" * doctest::test_suite("unit")) {
     const auto dir = fixtures_dir() / "snapshots";
     auto load = [&](const char* name) { return snapshot::load_snapshot((dir / name).string()); };
     CHECK(load("gen_torch2.5_settings_cpp.pickle").source.writer == "torch C++ pickler");
@@ -133,7 +133,7 @@ TEST_CASE("the writer and the generation are recognised") {
     CHECK(load("gen_trailing_padding.pickle").source.trailing_bytes == 3);
 }
 
-TEST_CASE("torch 2.0 history blocks take stack and request size from history[0]") {
+TEST_CASE("torch 2.0 history blocks take stack and request size from history[0]" * doctest::test_suite("unit")) {
     const auto snap = snapshot::load_snapshot(
         (fixtures_dir() / "snapshots" / "gen_torch2.0_history.pickle").string());
     CHECK(snap.has_history);
@@ -145,7 +145,7 @@ TEST_CASE("torch 2.0 history blocks take stack and request size from history[0]"
     CHECK(with_stack > 0);
 }
 
-TEST_CASE("the newest generation keeps unknown actions and awaiting-free blocks") {
+TEST_CASE("the newest generation keeps unknown actions and awaiting-free blocks" * doctest::test_suite("unit")) {
     const auto snap = snapshot::load_snapshot(
         (fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle").string());
     bool other = false, oom = false, annotate = false;

@@ -28,7 +28,7 @@ analysis::StatsDiff pair(const std::string& name, const std::string& after_ext =
 
 }  // namespace
 
-TEST_CASE("stats diff: generated pairs give their verdicts") {
+TEST_CASE("stats diff: generated pairs give their verdicts" * doctest::test_suite("unit")) {
     const auto leak = pair("leak");
     CHECK(leak.primary().verdict.verdict == analysis::Verdict::leak);
     const auto frag = pair("fragmentation");
@@ -50,7 +50,7 @@ TEST_CASE("stats diff: generated pairs give their verdicts") {
     }
 }
 
-TEST_CASE("stats diff: delta of true values lies in the delta range") {
+TEST_CASE("stats diff: delta of true values lies in the delta range" * doctest::test_suite("unit")) {
     // For the leak pair the truth is known: the true delta must lie within every delta range.
     const auto diff = pair("leak");
     const auto before = fixture("pair_leak_before.txt").tables[0];
@@ -63,7 +63,7 @@ TEST_CASE("stats diff: delta of true values lies in the delta range") {
     }
 }
 
-TEST_CASE("stats diff: diff(a, a) is flat; diff(a, b) mirrors diff(b, a)") {
+TEST_CASE("stats diff: diff(a / a) is flat / diff(a / b) mirrors diff(b / a)" * doctest::test_suite("unit")) {
     const auto a = fixture("pair_leak_before.txt");
     const auto b = fixture("pair_leak_after.txt");
     const auto same = test::stats_diff(a, a);
@@ -78,7 +78,7 @@ TEST_CASE("stats diff: diff(a, a) is flat; diff(a, b) mirrors diff(b, a)") {
     }
 }
 
-TEST_CASE("stats diff: a file with three tables is a series") {
+TEST_CASE("stats diff: a file with three tables is a series" * doctest::test_suite("unit")) {
     const auto c = fixture("series_every_100_steps.txt");
     REQUIRE(c.tables.size() == 3);
     const auto diff = test::stats_diff(c, c, std::pair<std::int64_t, std::int64_t>{100, 300});
@@ -115,7 +115,7 @@ TEST_CASE("stats diff: a file with three tables is a series") {
     test::check_golden("stats/series_diff.md", test::render(diff, report::Format::markdown));
 }
 
-TEST_CASE("stats diff: devices are paired; bad steps and formats are refused") {
+TEST_CASE("stats diff: devices are paired / bad steps and formats are refused" * doctest::test_suite("unit")) {
     const auto c = fixture("two_devices.txt");
     const auto diff = test::stats_diff(c, c);
     REQUIRE(diff.devices.size() == 2);
@@ -135,7 +135,7 @@ TEST_CASE("stats diff: devices are paired; bad steps and formats are refused") {
     CHECK_THROWS_AS(test::stats_diff(empty_rows, fixture("layout_torch2.0.txt")), Error);
 }
 
-TEST_CASE("stats info: goldens") {
+TEST_CASE("stats info: goldens" * doctest::test_suite("unit")) {
     for (const auto* name : {"layout_torch2.0.txt", "cut_short.txt", "two_devices.txt", "stats_nested.json",
                              "fork_npu.txt"}) {
         const auto c = fixture(name);

@@ -32,7 +32,7 @@ std::vector<fs::path> fixture_files() {
 
 }  // namespace
 
-TEST_CASE("stats fixtures: every file parses and contains its truth") {
+TEST_CASE("stats fixtures: every file parses and contains its truth" * doctest::test_suite("unit")) {
     const auto files = fixture_files();
     REQUIRE(files.size() >= 25);
     for (const auto& path : files) {

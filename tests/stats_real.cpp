@@ -29,7 +29,7 @@ const ByteRange& at(const stats::StatsTable& t, const std::string& key) {
 
 }  // namespace
 
-TEST_CASE("real summaries: gpt-neo before/after cells") {
+TEST_CASE("real summaries: gpt-neo before/after cells" * doctest::test_suite("real")) {
     if (!test::have_real()) return;
     const auto before = load("gpt-neo-generation_pair_before.txt");
     REQUIRE(before.kind == stats::CaptureKind::memory_summary);
@@ -87,7 +87,7 @@ TEST_CASE("real summaries: gpt-neo before/after cells") {
     test::check_golden("stats/real_gpt-neo_before_info.txt", test::render(before));
 }
 
-TEST_CASE("real summaries: torch 1.9 notes with KB/MB/GB units") {
+TEST_CASE("real summaries: torch 1.9 notes with KB/MB/GB units" * doctest::test_suite("real")) {
     if (!test::have_real()) return;
     const auto c = load("memory-notes_torch1.9_old-units.txt");
     REQUIRE(c.tables.size() == 1);
@@ -108,7 +108,7 @@ TEST_CASE("real summaries: torch 1.9 notes with KB/MB/GB units") {
     test::check_golden("stats/real_torch1.9_info.json", test::render(c, report::Format::json));
 }
 
-TEST_CASE("real summaries: gravitorch 1.13 docstring, indented, byte-sized values") {
+TEST_CASE("real summaries: gravitorch 1.13 docstring / indented / byte-sized values" * doctest::test_suite("real")) {
     if (!test::have_real()) return;
     const auto c = load("gravitorch-docstring_torch1.13_indented.txt");
     REQUIRE(c.tables.size() == 1);
@@ -126,7 +126,7 @@ TEST_CASE("real summaries: gravitorch 1.13 docstring, indented, byte-sized value
     CHECK(at(t, "oversize_allocations.current") == ByteRange{0, 0});
 }
 
-TEST_CASE("real summaries: sglang torch 2.x, KiB units") {
+TEST_CASE("real summaries: sglang torch 2.x / KiB units" * doctest::test_suite("real")) {
     if (!test::have_real()) return;
     const auto c = load("sglang-serving_torch2x_full.txt");
     REQUIRE(c.tables.size() == 1);
@@ -139,7 +139,7 @@ TEST_CASE("real summaries: sglang torch 2.x, KiB units") {
     CHECK(at(t, "segment.all.current") == ByteRange{10, 10});
 }
 
-TEST_CASE("real summaries: comfyui docker log, cudaMallocAsync zeros") {
+TEST_CASE("real summaries: comfyui docker log / cudaMallocAsync zeros" * doctest::test_suite("real")) {
     if (!test::have_real()) return;
     const auto c = load("comfyui-docker-log_torch2.8_cudaMallocAsync.txt");
     REQUIRE(c.tables.size() == 1);

@@ -35,7 +35,7 @@ const char* const kTable =
     "|===========================================================================|\n";
 }  // namespace
 
-TEST_CASE("cells: sizes are unit-wide ranges, B exact, KB binary") {
+TEST_CASE("cells: sizes are unit-wide ranges / B exact / KB binary" * doctest::test_suite("unit")) {
     CHECK(stats::parse_size_cell("  5114 MiB ") == ByteRange{5114 * MiB, 5115 * MiB - 1});
     CHECK(stats::parse_size_cell("0 B") == ByteRange{0, 0});
     CHECK(stats::parse_size_cell("512 B ") == ByteRange{512, 512});
@@ -49,7 +49,7 @@ TEST_CASE("cells: sizes are unit-wide ranges, B exact, KB binary") {
     CHECK_FALSE(stats::parse_size_cell("99999999 PiB").has_value());  // does not fit 64 bits
 }
 
-TEST_CASE("cells: counts with K/M are 1000-based ranges") {
+TEST_CASE("cells: counts with K/M are 1000-based ranges" * doctest::test_suite("unit")) {
     CHECK(stats::parse_count_cell("  1234  ") == ByteRange{1234, 1234});
     CHECK(stats::parse_count_cell("98765 K") == ByteRange{98765000, 98765999});
     CHECK(stats::parse_count_cell("3 M") == ByteRange{3000000, 3999999});
@@ -57,7 +57,7 @@ TEST_CASE("cells: counts with K/M are 1000-based ranges") {
     CHECK_FALSE(stats::parse_count_cell("x").has_value());
 }
 
-TEST_CASE("ranges: delta and division round outward") {
+TEST_CASE("ranges: delta and division round outward" * doctest::test_suite("unit")) {
     CHECK(range_delta({5114 * MiB, 5115 * MiB - 1}, {5122 * MiB, 5123 * MiB - 1}) ==
           ByteRange{7 * MiB + 1, 9 * MiB - 1});
     CHECK(range_delta({10, 10}, {4, 4}) == ByteRange{-6, -6});
@@ -69,7 +69,7 @@ TEST_CASE("ranges: delta and division round outward") {
     CHECK(util::format_delta({8 * MiB, 8 * MiB}, true) == "+8.00 MiB");
 }
 
-TEST_CASE("verdict: the totals read by the table of leak-patterns.md on exact values") {
+TEST_CASE("verdict: the totals read by the table of leak-patterns.md on exact values" * doctest::test_suite("unit")) {
     auto input = [](std::int64_t alloc, std::int64_t reserved, std::int64_t inactive) {
         analysis::TotalsInput in;
         in.allocated = analysis::MetricChange{ByteRange::exact(4 * GiB), ByteRange::exact(alloc)};
@@ -117,7 +117,7 @@ TEST_CASE("verdict: the totals read by the table of leak-patterns.md on exact va
     CHECK_THROWS_AS(read_totals(analysis::TotalsInput{}), Error);
 }
 
-TEST_CASE("advice: every verdict has its own, and retained-reference advice only for a leak") {
+TEST_CASE("advice: every verdict has its own / and retained-reference advice only for a leak" * doctest::test_suite("unit")) {
     const auto joined = [](const std::vector<std::string>& v) {
         std::string s;
         for (const auto& x : v) s += x + "\n";
@@ -143,7 +143,7 @@ TEST_CASE("advice: every verdict has its own, and retained-reference advice only
     CHECK(joined(analysis::advice::for_verdict(Verdict::stable, oom)).find("more than the card") != std::string::npos);
 }
 
-TEST_CASE("verdict: a range straddling the threshold counts as flat, with a note") {
+TEST_CASE("verdict: a range straddling the threshold counts as flat / with a note" * doctest::test_suite("unit")) {
     analysis::TotalsInput in;
     // threshold ≈ 20.5 MiB lies inside the allocated change
     in.allocated = analysis::MetricChange{{4 * GiB, 4 * GiB + MiB - 1}, {10 * MiB, 30 * MiB}};
@@ -156,7 +156,7 @@ TEST_CASE("verdict: a range straddling the threshold counts as flat, with a note
     CHECK(call.uncertain);
 }
 
-TEST_CASE("reader: nothing found is an input error") {
+TEST_CASE("reader: nothing found is an input error" * doctest::test_suite("unit")) {
     try {
         stats::read_stats_text("hello\nworld {'a': 1}\n", "x.log");
         FAIL("expected an error");
@@ -167,7 +167,7 @@ TEST_CASE("reader: nothing found is an input error") {
     }
 }
 
-TEST_CASE("reader: abbreviated table, header fields, CRLF, stretched cells") {
+TEST_CASE("reader: abbreviated table / header fields / CRLF / stretched cells" * doctest::test_suite("unit")) {
     std::string text = kTable;
     std::string crlf;
     for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
@@ -188,7 +188,7 @@ TEST_CASE("reader: abbreviated table, header fields, CRLF, stretched cells") {
     }
 }
 
-TEST_CASE("reader: headless rows and an unreadable cell") {
+TEST_CASE("reader: headless rows and an unreadable cell" * doctest::test_suite("unit")) {
     const std::string text =
         "some log line\n"
         "| Allocated memory      |   5245 MiB |   oops     |   1149 GiB |   1144 GiB |\n"
@@ -208,7 +208,7 @@ TEST_CASE("reader: headless rows and an unreadable cell") {
     CHECK(all.find("h.txt:3: table starting at line 2 is cut short") != std::string::npos);
 }
 
-TEST_CASE("reader: memory_stats forms") {
+TEST_CASE("reader: memory_stats forms" * doctest::test_suite("unit")) {
     SUBCASE("Python 3.12 OrderedDict({...}) repr") {
         const auto c = stats::read_stats_text(
             "stats: OrderedDict({'allocated_bytes.all.current': 10, 'reserved_bytes.all.current': 20, "

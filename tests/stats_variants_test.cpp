@@ -35,7 +35,7 @@ void check_same_values(const std::string& plain, const std::string& wrapped, con
 
 }  // namespace
 
-TEST_CASE("a summary wrapped as users paste it parses to the same values") {
+TEST_CASE("a summary wrapped as users paste it parses to the same values" * doctest::test_suite("unit")) {
     for (const char* name : {"layout_torch2.0.txt", "layout_torch1.9.txt", "two_devices.txt"}) {
         CAPTURE(name);
         const std::string plain = test::read_text(test::fixtures_dir() / "summaries" / name);
@@ -62,7 +62,7 @@ TEST_CASE("a summary wrapped as users paste it parses to the same values") {
     }
 }
 
-TEST_CASE("memory_stats pretty-printed in a notebook parse to the same values") {
+TEST_CASE("memory_stats pretty-printed in a notebook parse to the same values" * doctest::test_suite("unit")) {
     const std::string flat = test::read_text(test::fixtures_dir() / "summaries" / "stats_flat.json");
     const auto expected = stats::read_stats_text(flat, "stats_flat.json");
     REQUIRE(expected.tables.size() == 1);

@@ -9,7 +9,7 @@
 
 using namespace memsnap;
 
-TEST_CASE("steps from file names: a step word only") {
+TEST_CASE("steps from file names: a step word only" * doctest::test_suite("unit")) {
     using util::resolve_steps;
     using Span = std::optional<std::pair<std::int64_t, std::int64_t>>;
     CHECK(resolve_steps("", "run_step100.pickle", "run_step500.pickle").span == Span({100, 500}));
@@ -51,7 +51,7 @@ TEST_CASE("steps from file names: a step word only") {
     }
 }
 
-TEST_CASE("sizes with units") {
+TEST_CASE("sizes with units" * doctest::test_suite("unit")) {
     CHECK(util::parse_size("4096") == 4096);
     CHECK(util::parse_size("10MiB") == 10 * 1024 * 1024);
     CHECK(util::parse_size("10 MB") == 10 * 1024 * 1024);

@@ -65,14 +65,14 @@ std::vector<std::string> weight_evidence(const Weights& w, std::int64_t threshol
     return out;
 }
 
-TotalsInput totals_input(const TotalsChange& t, const RankedSites& ranked) {
+TotalsInput totals_input(const TotalsChange& t, const std::vector<SiteGroups>& sites) {
     auto exact = [](const TotalChange& c) { return MetricChange{ByteRange::exact(c.before), ByteRange::exact(c.delta)}; };
     TotalsInput in;
     in.allocated = exact(t.allocated);
     in.reserved = exact(t.reserved);
     in.inactive_split = exact(t.inactive_split);
     std::int64_t before = 0, after = 0;
-    for (const auto& s : ranked.sites) {
+    for (const auto& s : sites) {
         before += s.change.before_blocks;
         after += s.change.after_blocks;
     }
@@ -134,12 +134,12 @@ SiteFacts facts_of(const SiteGroups& s, SiteVerdict verdict, const StackIndex& i
     return f;
 }
 
-std::optional<Convergence> converge(const RankedSites& ranked, const StackIndex& index) {
+std::optional<Convergence> converge(const std::vector<SiteGroups>& sites, const StackIndex& index) {
     GrowthGraph graph;
     std::int64_t top_site = 0;
     std::vector<std::uint32_t> ids;
-    for (std::size_t r = 0; r < ranked.sites.size(); ++r) {
-        const auto& s = ranked.sites[r];
+    for (std::size_t r = 0; r < sites.size(); ++r) {
+        const auto& s = sites[r];
         top_site = std::max(top_site, s.change.delta_bytes);
         for (const auto& [key, counts] : s.groups) {
             ids.clear();
@@ -159,12 +159,12 @@ std::optional<Convergence> converge(const RankedSites& ranked, const StackIndex&
 
 Explanation explain(const ExplainInput& in) {
     Explanation out;
-    const auto reading = read_totals(totals_input(in.totals, in.ranked));
+    const auto reading = read_totals(totals_input(in.totals, in.sites));
     const std::int64_t threshold = noise_threshold(ByteRange::exact(in.totals.allocated.before));
     const bool one_process = in.same_process.value == std::optional<bool>(true);
     std::vector<Kind> kinds;
-    for (const auto& s : in.ranked.sites) kinds.push_back(kind_of(s.change));
-    const auto weights = weigh(in.ranked.sites, kinds);
+    for (const auto& s : in.sites) kinds.push_back(kind_of(s.change));
+    const auto weights = weigh(in.sites, kinds);
     const Verdict verdict = decide(reading, weights, one_process, threshold);
 
     out.verdict.verdict = verdict;
@@ -177,8 +177,8 @@ Explanation explain(const ExplainInput& in) {
     out.verdict.advice = advice::for_verdict(verdict, context);
 
     const bool shares_known = std::llabs(in.totals.allocated.delta) > threshold;
-    for (std::size_t i = 0; i < in.ranked.sites.size(); ++i) {
-        const auto& s = in.ranked.sites[i];
+    for (std::size_t i = 0; i < in.sites.size(); ++i) {
+        const auto& s = in.sites[i];
         SiteJudgement j;
         j.verdict = site_verdict(kinds[i], verdict);
         j.diagnosis = diagnose_site(facts_of(s, j.verdict, in.index, in.steps, in.same_process, threshold));
@@ -186,8 +186,8 @@ Explanation explain(const ExplainInput& in) {
             j.share = static_cast<double>(s.change.delta_bytes) / static_cast<double>(in.totals.allocated.delta);
         out.sites.push_back(std::move(j));
     }
-    out.convergence = converge(in.ranked, in.index);
-    out.overall = detail::overall_diagnosis(verdict, in.ranked, out.sites, in.index, in.steps, out.convergence,
+    out.convergence = converge(in.sites, in.index);
+    out.overall = detail::overall_diagnosis(verdict, in.sites, out.sites, in.index, in.steps, out.convergence,
                                             reason);
     out.notes = detail::diff_notes(in, threshold, shares_known);
     return out;

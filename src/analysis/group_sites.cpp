@@ -12,29 +12,20 @@ double per_step(std::int64_t delta, const util::Steps& steps) {
                          : static_cast<double>(delta);
 }
 
-namespace {
 
-// The category of most of the site's growth; of most of its bytes when it did not grow.
-Category dominant_category(const std::vector<std::pair<GroupKey, GroupCounts>>& groups) {
-    std::array<std::int64_t, category_count> growth{}, bytes{};
-    for (const auto& [key, counts] : groups) {
-        const auto i = static_cast<std::size_t>(counts.category);
-        growth[i] += std::max<std::int64_t>(0, (counts.after - counts.before) * key.size);
-        bytes[i] += std::max(counts.after, counts.before) * key.size;
-    }
-    const auto& basis = *std::max_element(growth.begin(), growth.end()) > 0 ? growth : bytes;
-    return static_cast<Category>(std::max_element(basis.begin(), basis.end()) - basis.begin());
+SiteKey site_key(const StackIndex& index, const GroupKey& group, bool stacks_recorded) {
+    SiteKey site;
+    if (stacks_recorded) site = index.site(group.stack);
+    else site.name = fmt::format("<no stack: {}-byte blocks>", group.size);
+    site.category = group.category;
+    return site;
 }
-
-}  // namespace
 
 std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& index, bool stacks_recorded,
                                     const util::Steps& steps) {
     std::map<SiteKey, SiteGroups> sites;
     for (const auto& [key, counts] : match.groups) {
-        SiteKey site;
-        if (stacks_recorded) site = index.site(key.stack);
-        else site.name = fmt::format("<no stack: {}-byte blocks>", key.size);
+        const SiteKey site = site_key(index, key, stacks_recorded);
         auto& s = sites[site];
         auto& c = s.change;
         c.site = site;
@@ -54,7 +45,7 @@ std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& i
         c.delta_bytes = c.after_bytes - c.before_bytes;
         c.delta_blocks = c.after_blocks - c.before_blocks;
         c.growth_bytes_per_step = per_step(c.delta_bytes, steps);
-        c.category = dominant_category(s.groups);
+        c.category = key.category;
         out.push_back(std::move(s));
     }
     return out;

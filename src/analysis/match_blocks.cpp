@@ -45,7 +45,7 @@ std::vector<GroupKey> survivor_keys(const std::vector<LiveBlock>& before, const 
         } else if (y < x) {
             ++j;
         } else {
-            out.push_back({a[i]->stack, a[i]->size});
+            out.push_back({a[i]->stack, a[i]->size, a[i]->category});
             ++i;
             ++j;
         }
@@ -62,23 +62,22 @@ BlockMatch match_blocks(const CaptureBlocks& before, const CaptureBlocks& after)
     struct Row {
         GroupKey key;
         int side;  // 0 before, 1 after, 2 survivor
-        Category category;
     };
     std::vector<Row> rows;
     rows.reserve(before.live.size() + after.live.size());
     for (const auto& b : before.live) {
-        rows.push_back({{b.stack, b.size}, 0, b.category});
+        rows.push_back({{b.stack, b.size, b.category}, 0});
         auto& c = m.categories[static_cast<std::size_t>(b.category)];
         c.before_bytes += b.size;
         ++c.before_blocks;
     }
     for (const auto& b : after.live) {
-        rows.push_back({{b.stack, b.size}, 1, b.category});
+        rows.push_back({{b.stack, b.size, b.category}, 1});
         auto& c = m.categories[static_cast<std::size_t>(b.category)];
         c.after_bytes += b.size;
         ++c.after_blocks;
     }
-    for (const auto& key : survivor_keys(before.live, after.live)) rows.push_back({key, 2, Category::unknown});
+    for (const auto& key : survivor_keys(before.live, after.live)) rows.push_back({key, 2});
     std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.key < y.key; });
     for (const auto& row : rows) {
         if (m.groups.empty() || m.groups.back().first != row.key) m.groups.push_back({row.key, {}});
@@ -89,7 +88,6 @@ BlockMatch match_blocks(const CaptureBlocks& before, const CaptureBlocks& after)
             ++g.survivors;
             ++m.survivors;
         }
-        if (row.side != 2 && (g.before + g.after == 1)) g.category = row.category;
     }
     return m;
 }

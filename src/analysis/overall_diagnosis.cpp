@@ -26,12 +26,12 @@ bool grows_through_forward(const SiteGroups& s, const StackIndex& index) {
 
 // Leak sites in a forward pass, grouped by how many blocks each gained: many sites gaining
 // alike is one graph kept per step.
-std::optional<std::vector<std::size_t>> retained_graph_sites(const RankedSites& ranked,
+std::optional<std::vector<std::size_t>> retained_graph_sites(const std::vector<SiteGroups>& sites,
                                                              const std::vector<SiteJudgement>& judged,
                                                              const StackIndex& index) {
     std::map<std::int64_t, std::vector<std::size_t>> by_blocks;
-    for (std::size_t i = 0; i < ranked.sites.size(); ++i) {
-        const auto& s = ranked.sites[i];
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+        const auto& s = sites[i];
         if (judged[i].verdict == SiteVerdict::leak && grows_through_forward(s, index))
             by_blocks[s.change.delta_blocks].push_back(i);
     }
@@ -42,17 +42,17 @@ std::optional<std::vector<std::size_t>> retained_graph_sites(const RankedSites& 
     return *alike;
 }
 
-Diagnosis retained_graph(const RankedSites& ranked, std::vector<SiteJudgement>& judged,
+Diagnosis retained_graph(const std::vector<SiteGroups>& sites, std::vector<SiteJudgement>& judged,
                          const std::vector<std::size_t>& alike, const util::Steps& steps,
                          const std::optional<Convergence>& convergence) {
     auto d = from_pattern("retained_graph");
     std::int64_t bytes = 0, blocks = 0;
     for (std::size_t i : alike) {
-        bytes += ranked.sites[i].change.delta_bytes;
-        blocks += ranked.sites[i].change.delta_blocks;
+        bytes += sites[i].change.delta_bytes;
+        blocks += sites[i].change.delta_blocks;
     }
     d.evidence.push_back(fmt::format("{} forward-pass sites each gained {} blocks: {} blocks and {} in all",
-                                     alike.size(), ranked.sites[alike.front()].change.delta_blocks, blocks,
+                                     alike.size(), sites[alike.front()].change.delta_blocks, blocks,
                                      util::signed_bytes(bytes)));
     if (steps.known()) {
         const double span = static_cast<double>(steps.distance());
@@ -71,12 +71,17 @@ Diagnosis retained_graph(const RankedSites& ranked, std::vector<SiteJudgement>& 
     return d;
 }
 
-// The leading site of a verdict, summarised at the top.
-Diagnosis leading(const RankedSites& ranked, const std::vector<SiteJudgement>& judged, SiteVerdict wanted) {
-    for (std::size_t i = 0; i < ranked.sites.size(); ++i) {
+// The fastest-growing site of a verdict, summarised at the top.
+Diagnosis leading(const std::vector<SiteGroups>& sites, const std::vector<SiteJudgement>& judged, SiteVerdict wanted) {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < sites.size(); ++i) {
         if (judged[i].verdict != wanted || judged[i].diagnosis.empty()) continue;
+        if (!best || sites[i].change.growth_bytes_per_step > sites[*best].change.growth_bytes_per_step) best = i;
+    }
+    if (best) {
+        const std::size_t i = *best;
         auto d = judged[i].diagnosis;
-        const auto& s = ranked.sites[i].change;
+        const auto& s = sites[i].change;
         d.summary = judged[i].share
                         ? fmt::format("leading site {} ({}% of the growth): {}", s.site.label(),
                                       util::percent(*judged[i].share), d.summary)
@@ -89,16 +94,16 @@ Diagnosis leading(const RankedSites& ranked, const std::vector<SiteJudgement>& j
 
 }  // namespace
 
-Diagnosis overall_diagnosis(Verdict verdict, const RankedSites& ranked, std::vector<SiteJudgement>& judged,
+Diagnosis overall_diagnosis(Verdict verdict, const std::vector<SiteGroups>& sites, std::vector<SiteJudgement>& judged,
                             const StackIndex& index, const util::Steps& steps,
                             const std::optional<Convergence>& convergence, const std::string& reason) {
     switch (verdict) {
         case Verdict::leak:
-            if (const auto alike = retained_graph_sites(ranked, judged, index))
-                return retained_graph(ranked, judged, *alike, steps, convergence);
-            return leading(ranked, judged, SiteVerdict::leak);
-        case Verdict::one_time_growth: return leading(ranked, judged, SiteVerdict::one_time);
-        case Verdict::shape_growth: return leading(ranked, judged, SiteVerdict::shape_growth);
+            if (const auto alike = retained_graph_sites(sites, judged, index))
+                return retained_graph(sites, judged, *alike, steps, convergence);
+            return leading(sites, judged, SiteVerdict::leak);
+        case Verdict::one_time_growth: return leading(sites, judged, SiteVerdict::one_time);
+        case Verdict::shape_growth: return leading(sites, judged, SiteVerdict::shape_growth);
         case Verdict::growth: {
             auto d = from_pattern("different_workload");
             if (!reason.empty()) d.evidence.push_back(reason);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 
 namespace memsnap::analysis {
 
@@ -10,39 +11,55 @@ RepresentativeStack representative(const GroupKey& key, const GroupCounts& count
     rs.size = key.size;
     rs.delta_blocks = counts.after - counts.before;
     rs.delta_bytes = rs.delta_blocks * key.size;
-    rs.category = counts.category;
+    rs.category = key.category;
     for (auto f : index.frames(key.stack)) rs.frames.push_back(index.frame(f));
     return rs;
 }
 
-RankedSites rank_sites(std::vector<SiteGroups> sites, const StackIndex& index, bool stacks_recorded) {
-    std::sort(sites.begin(), sites.end(), [](const SiteGroups& a, const SiteGroups& b) {
-        const auto& x = a.change;
-        const auto& y = b.change;
-        if (x.growth_bytes_per_step != y.growth_bytes_per_step)
-            return x.growth_bytes_per_step > y.growth_bytes_per_step;
+namespace {
+
+// The biggest changes first, ties by stack then size.
+void order_groups(std::vector<std::pair<GroupKey, GroupCounts>>& groups) {
+    std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+        const std::int64_t da = std::llabs((a.second.after - a.second.before) * a.first.size);
+        const std::int64_t db = std::llabs((b.second.after - b.second.before) * b.first.size);
+        if (da != db) return da > db;
+        return a.first < b.first;
+    });
+}
+
+}  // namespace
+
+RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudgement>& judged,
+                       const StackIndex& index, bool stacks_recorded) {
+    std::vector<std::size_t> order(sites.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const bool leak_a = judged[a].verdict == SiteVerdict::leak, leak_b = judged[b].verdict == SiteVerdict::leak;
+        if (leak_a != leak_b) return leak_a;
+        const auto& x = sites[a].change;
+        const auto& y = sites[b].change;
+        if (x.growth_bytes_per_step != y.growth_bytes_per_step) return x.growth_bytes_per_step > y.growth_bytes_per_step;
         if (x.after_bytes != y.after_bytes) return x.after_bytes > y.after_bytes;
         return x.site < y.site;
     });
     RankedSites out;
-    for (std::size_t r = 0; r < sites.size(); ++r) {
-        auto& s = sites[r];
-        s.change.rank = r + 1;
-        // The biggest changes first, ties by stack then size.
-        std::sort(s.groups.begin(), s.groups.end(), [](const auto& a, const auto& b) {
-            const std::int64_t da = std::llabs((a.second.after - a.second.before) * a.first.size);
-            const std::int64_t db = std::llabs((b.second.after - b.second.before) * b.first.size);
-            if (da != db) return da > db;
-            return a.first < b.first;
-        });
-        if (!stacks_recorded) continue;
-        for (const auto& [key, counts] : s.groups) {
-            const bool changed = counts.after != counts.before;
-            if (s.change.stacks.size() < 3) s.change.stacks.push_back(representative(key, counts, index));
-            if (changed) out.changed_stacks.push_back(representative(key, counts, index));
-        }
+    for (std::size_t r = 0; r < order.size(); ++r) {
+        auto& s = sites[order[r]];
+        const auto& j = judged[order[r]];
+        SiteChange change = s.change;
+        change.rank = r + 1;
+        change.verdict = j.verdict;
+        change.diagnosis = j.diagnosis;
+        change.share = j.share;
+        order_groups(s.groups);
+        if (stacks_recorded)
+            for (const auto& [key, counts] : s.groups) {
+                if (change.stacks.size() < 3) change.stacks.push_back(representative(key, counts, index));
+                if (counts.after != counts.before) out.changed_stacks.push_back(representative(key, counts, index));
+            }
+        out.sites.push_back(std::move(change));
     }
-    out.sites = std::move(sites);
     return out;
 }
 

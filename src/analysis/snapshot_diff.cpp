@@ -101,9 +101,8 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
                                 options.steps);
     diff.same_process = check_same_process(before, after, match, index, diff.devices, options.device);
 
-    const auto ranked = rank_sites(group_sites(match, index, diff.stacks_recorded, options.steps), index,
-                                   diff.stacks_recorded);
-    const auto explanation = explain({diff.totals, ranked, index, diff.same_process, options.steps,
+    auto grouped = group_sites(match, index, diff.stacks_recorded, options.steps);
+    const auto explanation = explain({diff.totals, grouped, index, diff.same_process, options.steps,
                                       diff.stacks_recorded, trace_stacks(before, options.device) +
                                       trace_stacks(after, options.device),
                                       !options.stacks.focus.empty(), diff.pending_free_before,
@@ -112,22 +111,18 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     diff.overall = explanation.overall;
     diff.convergence = explanation.convergence;
     diff.notes = explanation.notes;
-    diff.changed_stacks = ranked.changed_stacks;
-
-    std::vector<SiteChange> sites;
-    for (std::size_t i = 0; i < ranked.sites.size(); ++i) {
-        SiteChange s = ranked.sites[i].change;
-        s.verdict = explanation.sites[i].verdict;
-        s.diagnosis = explanation.sites[i].diagnosis;
-        s.share = explanation.sites[i].share;
+    auto ranked = rank_sites(std::move(grouped), explanation.sites, index, diff.stacks_recorded);
+    diff.changed_stacks = std::move(ranked.changed_stacks);
+    auto& sites = ranked.sites;
+    for (const auto& s : sites) {
         diff.live_blocks_before += s.before_blocks;
         diff.live_blocks_after += s.after_blocks;
         diff.survivors += s.survivor_blocks;
         diff.new_blocks += s.new_blocks;
         diff.gone_blocks += s.gone_blocks;
-        sites.push_back(std::move(s));
+        if (!diff.fastest_site || s.growth_bytes_per_step > diff.fastest_site->growth_bytes_per_step)
+            diff.fastest_site = s;
     }
-    if (!sites.empty()) diff.fastest_site = sites.front();
     select_sites(std::move(sites), options, diff);
     return diff;
 }

@@ -1,4 +1,6 @@
 #include <memsnap/analysis/snapshot_info.hpp>
+#include <memsnap/analysis/group_sites.hpp>
+#include <memsnap/analysis/match_blocks.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 
 #include <algorithm>
@@ -40,30 +42,22 @@ void describe_trace(const snapshot::Snapshot& snap, std::optional<int> device, S
 
 void describe_sites(const snapshot::Snapshot& snap, const AnalysisOptions& options, SnapshotInfo& s) {
     StackIndex index({&snap}, options.rules, {});
-    struct Usage {
-        SiteUsage usage;
-        std::array<std::int64_t, category_count> bytes_by_category{};
-    };
-    std::map<SiteKey, Usage> sites;
-    for (const auto& b : snap.blocks) {
-        if (!b.live() || (options.device && snap.segments[b.segment].device != *options.device)) continue;
-        const auto category = index.category(0, b.stack);
+    const auto blocks = collect_blocks(snap, 0, index, options.device);
+    std::map<SiteKey, SiteUsage> sites;
+    for (const auto& b : blocks.live) {
+        const auto category = b.category;
         auto& c = s.categories[static_cast<std::size_t>(category)];
         c.bytes += b.size;
         ++c.blocks;
-        const auto key = index.site(index.stack(0, b.stack));
+        const auto key = site_key(index, {b.stack, b.size, category}, blocks.any_recorded);
         auto& u = sites[key];
-        u.usage.site = key;
-        u.usage.bytes += b.size;
-        ++u.usage.blocks;
-        u.bytes_by_category[static_cast<std::size_t>(category)] += b.size;
+        u.site = key;
+        u.category = category;
+        u.bytes += b.size;
+        ++u.blocks;
     }
     s.site_count = static_cast<std::int64_t>(sites.size());
-    for (auto& [key, u] : sites) {
-        const auto most = std::max_element(u.bytes_by_category.begin(), u.bytes_by_category.end());
-        u.usage.category = static_cast<Category>(most - u.bytes_by_category.begin());
-        s.top_sites.push_back(std::move(u.usage));
-    }
+    for (auto& [key, u] : sites) s.top_sites.push_back(std::move(u));
     // Ties broken by the site itself so that output never depends on map or hash order.
     std::sort(s.top_sites.begin(), s.top_sites.end(), [](const SiteUsage& a, const SiteUsage& b) {
         if (a.bytes != b.bytes) return a.bytes > b.bytes;

@@ -105,8 +105,10 @@ bool looks_like_snapshot(std::string_view bytes) {
         return true;
     const auto head = bytes.substr(0, 1 << 16);
     if (looks_like_json(head))
-        return head.find("\"segments\"") != std::string_view::npos ||
-               head.find("\"total_size\"") != std::string_view::npos;
+        // Any key only a snapshot has: json.dump(..., sort_keys=True) puts "device_traces",
+        // which can be long, before "segments".
+        for (const char* key : {"\"segments\"", "\"device_traces\"", "\"total_size\"", "\"allocator_settings\""})
+            if (head.find(key) != std::string_view::npos) return true;
     // Binary garbage goes to the pickle reader, which names the offending byte.
     for (unsigned char c : bytes.substr(0, 512))
         if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b && c != '\f'))

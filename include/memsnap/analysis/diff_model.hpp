@@ -58,7 +58,7 @@ struct RepresentativeStack {
 struct SiteChange {
     std::size_t rank = 0;  // 1-based
     SiteKey site;
-    Category category = Category::unknown;  // of most of its growth (else of its bytes)
+    Category category = Category::unknown;  // as site.category
     std::int64_t before_bytes = 0, after_bytes = 0, delta_bytes = 0;
     std::int64_t before_blocks = 0, after_blocks = 0, delta_blocks = 0;
     std::int64_t new_blocks = 0, gone_blocks = 0, survivor_blocks = 0;

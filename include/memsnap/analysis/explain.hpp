@@ -1,5 +1,5 @@
 #pragma once
-// Stage 4 of the snapshot diff: what the numbers mean. Weighs the totals (allocated, reserved,
+// Stage 3 of the snapshot diff: what the numbers mean. Weighs the totals (allocated, reserved,
 // non-releasable, each against its noise floor) with the sites (new blocks that stay, their
 // categories, their counts) and with whether both captures come from one process, and gives
 // the verdict, each site's verdict and diagnosis, where growth converges, and notes. Returns
@@ -15,7 +15,7 @@
 //   contradicts the overall one.
 
 #include <memsnap/analysis/diff_model.hpp>
-#include <memsnap/analysis/rank.hpp>
+#include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 
 #include <optional>
@@ -26,7 +26,7 @@ namespace memsnap::analysis {
 
 struct ExplainInput {
     const TotalsChange& totals;
-    const RankedSites& ranked;
+    const std::vector<SiteGroups>& sites;  // as group_sites gives them
     const StackIndex& index;
     const SameProcess& same_process;
     const util::Steps& steps;
@@ -45,7 +45,7 @@ struct SiteJudgement {
 struct Explanation {
     VerdictResult verdict;
     Diagnosis overall;
-    std::vector<SiteJudgement> sites;  // parallel to ranked.sites
+    std::vector<SiteJudgement> sites;  // parallel to ExplainInput::sites
     std::optional<Convergence> convergence;
     std::vector<std::string> notes;
 };

@@ -1,7 +1,7 @@
 #pragma once
 // Stage 2 of the snapshot diff: (stack, size) groups gathered under their site, the one the
-// StackIndex names (as `info` does). Without any recorded stack, groups are sites of their
-// own, named by block size.
+// StackIndex names (as `info` does), kept apart by category. Without any recorded stack,
+// groups are sites of their own, named by block size.
 
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/match_blocks.hpp>
@@ -18,6 +18,10 @@ struct SiteGroups {
 
 std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& index, bool stacks_recorded,
                                     const util::Steps& steps);
+
+// The site of a (stack, size, category) group: what `info` and `diff` both call it. Without
+// any recorded stack in the capture(s), blocks are told apart by size alone.
+SiteKey site_key(const StackIndex& index, const GroupKey& group, bool stacks_recorded);
 
 // delta / (B − A), or delta itself when steps are unknown.
 double per_step(std::int64_t delta, const util::Steps& steps);

@@ -34,12 +34,12 @@ CaptureBlocks collect_blocks(const snapshot::Snapshot& snap, std::size_t capture
 struct GroupKey {
     CanonStackId stack;
     std::int64_t size = 0;
+    Category category = Category::unknown;  // from the whole stack, hidden frames too
     auto operator<=>(const GroupKey&) const = default;
 };
 
 struct GroupCounts {
     std::int64_t before = 0, after = 0, survivors = 0;
-    Category category = Category::unknown;
 };
 
 struct BlockMatch {

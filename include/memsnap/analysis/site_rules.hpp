@@ -2,6 +2,8 @@
 // What counts as user code, and which frame of a stack names its site: the one definition of
 // both, shared by `info` and `diff`.
 
+#include <memsnap/analysis/categories.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -64,6 +66,9 @@ struct SiteKey {
     std::int64_t line = 0;  // 0 when unknown or grouped by function
     bool user_code = false;       // false: named after a library frame or a label
     bool compiled_graph = false;  // allocated inside torch.compile's generated code
+    // Sites are kept apart by category: gradients and a workspace made on the backward
+    // thread share "<no Python frame>" but not their meaning.
+    Category category = Category::unknown;
     auto operator<=>(const SiteKey&) const = default;
     // "file:line name", "file name" without a line, "+ (torch.compile graph)" when compiled.
     std::string label() const;

@@ -2,8 +2,8 @@
 // The snapshot diff, in stages (each a pure function with its own file and tests):
 //   match_blocks  live blocks of both captures: survivors, new, gone    (match_blocks.hpp)
 //   group_sites   (stack, size) groups under their site                  (group_sites.hpp)
-//   rank          ordered by growth per step, representative stacks       (rank.hpp)
 //   explain       verdicts, diagnoses, convergence, notes                 (explain.hpp)
+//   rank          leaks first, then by growth per step; representative stacks (rank.hpp)
 // then the listed sites are selected (--top, --min-growth).
 
 #include <memsnap/analysis/diff_model.hpp>

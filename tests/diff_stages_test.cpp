@@ -1,0 +1,207 @@
+// The stages of the snapshot diff, each on its own, on hand-built inputs: match_blocks,
+// group_sites, explain, rank_sites.
+
+#include "analysis_support.hpp"
+#include "model_maker.hpp"
+#include "support.hpp"
+
+#include <memsnap/analysis/explain.hpp>
+#include <memsnap/analysis/group_sites.hpp>
+#include <memsnap/analysis/match_blocks.hpp>
+#include <memsnap/analysis/rank.hpp>
+
+using namespace memsnap;
+using analysis::Category;
+using analysis::SiteVerdict;
+using analysis::Verdict;
+
+namespace {
+
+constexpr std::int64_t MiB = 1 << 20;
+
+const std::vector<test::FrameSpec> kTrain = {{"/p/train.py", 57, "train_step"}, {"/p/train.py", 120, "main"}};
+const std::vector<test::FrameSpec> kModel = {{"/p/model.py", 80, "forward"}, {"/p/train.py", 42, "train_step"}};
+
+// A site as group_sites would give it, for explain and rank.
+analysis::SiteGroups site(std::string name, std::int64_t before_blocks, std::int64_t after_blocks, std::int64_t size,
+                          std::int64_t survivors, Category category = Category::unknown) {
+    analysis::SiteGroups s;
+    auto& c = s.change;
+    c.site = {"/p/" + name + ".py", name, 1, true, false, category};
+    c.category = category;
+    c.before_blocks = before_blocks;
+    c.after_blocks = after_blocks;
+    c.before_bytes = before_blocks * size;
+    c.after_bytes = after_blocks * size;
+    c.delta_blocks = after_blocks - before_blocks;
+    c.delta_bytes = c.after_bytes - c.before_bytes;
+    c.survivor_blocks = survivors;
+    c.new_blocks = after_blocks - survivors;
+    c.gone_blocks = before_blocks - survivors;
+    c.growth_bytes_per_step = static_cast<double>(c.delta_bytes) / 400;
+    s.groups.push_back({{analysis::CanonStackId{}, size, category}, {before_blocks, after_blocks, survivors}});
+    return s;
+}
+
+analysis::TotalsChange totals_of(const std::vector<analysis::SiteGroups>& sites) {
+    analysis::TotalsChange t;
+    for (const auto& s : sites) {
+        t.allocated.before += s.change.before_bytes;
+        t.allocated.after += s.change.after_bytes;
+    }
+    t.allocated.delta = t.allocated.after - t.allocated.before;
+    t.reserved = {t.allocated.before, t.allocated.after, t.allocated.delta, 0};
+    return t;
+}
+
+analysis::Explanation explain(const std::vector<analysis::SiteGroups>& sites, std::optional<bool> same_process) {
+    static const analysis::StackIndex index({}, {}, {});
+    static const util::Steps steps{std::make_pair(std::int64_t{100}, std::int64_t{500}), "--steps", ""};
+    const auto totals = totals_of(sites);
+    const analysis::SameProcess same{same_process, {"test"}};
+    return analysis::explain({totals, sites, index, same, steps, true, 0, false, 0, 0});
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+
+TEST_CASE("match_blocks: survivors by address / size and stack / groups by (stack / size)") {
+    test::ModelMaker a, b;
+    const auto sa = a.stack(kTrain), ma = a.stack(kModel);
+    const auto sb = b.stack(kTrain), mb = b.stack(kModel);
+    a.segment(0, 0x1000, {{MiB, sa}, {MiB, ma}, {2 * MiB, ma, false}});
+    b.segment(0, 0x1000, {{MiB, sb}, {MiB, mb}, {2 * MiB, mb}});  // the same, plus one new block
+    b.segment(0, 0x900000, {{MiB, mb}});                            // a moved model block: new
+    analysis::StackIndex index({&a.model(), &b.model()}, {}, {});
+    const auto before = analysis::collect_blocks(a.model(), 0, index, std::nullopt);
+    const auto after = analysis::collect_blocks(b.model(), 1, index, std::nullopt);
+    CHECK(before.live.size() == 2);
+    CHECK(after.live.size() == 4);
+    const auto m = analysis::match_blocks(before, after);
+    CHECK(m.live_before == 2);
+    CHECK(m.live_after == 4);
+    CHECK(m.survivors == 2);
+    REQUIRE(m.groups.size() == 3);  // (train, 1 MiB), (model, 1 MiB), (model, 2 MiB)
+    std::int64_t before_total = 0, after_total = 0, survivors = 0;
+    for (const auto& [key, counts] : m.groups) {
+        before_total += counts.before;
+        after_total += counts.after;
+        survivors += counts.survivors;
+        CHECK(counts.survivors <= std::min(counts.before, counts.after));
+    }
+    CHECK(before_total == 2);
+    CHECK(after_total == 4);
+    CHECK(survivors == 2);
+    CHECK(m.categories[static_cast<std::size_t>(Category::activation)].after_blocks == 3);
+    // A device filter keeps only that device's blocks.
+    CHECK(analysis::collect_blocks(b.model(), 1, index, 1).live.empty());
+}
+
+TEST_CASE("group_sites: groups under their site / named as info names them") {
+    test::ModelMaker a;
+    const auto s1 = a.stack(kModel);
+    const auto s2 = a.stack({{"/x/site-packages/torch/nn/functional.py", 10, "linear"}, kModel[0], kModel[1]});
+    a.segment(0, 0x1000, {{MiB, s1}, {2 * MiB, s2}});
+    analysis::StackIndex index({&a.model(), &a.model()}, {}, {});
+    const auto blocks = analysis::collect_blocks(a.model(), 0, index, std::nullopt);
+    const auto same = analysis::collect_blocks(a.model(), 1, index, std::nullopt);
+    const util::Steps steps;
+    const auto sites = analysis::group_sites(analysis::match_blocks(blocks, same), index, true, steps);
+    REQUIRE(sites.size() == 1);  // both stacks meet in model.py:80 forward
+    CHECK(sites[0].change.site.label() == "/p/model.py:80 forward");
+    CHECK(sites[0].groups.size() == 2);
+    CHECK(sites[0].change.after_bytes == 3 * MiB);
+    CHECK(sites[0].change.category == Category::activation);
+    CHECK(test::describe(a.model()).top_sites.front().site == sites[0].change.site);
+    // Without any recorded stack, a group is a site of its own, named by its block size.
+    const auto by_size = analysis::group_sites(analysis::match_blocks(blocks, same), index, false, steps);
+    CHECK(by_size.front().change.site.name.find("-byte blocks") != std::string::npos);
+}
+
+TEST_CASE("explain: new blocks that stay in one process are a leak even when frees hide them") {
+    // +120 MiB of new blocks that stay, -100 MiB freed elsewhere: allocated +20 MiB, under a
+    // noise floor of 0.5% of 16 GiB, yet a leak.
+    const std::vector<analysis::SiteGroups> sites = {site("leaky", 10, 50, 3 * MiB, 10),
+                                                     site("freed", 100, 75, 4 * MiB, 75),
+                                                     site("big", 4000, 4000, 4 * MiB, 4000)};
+    const auto e = explain(sites, true);
+    CHECK(e.verdict.verdict == Verdict::leak);
+    CHECK(e.sites[0].verdict == SiteVerdict::leak);
+    CHECK(e.sites[1].verdict == SiteVerdict::freed);
+    CHECK(e.sites[2].verdict == SiteVerdict::stable);
+    CHECK(e.sites[0].diagnosis.pattern == "retained_tensors");
+    // The allocated change is within its noise floor: no shares.
+    CHECK_FALSE(e.sites[0].share.has_value());
+
+    // The same sites from two processes: growth, never leak, and no retained-reference advice.
+    const auto other = explain(sites, false);
+    CHECK(other.verdict.verdict != Verdict::leak);
+    for (const auto& j : other.sites) CHECK(j.verdict != SiteVerdict::leak);
+    CHECK(other.sites[0].verdict == SiteVerdict::growth);
+    CHECK(other.sites[0].diagnosis.pattern == "different_workload");
+    const auto unknown = explain(sites, std::nullopt);
+    for (const auto& j : unknown.sites) CHECK(j.verdict != SiteVerdict::leak);
+}
+
+TEST_CASE("explain: first appearances of gradients and optimizer state are one-time growth") {
+    const std::vector<analysis::SiteGroups> sites = {site("params", 100, 100, 4 * MiB, 100, Category::parameter),
+                                                     site("grads", 0, 100, 4 * MiB, 0, Category::gradient),
+                                                     site("adam", 0, 200, 4 * MiB, 0, Category::optimizer_state)};
+    const auto e = explain(sites, true);
+    CHECK(e.verdict.verdict == Verdict::one_time_growth);
+    CHECK(e.sites[1].verdict == SiteVerdict::one_time);
+    CHECK(e.sites[2].verdict == SiteVerdict::one_time);
+    CHECK(e.overall.pattern == "optimizer_first_step");
+    for (const auto& a : e.verdict.advice) CHECK(a.find("append") == std::string::npos);
+    // Optimizer state that was there and keeps growing is not a first step.
+    const std::vector<analysis::SiteGroups> again = {site("adam", 200, 400, 4 * MiB, 200, Category::optimizer_state)};
+    CHECK(explain(again, true).sites[0].verdict == SiteVerdict::leak);
+}
+
+TEST_CASE("explain: as many blocks holding more bytes is shape growth / in words that follow the numbers") {
+    auto same_count = site("attn", 10, 10, 0, 0);
+    same_count.change.before_bytes = 10 * MiB;
+    same_count.change.after_bytes = 40 * MiB;
+    same_count.change.delta_bytes = 30 * MiB;
+    same_count.change.new_blocks = same_count.change.gone_blocks = 10;
+    same_count.change.growth_bytes_per_step = 30.0 * MiB / 400;
+    auto fewer = same_count;
+    fewer.change.site.name = "fewer";
+    fewer.change.after_blocks = 5;
+    fewer.change.delta_blocks = -5;
+    fewer.change.new_blocks = 5;
+    const auto e = explain({same_count, fewer}, true);
+    CHECK(e.verdict.verdict == Verdict::shape_growth);
+    CHECK(e.sites[0].verdict == SiteVerdict::shape_growth);
+    CHECK(e.sites[0].diagnosis.evidence.front().find("the same 10 blocks") != std::string::npos);
+    CHECK(e.sites[1].diagnosis.evidence.front().find("fewer blocks (10 → 5)") != std::string::npos);
+}
+
+TEST_CASE("explain: growth below the noise floor is no leak / and no site says otherwise") {
+    const std::vector<analysis::SiteGroups> sites = {site("tiny", 10, 12, 512, 10),
+                                                     site("big", 4000, 4000, 4 * MiB, 4000)};
+    const auto e = explain(sites, true);
+    CHECK(e.verdict.verdict == Verdict::stable);
+    CHECK(e.sites[0].verdict == SiteVerdict::growth);
+    CHECK(e.sites[0].diagnosis.pattern == "below_noise");
+}
+
+TEST_CASE("rank: leak sites first / then growth per step / bytes / name") {
+    std::vector<analysis::SiteGroups> sites = {site("grads", 0, 100, 4 * MiB, 0, Category::gradient),
+                                               site("leaky", 10, 20, MiB, 10), site("a", 5, 5, MiB, 5),
+                                               site("b", 5, 5, MiB, 5)};
+    const auto e = explain(sites, true);
+    const analysis::StackIndex index({}, {}, {});
+    const auto r = analysis::rank_sites(sites, e.sites, index, true);
+    REQUIRE(r.sites.size() == 4);
+    CHECK(r.sites[0].site.name == "leaky");  // a leak outranks bigger one-time growth
+    CHECK(r.sites[0].verdict == SiteVerdict::leak);
+    CHECK(r.sites[1].site.name == "grads");
+    CHECK(r.sites[2].site.name == "a");  // ties broken by name
+    CHECK(r.sites[3].site.name == "b");
+    for (std::size_t i = 0; i < r.sites.size(); ++i) CHECK(r.sites[i].rank == i + 1);
+    CHECK(r.changed_stacks.size() == 2);
+}
+
+}  // TEST_SUITE
