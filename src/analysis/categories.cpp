@@ -55,18 +55,10 @@ static_assert(sizeof(kAll) / sizeof(kAll[0]) == category_count);
 }  // namespace
 
 std::string_view to_string(Category category) {
-    switch (category) {
-        case Category::parameter: return "parameter";
-        case Category::gradient: return "gradient";
-        case Category::optimizer_state: return "optimizer_state";
-        case Category::activation: return "activation";
-        case Category::autocast_cache: return "autocast_cache";
-        case Category::compiled_graph: return "compiled_graph";
-        case Category::communication: return "communication";
-        case Category::workspace: return "workspace";
-        case Category::unknown: return "unknown";
-    }
-    return "unknown";
+    static constexpr std::string_view names[] = {"parameter",      "gradient",       "optimizer_state",
+                                                 "activation",     "autocast_cache", "compiled_graph",
+                                                 "communication",  "workspace",      "unknown"};
+    return names[static_cast<std::size_t>(category)];
 }
 
 std::span<const Category> all_categories() { return kAll; }

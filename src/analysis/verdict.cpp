@@ -8,40 +8,19 @@
 
 namespace memsnap::analysis {
 
-std::string_view to_string(Verdict verdict) {
-    switch (verdict) {
-        case Verdict::leak: return "leak";
-        case Verdict::one_time_growth: return "one_time_growth";
-        case Verdict::shape_growth: return "shape_growth";
-        case Verdict::growth: return "growth";
-        case Verdict::fragmentation: return "fragmentation";
-        case Verdict::cache_growth: return "cache_growth";
-        case Verdict::stable: return "stable";
-        case Verdict::shrink: return "shrink";
-    }
-    return "stable";
-}
+namespace {
 
-std::string_view to_string(SiteVerdict verdict) {
-    switch (verdict) {
-        case SiteVerdict::leak: return "leak";
-        case SiteVerdict::one_time: return "one_time";
-        case SiteVerdict::shape_growth: return "shape_growth";
-        case SiteVerdict::growth: return "growth";
-        case SiteVerdict::freed: return "freed";
-        case SiteVerdict::stable: return "stable";
-    }
-    return "stable";
-}
+// Names by enumerator, in declaration order: what JSON and the man page say.
+constexpr std::string_view kVerdicts[] = {"leak",          "one_time_growth", "shape_growth", "growth",
+                                          "fragmentation", "cache_growth",    "stable",       "shrink"};
+constexpr std::string_view kSiteVerdicts[] = {"leak", "one_time", "shape_growth", "growth", "freed", "stable"};
+constexpr std::string_view kChanges[] = {"grows", "flat", "falls"};
 
-std::string_view to_string(Change change) {
-    switch (change) {
-        case Change::grows: return "grows";
-        case Change::flat: return "flat";
-        case Change::falls: return "falls";
-    }
-    return "flat";
-}
+}  // namespace
+
+std::string_view to_string(Verdict verdict) { return kVerdicts[static_cast<std::size_t>(verdict)]; }
+std::string_view to_string(SiteVerdict verdict) { return kSiteVerdicts[static_cast<std::size_t>(verdict)]; }
+std::string_view to_string(Change change) { return kChanges[static_cast<std::size_t>(change)]; }
 
 std::int64_t noise_threshold(ByteRange before) {
     constexpr std::int64_t one_mib = std::int64_t{1} << 20;

@@ -19,18 +19,15 @@ void Memo::put(std::uint64_t index, const Value& v) {
 
 std::uint64_t Memo::encode(const Value& v) {
     auto pack = [](Tag tag, std::uint64_t payload) { return (payload << 3) | tag; };
+    const auto container_tag = [](Kind kind) {
+        return kind == Kind::list ? list : kind == Kind::dict ? dict : kind == Kind::tuple ? tuple : set;
+    };
     switch (v.kind) {
         case Kind::list:
-            if (v.u < payload_limit) return pack(list, v.u);
-            break;
         case Kind::dict:
-            if (v.u < payload_limit) return pack(dict, v.u);
-            break;
         case Kind::tuple:
-            if (v.u < payload_limit) return pack(tuple, v.u);
-            break;
         case Kind::set:
-            if (v.u < payload_limit) return pack(set, v.u);
+            if (v.u < payload_limit) return pack(container_tag(v.kind), v.u);
             break;
         case Kind::opaque:
             if (v.u < (std::uint64_t{1} << 45)) return pack(opaque, (v.u << 16) | v.tag);

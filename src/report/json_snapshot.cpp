@@ -58,9 +58,7 @@ Json info_sites(const analysis::SnapshotInfo& s) {
 
 std::string snapshot_info_json(const analysis::SnapshotInfo& s) {
     // Keys in reading order: identity, format, totals (as in expected.json), then details.
-    Json j;
-    j["schema_version"] = 1;
-    j["kind"] = "snapshot";
+    Json j = json::document("snapshot");
     // "file" is the file name, as in expected.json; "path" is what the user gave.
     j["file"] = std::filesystem::path(s.file).filename().string();
     j["path"] = s.file;

@@ -60,15 +60,8 @@ Json categories_json(const analysis::SnapshotDiff& d) {
 }  // namespace
 
 std::string snapshot_diff_json(const analysis::SnapshotDiff& d) {
-    Json j;
-    j["schema_version"] = 1;
-    j["kind"] = "snapshot_diff";
-    j["before"] = d.before_file;
-    j["after"] = d.after_file;
-    j["steps"] = d.steps.span ? Json::array({d.steps.span->first, d.steps.span->second}) : Json(nullptr);
-    j["steps_source"] = d.steps.source;
-    j["same_process"] = json::same_process(d.same_process);
-    j["same_process_evidence"] = d.same_process.evidence;
+    Json j = json::document("snapshot_diff");
+    json::diff_header(j, d.before_file, d.after_file, d.steps, d.same_process);
     j["device"] = d.device ? Json(*d.device) : Json(nullptr);
     j["devices"] = {{"before", d.devices.before}, {"after", d.devices.after}};
     j["totals"] = Json::object();
@@ -83,11 +76,13 @@ std::string snapshot_diff_json(const analysis::SnapshotDiff& d) {
     j["diagnosis"] = json::diagnosis(d.overall);
     j["categories"] = categories_json(d);
     j["stacks_recorded"] = d.stacks_recorded;
-    j["blocks"] = {{"live_before", d.live_blocks_before},
-                   {"live_after", d.live_blocks_after},
-                   {"survivors", d.survivors},
-                   {"new", d.new_blocks},
-                   {"gone", d.gone_blocks}};
+    Json blocks;
+    blocks["live_before"] = d.live_blocks_before;
+    blocks["live_after"] = d.live_blocks_after;
+    blocks["survivors"] = d.survivors;
+    blocks["new"] = d.new_blocks;
+    blocks["gone"] = d.gone_blocks;
+    j["blocks"] = std::move(blocks);
     j["pending_free_bytes"] = {{"before", d.pending_free_before}, {"after", d.pending_free_after}};
     j["convergence"] = nullptr;
     if (d.convergence) {

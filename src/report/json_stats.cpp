@@ -47,17 +47,10 @@ Json device_json(const analysis::DeviceDiff& d) {
 }  // namespace
 
 std::string stats_diff_json(const analysis::StatsDiff& diff) {
-    Json doc;
-    doc["schema_version"] = 1;
-    doc["kind"] = "summary_diff";
-    doc["before"] = diff.before_file;
-    doc["after"] = diff.after_file;
+    Json doc = json::document("summary_diff");
+    json::diff_header(doc, diff.before_file, diff.after_file, diff.steps, diff.same_process);
     doc["before_kind"] = stats::to_string(diff.before_kind);
     doc["after_kind"] = stats::to_string(diff.after_kind);
-    doc["steps"] = diff.steps.span ? Json::array({diff.steps.span->first, diff.steps.span->second}) : Json(nullptr);
-    doc["steps_source"] = diff.steps.source;
-    doc["same_process"] = json::same_process(diff.same_process);
-    doc["same_process_evidence"] = diff.same_process.evidence;
     doc["device_sets"] = {{"before", diff.device_sets.before}, {"after", diff.device_sets.after}};
     // The primary device at the top level, so that one-device captures read simply.
     const Json primary = device_json(diff.primary());  // kept: items() refers into it
@@ -84,9 +77,7 @@ std::string stats_info_json(const analysis::StatsInfo& info) {
             {"warnings", t.warnings},
         });
     }
-    Json doc;
-    doc["schema_version"] = 1;
-    doc["kind"] = stats::to_string(info.capture.kind);
+    Json doc = json::document(stats::to_string(info.capture.kind));
     doc["path"] = info.capture.file;
     doc["device"] = info.device ? Json(*info.device) : Json(nullptr);
     doc["tables"] = std::move(tables);

@@ -32,6 +32,23 @@ Json optional_range(const std::optional<ByteRange>& r) { return r ? range(*r) : 
 
 Json same_process(const analysis::SameProcess& same) { return same.value ? Json(*same.value) : Json(nullptr); }
 
+Json document(std::string_view kind) {
+    Json doc;
+    doc["schema_version"] = 1;
+    doc["kind"] = kind;
+    return doc;
+}
+
+void diff_header(Json& doc, const std::string& before, const std::string& after, const util::Steps& steps,
+                 const analysis::SameProcess& same) {
+    doc["before"] = before;
+    doc["after"] = after;
+    doc["steps"] = steps.span ? Json::array({steps.span->first, steps.span->second}) : Json(nullptr);
+    doc["steps_source"] = steps.source;
+    doc["same_process"] = same_process(same);
+    doc["same_process_evidence"] = same.evidence;
+}
+
 std::string dump(const Json& doc) {
     return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

@@ -5,6 +5,7 @@
 #include <memsnap/analysis/diagnosis.hpp>
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/stats/range.hpp>
+#include <memsnap/util/steps.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,12 @@ Json diagnosis(const analysis::Diagnosis& d);  // null when empty
 Json range(ByteRange r);
 Json optional_range(const std::optional<ByteRange>& r);
 Json same_process(const analysis::SameProcess& same);  // true, false or null
+// A new document: {"schema_version": 1, "kind": kind}.
+Json document(std::string_view kind);
+// What every diff document says first: the two files, the steps, and whether both come
+// from one process.
+void diff_header(Json& doc, const std::string& before, const std::string& after, const util::Steps& steps,
+                 const analysis::SameProcess& same);
 // The document as text: 2-space indent, trailing newline.
 std::string dump(const Json& doc);
 

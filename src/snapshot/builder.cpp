@@ -184,44 +184,40 @@ std::optional<Value> ModelBuilder::make_block(const Document& doc, const Value& 
     return Value::make_opaque(tag_block, pending_blocks_.size() - 1);
 }
 
-std::optional<Value> ModelBuilder::make_event(const Document& doc, const Value& d) {
-    const Value *action = nullptr, *addr = nullptr, *device_free = nullptr, *size = nullptr,
-                *stream = nullptr, *time_us = nullptr, *frames = nullptr, *compile_context = nullptr,
-                *user_metadata = nullptr;
-    const auto& kv = doc.items(d);
-    for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
-        if (kv[i].kind != Kind::string) continue;
-        const auto key = doc.text(kv[i]);
-        const Value* value = &kv[i + 1];
-        switch (key.size()) {  // dispatch on length first: most keys differ there
-            case 4:
-                if (key == "addr") addr = value;
-                else if (key == "size") size = value;
-                break;
-            case 6:
-                if (key == "action") action = value;
-                else if (key == "stream") stream = value;
-                else if (key == "frames") frames = value;
-                break;
-            case 7:
-                if (key == "time_us") time_us = value;
-                else if (key == "pool_id") seen_pool_id_ = true;
-                break;
-            case 11:
-                if (key == "device_free") device_free = value;
-                break;
-            case 13:
-                if (key == "user_metadata") user_metadata = value;
-                break;
-            case 14:
-                if (key == "forward_frames") seen_forward_frames_ = true;
-                break;
-            case 15:
-                if (key == "compile_context") compile_context = value;
-                break;
-            default: break;
-        }
+namespace {
+
+// The keys of a trace entry, by the field they fill.
+enum EventField : std::uint8_t {
+    no_field, f_action, f_addr, f_size, f_stream, f_frames, f_time_us, f_device_free, f_user_metadata,
+    f_compile_context, f_pool_id, f_forward_frames, event_field_count
+};
+
+EventField event_field(std::string_view key) {
+    switch (key.size()) {  // length first: most keys differ there
+        case 4: return key == "addr" ? f_addr : key == "size" ? f_size : no_field;
+        case 6: return key == "action" ? f_action : key == "stream" ? f_stream : key == "frames" ? f_frames : no_field;
+        case 7: return key == "time_us" ? f_time_us : key == "pool_id" ? f_pool_id : no_field;
+        case 11: return key == "device_free" ? f_device_free : no_field;
+        case 13: return key == "user_metadata" ? f_user_metadata : no_field;
+        case 14: return key == "forward_frames" ? f_forward_frames : no_field;
+        case 15: return key == "compile_context" ? f_compile_context : no_field;
+        default: return no_field;
     }
+}
+
+}  // namespace
+
+std::optional<Value> ModelBuilder::make_event(const Document& doc, const Value& d) {
+    std::array<const Value*, event_field_count> field{};
+    const auto& kv = doc.items(d);
+    for (std::size_t i = 0; i + 1 < kv.size(); i += 2)
+        if (kv[i].kind == Kind::string) field[event_field(doc.text(kv[i]))] = &kv[i + 1];
+    const Value *action = field[f_action], *addr = field[f_addr], *device_free = field[f_device_free],
+                *size = field[f_size], *stream = field[f_stream], *time_us = field[f_time_us],
+                *frames = field[f_frames], *compile_context = field[f_compile_context],
+                *user_metadata = field[f_user_metadata];
+    if (field[f_pool_id] != nullptr) seen_pool_id_ = true;
+    if (field[f_forward_frames] != nullptr) seen_forward_frames_ = true;
     if (!is_string(action)) return std::nullopt;
     TraceEvent e;
     e.action_name = action_index(intern(doc, action));

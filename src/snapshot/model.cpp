@@ -116,30 +116,16 @@ StackId StackTable::intern(std::span<const FrameId> frames) {
 }
 
 std::string_view to_string(TraceAction action) {
-    switch (action) {
-        case TraceAction::alloc: return "alloc";
-        case TraceAction::free_requested: return "free_requested";
-        case TraceAction::free_completed: return "free_completed";
-        case TraceAction::segment_alloc: return "segment_alloc";
-        case TraceAction::segment_free: return "segment_free";
-        case TraceAction::segment_map: return "segment_map";
-        case TraceAction::segment_unmap: return "segment_unmap";
-        case TraceAction::snapshot: return "snapshot";
-        case TraceAction::oom: return "oom";
-        case TraceAction::annotate: return "annotate";
-        case TraceAction::other: return "other";
-    }
-    return "other";
+    // Names by enumerator, in declaration order, as torch writes them.
+    static constexpr std::string_view names[] = {
+        "alloc",        "free_requested", "free_completed", "segment_alloc", "segment_free", "segment_map",
+        "segment_unmap", "snapshot",      "oom",            "annotate",      "other"};
+    return names[static_cast<std::size_t>(action)];
 }
 
 std::string_view to_string(BlockState state) {
-    switch (state) {
-        case BlockState::active_allocated: return "active_allocated";
-        case BlockState::active_pending_free: return "active_pending_free";
-        case BlockState::inactive: return "inactive";
-        case BlockState::unknown: return "unknown";
-    }
-    return "unknown";
+    static constexpr std::string_view names[] = {"active_allocated", "active_pending_free", "inactive", "unknown"};
+    return names[static_cast<std::size_t>(state)];
 }
 
 }  // namespace memsnap::snapshot
