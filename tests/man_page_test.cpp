@@ -2,6 +2,9 @@
 
 #include "support.hpp"
 
+#include <memsnap/analysis/categories.hpp>
+#include <memsnap/analysis/site_rules.hpp>
+
 #include <regex>
 #include <set>
 
@@ -13,6 +16,7 @@ TEST_CASE("every CLI option appears in man/memsnap.1 and README.md" * doctest::t
     REQUIRE(!man.empty());
     std::set<std::string> options;
     for (const char* command : {"--help", "info --help", "diff --help"}) {
+        // (the options of every command)
         const auto help = test::run_memsnap(command);
         REQUIRE(help.exit_code == 0);
         const std::regex option("(^|[ ,])(--[a-z][a-z-]+)");
@@ -30,4 +34,31 @@ TEST_CASE("every CLI option appears in man/memsnap.1 and README.md" * doctest::t
     }
     for (const char* word : {"info", "diff", "EXIT STATUS", "schema_version"})
         CHECK(man_plain.find(word) != std::string::npos);
+}
+
+TEST_CASE("the man page prints the user-code and category rule tables as the code has them" *
+          doctest::test_suite("unit")) {
+    std::string man = test::read_text(test::source_dir() / "man" / "memsnap.1");
+    man = std::regex_replace(man, std::regex(R"(\\-)"), "-");
+    man = std::regex_replace(man, std::regex(R"(\\\(aq)"), "'");
+    man = std::regex_replace(man, std::regex(R"(\\e)"), "\\");
+    for (const auto& rule : analysis::default_not_user_code()) {
+        CAPTURE(rule.pattern);
+        CHECK(man.find(rule.pattern) != std::string::npos);
+    }
+    for (const auto& rule : analysis::generated_code()) {
+        CAPTURE(rule.pattern);
+        CHECK(man.find(rule.pattern) != std::string::npos);
+    }
+    std::size_t at = man.find(".SH MEMORY CATEGORIES");
+    REQUIRE(at != std::string::npos);
+    for (const auto& rule : analysis::category_rules()) {
+        CAPTURE(rule.pattern);
+        // In table order: each rule after the one before it.
+        const auto found = man.find(rule.pattern, at);
+        CHECK(found != std::string::npos);
+        if (found != std::string::npos) at = found;
+        CHECK(man.find(std::string(analysis::to_string(rule.category)), at - 200) != std::string::npos);
+        if (rule.unless) CHECK(man.find(rule.unless) != std::string::npos);
+    }
 }
