@@ -255,7 +255,8 @@ TEST_CASE("a forward pass against a full training step is one-time growth / not 
 
 TEST_CASE("device 0 against device 1: said on standard error and in JSON / and no leak") {
     if (!test::have_real()) return;
-    const auto zero = real("nothanmin-a2_train_step.pickle");
+    // The smallest real capture: the CLI reads both back as JSON.
+    const auto zero = real("silmont2000-a2_tiny.pickle");
     const auto one = test::make_variant(zero, {nullptr, 0, 0, 1});
     const auto d = analysis::diff_snapshots(zero, one, test::all_sites());
     CHECK(d.devices.before == std::vector<int>{0});
@@ -280,6 +281,8 @@ TEST_CASE("device 0 against device 1: said on standard error and in JSON / and n
     const auto info = test::run_memsnap("info --device 1 --format json " + test::quote(b));
     CHECK(info.exit_code == 0);
     CHECK(nlohmann::json::parse(info.out).at("device") == 1);
+    std::filesystem::remove(a);
+    std::filesystem::remove(b);
 }
 
 TEST_CASE("stacks='all': Python frames first in text and Markdown / C++ frames a count unless asked") {

@@ -95,7 +95,7 @@ int run(int argc, char** argv) {
     add_global_options(app, globals);
     InfoOptions info;
     DiffOptions diff;
-    auto* info_cmd = add_info(app, info);
+    add_info(app, info);
     auto* diff_cmd = add_diff(app, diff);
     try {
         app.parse(argc, argv);
@@ -106,7 +106,8 @@ int run(int argc, char** argv) {
     }
     // The one place where errors become exit codes and one line on standard error.
     try {
-        return finish(*info_cmd ? run_info(info, globals) : run_diff(diff, globals));
+        if (*diff_cmd) return finish(run_diff(diff, globals));
+        return finish(run_info(info, globals));
     } catch (const Error& e) {
         fmt::print(stderr, "memsnap: error: {}\n", util::printable(e.describe()));
         return static_cast<int>(e.kind());

@@ -35,7 +35,8 @@ std::optional<std::int64_t> step_from_file_name(std::string_view path) {
     static const Pattern step_word(
         R"((?:^|[^a-z])(?:global_step|step|iteration|iter|it|epoch|batch)[_\-]?([0-9]+))",
         "step words", /*ignore_case=*/true);
-    const auto found = step_word.find_all(stem_of(path));
+    const std::string stem = stem_of(path);  // find_all returns views into it
+    const auto found = step_word.find_all(stem);
     if (found.empty()) return std::nullopt;
     return to_int(found.back());
 }
@@ -54,7 +55,7 @@ std::pair<std::int64_t, std::int64_t> parse_steps(std::string_view text) {
 }
 
 Steps resolve_steps(std::string_view option, std::string_view before, std::string_view after) {
-    if (!option.empty()) return {parse_steps(option), "--steps"};
+    if (!option.empty()) return {parse_steps(option), "--steps", ""};
     const auto a = step_from_file_name(before), b = step_from_file_name(after);
     if (a && b && *a < *b) return {std::make_pair(*a, *b), "file names", ""};
     Steps unknown;
