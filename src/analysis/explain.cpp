@@ -16,13 +16,14 @@ namespace {
 
 enum class Kind { freed, stable, shape, one_time, stays };
 
-Kind kind_of(const SiteChange& s) {
+Kind kind_of(const SiteChange& s, bool one_process) {
     if (s.delta_bytes < 0) return Kind::freed;
     if (s.delta_bytes == 0) return Kind::stable;
     if (s.delta_blocks <= 0) return Kind::shape;
     // Gradients, optimizer state, workspaces and autocast copies appear once, all at once: a
-    // site that held none before and now holds some is that first appearance.
-    if (is_one_time(s.category) && s.before_blocks == 0) return Kind::one_time;
+    // site that held none before and now holds some is that first appearance. Between two
+    // processes nothing "appears": it is another workload.
+    if (one_process && is_one_time(s.category) && s.before_blocks == 0) return Kind::one_time;
     return Kind::stays;
 }
 
@@ -163,7 +164,7 @@ Explanation explain(const ExplainInput& in) {
     const std::int64_t threshold = noise_threshold(ByteRange::exact(in.totals.allocated.before));
     const bool one_process = in.same_process.value == std::optional<bool>(true);
     std::vector<Kind> kinds;
-    for (const auto& s : in.sites) kinds.push_back(kind_of(s.change));
+    for (const auto& s : in.sites) kinds.push_back(kind_of(s.change, one_process));
     const auto weights = weigh(in.sites, kinds);
     const Verdict verdict = decide(reading, weights, one_process, threshold);
 
@@ -176,7 +177,8 @@ Explanation explain(const ExplainInput& in) {
     context.growth_reason = reason;
     out.verdict.advice = advice::for_verdict(verdict, context);
 
-    const bool shares_known = std::llabs(in.totals.allocated.delta) > threshold;
+    // A share of the growth only when allocated memory grew beyond its noise floor.
+    const bool shares_known = in.totals.allocated.delta > threshold;
     for (std::size_t i = 0; i < in.sites.size(); ++i) {
         const auto& s = in.sites[i];
         SiteJudgement j;

@@ -138,8 +138,8 @@ std::vector<std::string> diff_notes(const ExplainInput& in, std::int64_t thresho
             "blocks pending free (freed, still in use on another stream) are counted apart: {} before, {} after",
             util::human_bytes(in.pending_free_before), util::human_bytes(in.pending_free_after)));
     if (!shares_known)
-        notes.push_back(fmt::format("allocated memory changed by {}, within the noise floor of {}: no share of the "
-                                    "growth is given",
+        notes.push_back(fmt::format("allocated memory changed by {}, not a growth beyond its noise floor of {}: no "
+                                    "share of the growth is given",
                                     util::signed_bytes(in.totals.allocated.delta), util::human_bytes(threshold)));
     return notes;
 }
