@@ -260,6 +260,13 @@ TEST_CASE("real pairs diff without error: fp32 vs bf16 / torch 2.0 history" * do
     CHECK(d.totals.reserved.delta == 861929472 - 610271232);
     CHECK_FALSE(d.stacks_recorded);
     CHECK(sum_site_deltas(d) == 0);
+    // Two runs (nothing at the same address) whose live blocks predate recording while
+    // their traces hold stacks: both are said.
+    CHECK(d.same_process.value == std::optional<bool>(false));
+    std::string notes;
+    for (const auto& n : d.notes) notes += n + "\n";
+    CHECK(notes.find("compared as two workloads") != std::string::npos);
+    CHECK(notes.find("allocated before recording started (the trace holds") != std::string::npos);
     const auto history = snapshot::load_snapshot((dir / "yiyi-llm-inference_opt1.3b_torch2.0.pickle").string());
     const auto h = analysis::diff_snapshots(history, fp32, test::all_sites());
     CHECK(sum_site_deltas(h) == h.totals.allocated.delta);

@@ -119,6 +119,12 @@ Diagnosis overall_diagnosis(Verdict verdict, const std::vector<SiteGroups>& site
 
 std::vector<std::string> diff_notes(const ExplainInput& in, std::int64_t threshold, bool shares_known) {
     std::vector<std::string> notes;
+    if (in.same_process.value != std::optional<bool>(true))
+        notes.push_back(fmt::format("{}: they are compared as two workloads, sites matched by their frames (paths "
+                                    "without each capture's own prefix), not blocks by address; no site can be "
+                                    "called a leak",
+                                    in.same_process.value ? "the captures come from different processes"
+                                                          : "whether the captures come from one process cannot be told"));
     if (!in.steps.known())
         notes.push_back(in.steps.note.empty() ? "steps unknown: growth is given per capture (give --steps A,B)"
                                               : in.steps.note);
