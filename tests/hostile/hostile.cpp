@@ -1,0 +1,182 @@
+// Hostile inputs, generated here (nothing large is committed), run through the memsnap binary
+// as a stranger's file would be. For each: the exit code must be 0 or 2 (or what the case
+// expects), no signal may end the process, and it must stay within the robustness targets
+// for an input of N MB: at most 1 s + 20 ms x N of wall time and 100 MB + 2 x N MB of peak
+// memory. Cases that print input-derived text also check that no control character reaches
+// the output raw. Prints one row per case; exits 1 when any case fails.
+//
+//   memsnap_hostile MEMSNAP_BINARY [WORK_DIR] [--only NAME]
+
+#include "hostile.hpp"
+
+#include <fmt/format.h>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace memsnap::hostile;
+
+namespace {
+
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Runs `argv` with its output in files; kills it after `limit` seconds.
+Run run(const std::vector<std::string>& argv, const fs::path& work, double limit) {
+    const auto out_path = work / "stdout.txt", err_path = work / "stderr.txt";
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int null = open("/dev/null", O_RDONLY);
+        dup2(out, 1);
+        dup2(err, 2);
+        dup2(null, 0);
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    Run r;
+    int status = 0;
+    rusage usage{};
+    // The peak resident memory of the new program image (VmHWM): rusage's maxrss would also
+    // count this harness's memory from before the exec.
+    const auto status_file = fmt::format("/proc/{}/status", pid);
+    while (true) {
+        const pid_t done = wait4(pid, &status, WNOHANG, &usage);
+        if (done == pid) break;
+        std::ifstream proc(status_file);
+        for (std::string line; std::getline(proc, line);)
+            if (line.starts_with("VmHWM:")) r.peak_mb = std::max(r.peak_mb, std::stod(line.substr(6)) / 1024.0);
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (elapsed > limit) {
+            kill(pid, SIGKILL);
+            wait4(pid, &status, 0, &usage);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+    r.out = slurp(out_path);
+    r.err = slurp(err_path);
+    return r;
+}
+
+std::vector<Case> cases() {
+    std::vector<Case> c;
+    c.push_back({"regex-long-filename", "frame file name /lib/python + 30000 digits + .py (regex stack depth)",
+                 [](const fs::path& d) {
+                     Spec s;
+                     s.segments = {{4096}};
+                     s.frames = {{"/lib/python" + std::string(30000, '7') + ".py", "f", 1}};
+                     write(d / "a.pickle", snapshot(s));
+                     return std::vector<std::string>{"info", (d / "a.pickle").string()};
+                 }});
+    c.push_back({"regex-long-function", "a leaking site under a 30000-letter function x_log_aaa... (diagnosis)",
+                 [](const fs::path& d) {
+                     Spec s;
+                     s.frames = {{"/home/u/train.py", "x_log_" + std::string(30000, 'a'), 1}};
+                     s.segments = {{4096}};
+                     write(d / "step1.pickle", snapshot(s));
+                     s.segments = {{4096, 64 << 20}};
+                     write(d / "step2.pickle", snapshot(s));
+                     return std::vector<std::string>{"diff", (d / "step1.pickle").string(), (d / "step2.pickle").string()};
+                 }});
+    c.push_back({"focus-100k-frame", "--focus 'a+b' against a 100 KB frame name",
+                 [](const fs::path& d) {
+                     Spec s;
+                     s.segments = {{4096}};
+                     s.frames = {{"/home/u/" + std::string(100000, 'a') + ".py", "f", 1}};
+                     write(d / "a.pickle", snapshot(s));
+                     return std::vector<std::string>{"diff", "--focus", "a+b", (d / "a.pickle").string(),
+                                                     (d / "a.pickle").string()};
+                 }});
+    c.push_back({"hide-backtracking", "--hide '(a+)+$' against 28 a's and a '!'",
+                 [](const fs::path& d) {
+                     Spec s;
+                     s.segments = {{4096}};
+                     s.frames = {{"/home/u/" + std::string(28, 'a') + "!.py", "f", 1}};
+                     write(d / "a.pickle", snapshot(s));
+                     return std::vector<std::string>{"diff", "--hide", "(a+)+$", (d / "a.pickle").string(),
+                                                     (d / "a.pickle").string()};
+                 }});
+    return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: memsnap_hostile MEMSNAP_BINARY [WORK_DIR] [--only NAME]\n");
+        return 2;
+    }
+    const std::string binary = fs::absolute(argv[1]).string();
+    fs::path work = argc > 2 && std::string(argv[2]) != "--only" ? fs::path(argv[2])
+                                                                 : fs::temp_directory_path() / "memsnap-hostile";
+    std::string only;
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::string(argv[i]) == "--only") only = argv[i + 1];
+    fs::create_directories(work);
+    auto all = cases();
+    for (auto& m : more_cases()) all.push_back(std::move(m));
+    int failures = 0;
+    fmt::print("{:<28} {:>9} {:>5} {:>8} {:>8} {:>9} {:>9}  {}\n", "case", "input MB", "exit", "seconds", "budget",
+               "peak MB", "budget", "result");
+    for (const auto& k : all) {
+        if (!only.empty() && k.name != only) continue;
+        const auto dir = work / k.name;
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        auto args = k.make(dir);
+        double input_mb = 0;
+        for (const auto& a : args)
+            if (fs::is_regular_file(a)) input_mb += static_cast<double>(fs::file_size(a)) / (1 << 20);
+        const double time_budget = 1.0 + 0.020 * input_mb;
+        const double memory_budget = 100.0 + 2.0 * input_mb;
+        args.insert(args.begin(), binary);
+        const auto r = run(args, dir, std::max(30.0, 5 * time_budget));
+        std::string why;
+        if (r.signal != 0) why = fmt::format("killed by signal {}", r.signal);
+        else if (!k.exits.count(r.exit_code)) why = fmt::format("exit {}: {}", r.exit_code, r.err.substr(0, 200));
+        else if (r.seconds > time_budget) why = "over the time budget";
+        else if (r.peak_mb > memory_budget) why = "over the memory budget";
+        else if (r.exit_code == 2 && (r.err.empty() || r.err.find('\n') != r.err.size() - 1))
+            why = "not one error line";
+        if (why.empty() && k.clean_output)
+            for (const auto* text : {&r.out, &r.err})
+                for (const char ch : *text)
+                    if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\n') || ch == 0x7f) {
+                        why = fmt::format("a raw control character 0x{:02x} reached the output", ch);
+                        break;
+                    }
+        if (why.empty() && k.extra) why = k.extra(r);
+        fmt::print("{:<28} {:>9.2f} {:>5} {:>8.2f} {:>8.2f} {:>9.1f} {:>9.1f}  {}\n", k.name, input_mb,
+                   r.signal ? "sig" : std::to_string(r.exit_code), r.seconds, time_budget, r.peak_mb, memory_budget,
+                   why.empty() ? "ok" : "FAIL: " + why);
+        if (!why.empty()) ++failures;
+        if (why.empty()) fs::remove_all(dir);
+    }
+    fmt::print("{} case(s) failed\n", failures);
+    return failures == 0 ? 0 : 1;
+}
