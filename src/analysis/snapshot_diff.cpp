@@ -89,6 +89,8 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
             "so no site is called a leak; give --device N to compare one device",
             fmt::join(diff.devices.before, ", "), fmt::join(diff.devices.after, ", ")));
 
+    for (const auto* snap : {&before, &after})
+        for (const auto& w : snap->warnings) diff.warnings.push_back(fmt::format("{}: {}", snap->source.path, w));
     StackIndex index({&before, &after}, options.rules, options.stacks);
     const auto old_blocks = collect_blocks(before, 0, index, options.device);
     const auto new_blocks = collect_blocks(after, 1, index, options.device);

@@ -86,6 +86,7 @@ SnapshotInfo describe_snapshot(const snapshot::Snapshot& snap, const AnalysisOpt
     s.has_allocator_settings = snap.has_allocator_settings;
     s.annotations = static_cast<std::int64_t>(snap.annotations.size());
     s.top_level_keys = snap.top_level_keys;
+    s.warnings = snap.warnings;
     return s;
 }
 

@@ -29,6 +29,7 @@ Value Document::new_container(Kind kind) {
         items = static_cast<std::uint32_t>(item_store_.size());
         item_store_.emplace_back();
     }
+    ++live_containers_;
     Slot s;
     s.replacement.kind = Kind::unset;
     s.items = items;
@@ -49,12 +50,27 @@ Value Document::new_container(Kind kind) {
 void Document::release_items(const Value& container) {
     Slot& s = slots_[container.u];
     auto& items = item_store_[s.items];
+    live_items_ -= std::min<std::uint64_t>(live_items_, items.size());
+    live_containers_ -= live_containers_ > 0 ? 1 : 0;
     // Small lists keep their capacity for the next container: no allocation in steady state.
     if (items.capacity() > 4096)
         std::vector<Value>().swap(items);
     else
         items.clear();
     free_item_lists_.push_back(s.items);
+}
+
+void Document::consume(const Value& child, const Value& tombstone) {
+    if (!child.is_container()) return;
+    Slot& s = slots_[child.u];
+    if (!s.sealed || s.replacement.kind != Kind::unset) return;
+    s.replacement = tombstone;
+    release_items(child);
+    // The slot itself is reused only when no memo entry or copy can reach it again.
+    if (s.memo_index == Slot::no_memo && !s.pinned) {
+        s.pinned = true;
+        recycle_slot(child);
+    }
 }
 
 Value Document::new_owned_string(std::string text) {
@@ -82,6 +98,7 @@ Value seal(Document& doc, const Value& v, SealHook* hook) {
     s.sealed = true;
     if (hook == nullptr) return v;
     if (auto replacement = hook->on_seal(doc, v)) {
+        hook->after_replace(doc, v, *replacement);
         doc.slot(v).replacement = *replacement;
         doc.release_items(v);
         return *replacement;

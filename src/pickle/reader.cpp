@@ -94,6 +94,8 @@ bool valid_utf8(const unsigned char* s, std::size_t n) {
     return true;
 }
 
+constexpr std::uint64_t kMaxMemoGap = 1u << 16;
+
 class Machine {
 public:
     Machine(Document& doc, const Limits& limits, SealHook* hook,
@@ -103,7 +105,8 @@ public:
           limits_(limits),
           hook_(hook),
           consumed_(consumed),
-          run_tag_(hook != nullptr ? hook->run_tag() : -1) {}
+          run_tag_(hook != nullptr ? hook->run_tag() : -1),
+          held_limit_(limits.max_held_bytes != 0 ? limits.max_held_bytes : (64ull << 20) + in_.size() / 2) {}
 
     StreamInfo run();
 
@@ -147,6 +150,10 @@ private:
         if (stack_.size() >= limits_.max_container_length) [[unlikely]]
             fail(fmt::format("more than {} values on the pickle stack (--max-container)",
                              limits_.max_container_length));
+        if (16 * stack_.size() + doc_.held_bytes() > held_limit_) [[unlikely]]
+            fail(fmt::format("the file would make memsnap hold more than {} MiB of values at once, for a "
+                             "file of {} bytes: snapshots hold far less, so it is damaged or crafted",
+                             held_limit_ >> 20, in_.size()));
         stack_.push_back(v);
     }
     Value pop(const char* what) {
@@ -203,6 +210,7 @@ private:
         }
         items.insert(items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(begin),
                      stack_.begin() + static_cast<std::ptrdiff_t>(end));
+        doc_.count_items(end - begin);
     }
 
     void append_compressed(std::vector<Value>& items, const Value& v) {
@@ -219,9 +227,11 @@ private:
             run.kind = Kind::run;
             run.length = 1;
             items.push_back(run);
+            doc_.count_items(1);
             return;
         }
         items.push_back(v);
+        doc_.count_items(1);
     }
 
     // Seals a container about to be stored. When the hook replaced it, its memo entry now
@@ -239,6 +249,16 @@ private:
             doc_.recycle_slot(v);
         }
         return sealed;
+    }
+
+    // Python's pickler fills a list or dict in batches of 1000 items, so a batch of fewer is
+    // the last: the container on top of the stack is complete and can be sealed (and
+    // replaced by the hook) now rather than when its parent is stored. Without this, a file
+    // that stores a parent once at the end (the C++ writer does not batch) would keep every
+    // trace entry and segment as a full dict until then.
+    void seal_completed(std::size_t batch) {
+        if (hook_ == nullptr || batch >= 1000 || stack_.empty() || !stack_.back().is_container()) return;
+        stack_.back() = seal_value(stack_.back());
     }
 
     void add_item(const Value& container, const Value& value, const char* what) {
@@ -308,6 +328,12 @@ private:
         if (index >= limits_.max_memo_entries)
             fail(fmt::format("memo index {} is over the limit of {} entries (--max-memo)", index,
                              limits_.max_memo_entries));
+        // Picklers number memo entries in order; a far jump would make the memo hold empty
+        // entries that no input byte paid for.
+        if (index > memo_.size() + kMaxMemoGap)
+            fail(fmt::format("memo index {} jumps past the {} entries stored so far (picklers number "
+                             "them in order)",
+                             index, memo_.size()));
         if (v.is_container()) {
             Slot& s = doc_.slot(v);
             if (v.kind != Kind::tuple && !s.sealed)
@@ -421,6 +447,7 @@ private:
     SealHook* hook_;
     const std::function<void(std::uint64_t)>& consumed_;
     int run_tag_;
+    std::uint64_t held_limit_;  // bytes the document and stack may hold (Limits::max_held_bytes)
     std::uint64_t next_report_ = 64ull << 20;
     std::uint64_t pos_ = 0;
     std::uint64_t op_start_ = 0;
@@ -482,14 +509,17 @@ StreamInfo Machine::run() {
             case 'a': {  // APPEND
                 const Value v = pop("APPEND");
                 add_item(expect_container(top("APPEND"), Kind::list, "APPEND"), v, "APPEND");
+                seal_completed(1);
                 break;
             }
             case 'e': {  // APPENDS
                 const std::size_t m = pop_mark("APPENDS");
                 if (m == 0 || m <= floor()) fail("stack underflow in APPENDS: no list below MARK");
                 const Value list = expect_container(stack_[m - 1], Kind::list, "APPENDS");
+                const std::size_t batch = stack_.size() - m;
                 add_items(list, m, stack_.size(), "APPENDS");
                 stack_.resize(m);
+                seal_completed(batch);
                 break;
             }
             case 's': {  // SETITEM
@@ -500,6 +530,7 @@ StreamInfo Machine::run() {
                 push(v);
                 add_items(dict, stack_.size() - 2, stack_.size(), "SETITEM");
                 stack_.resize(stack_.size() - 2);
+                seal_completed(1);
                 break;
             }
             case 'u': {  // SETITEMS
@@ -507,8 +538,10 @@ StreamInfo Machine::run() {
                 if (m == 0 || m <= floor()) fail("stack underflow in SETITEMS: no dict below MARK");
                 if ((stack_.size() - m) % 2 != 0) fail("SETITEMS with an odd number of values");
                 const Value dict = expect_container(stack_[m - 1], Kind::dict, "SETITEMS");
+                const std::size_t batch = (stack_.size() - m) / 2;
                 add_items(dict, m, stack_.size(), "SETITEMS");
                 stack_.resize(m);
+                seal_completed(batch);
                 break;
             }
             case 0x90: {  // ADDITEMS

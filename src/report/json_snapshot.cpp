@@ -100,6 +100,7 @@ std::string snapshot_info_json(const analysis::SnapshotInfo& s) {
         const auto& u = s.categories[static_cast<std::size_t>(c)];
         j["categories"][std::string(analysis::to_string(c))] = {{"bytes", u.bytes}, {"blocks", u.blocks}};
     }
+    j["warnings"] = s.warnings;
     j["site_count"] = s.site_count;
     j["top_sites"] = info_sites(s);
     return json::dump(j);

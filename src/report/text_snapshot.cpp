@@ -115,6 +115,10 @@ void info_sites(std::string& out, const analysis::SnapshotInfo& s) {
 std::string snapshot_info_text(const analysis::SnapshotInfo& s, const RenderOptions&) {
     std::string out;
     info_header(out, s);
+    if (!s.warnings.empty()) {
+        out += "\nWarnings\n";
+        for (const auto& w : s.warnings) out += fmt::format("  - {}\n", util::printable(w));
+    }
     info_memory(out, s);
     info_trace(out, s);
     info_sites(out, s);

@@ -25,6 +25,12 @@ inline std::optional<std::int64_t> as_int(const Value* v) {
 
 bool is_string(const Value* v) { return v != nullptr && v->kind == Kind::string; }
 
+// A byte count: an int that fits int64 (a LONG beyond it is no size any GPU has).
+inline std::optional<std::int64_t> as_size(const Value* v) {
+    if (v == nullptr || v->kind == Kind::big_integer) return std::nullopt;
+    return as_int(v);
+}
+
 const char* kind_name(Kind kind) {
     switch (kind) {
         case Kind::none: return "None";
@@ -92,20 +98,35 @@ std::optional<Value> ModelBuilder::on_seal(const Document& doc, const Value& c) 
         // Trace entries dominate large files: make_event looks at the keys once and says no
         // quickly to anything without an "action".
         if (auto v = make_event(doc, c)) return v;
-        bool has_filename = false, has_state = false;
+        bool has_filename = false, has_state = false, has_blocks = false;
         const auto& kv = doc.items(c);
         for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
             if (kv[i].kind != Kind::string) continue;
             const auto key = doc.text(kv[i]);
             if (key == "filename") has_filename = true;
             else if (key == "state") has_state = true;
+            else if (key == "blocks") has_blocks = true;
         }
         if (has_filename) return make_frame(doc, c);
         if (has_state) return make_block(doc, c);
+        if (has_blocks) return make_segment(doc, c);
         return std::nullopt;
     }
     if (c.kind == Kind::list) return make_stack(doc.items(c));
     return std::nullopt;
+}
+
+void ModelBuilder::after_replace(Document& doc, const Value& c, const Value& replacement) {
+    // A segment's blocks list and a block's history are read in full once the segment or
+    // block is: they are consumed, so they neither stay in memory nor can be read twice.
+    if (replacement.tag != tag_segment && replacement.tag != tag_block) return;
+    const Value tombstone = Value::make_opaque(tag_consumed, 0);
+    for (const char* key : {"blocks", "history"}) {
+        const Value* child = doc.find(c, key);
+        if (child == nullptr || !child->is_container()) continue;
+        for (const Value& item : doc.items(*child)) doc.consume(item, tombstone);
+        doc.consume(*child, tombstone);
+    }
 }
 
 std::optional<Value> ModelBuilder::make_frame(const Document& doc, const Value& d) {
@@ -121,7 +142,10 @@ std::optional<Value> ModelBuilder::make_frame(const Document& doc, const Value& 
         else if (key == "line") line_value = &kv[i + 1];
     }
     const auto line = as_int(line_value);
-    if (!is_string(filename) || !is_string(name) || !line) return std::nullopt;
+    if (!is_string(filename) || !is_string(name) || !line) {
+        ++unreadable_frames_;
+        return std::nullopt;
+    }
     const FrameId id = out_.frames.intern(Frame{intern(doc, filename), intern(doc, name), *line});
     return Value::make_opaque(tag_frame, id.value);
 }
@@ -148,7 +172,7 @@ StackId ModelBuilder::stack_of(const Document&, const Value* frames) {
 }
 
 std::optional<Value> ModelBuilder::make_block(const Document& doc, const Value& d) {
-    const auto size = as_int(doc.find(d, "size"));
+    const auto size = as_size(doc.find(d, "size"));
     const Value* state = doc.find(d, "state");
     if (!size || !is_string(state)) return std::nullopt;
     Block b;
@@ -161,12 +185,13 @@ std::optional<Value> ModelBuilder::make_block(const Document& doc, const Value& 
     } else {
         b.address_derived = true;
     }
-    const auto requested = as_int(doc.find(d, "requested_size"));
+    const auto requested = as_size(doc.find(d, "requested_size"));
     if (requested) seen_block_requested_ = true;
     b.requested_size = requested.value_or(b.size);
     if (const Value* frames = doc.find(d, "frames")) {
         seen_block_frames_ = true;
         b.stack = stack_of(doc, frames);
+        if (b.stack == no_stack && !doc.items(*frames).empty()) ++unreadable_stacks_;
     }
     if (const Value* history = doc.find(d, "history")) {
         seen_block_history_ = true;
@@ -180,8 +205,79 @@ std::optional<Value> ModelBuilder::make_block(const Document& doc, const Value& 
             if (doc.find(first, "cpp_frames") != nullptr) seen_cpp_frames_ = true;
         }
     }
-    pending_blocks_.push_back(b);
-    return Value::make_opaque(tag_block, pending_blocks_.size() - 1);
+    out_.blocks.push_back(b);
+    block_claimed_.push_back(0);
+    return Value::make_opaque(tag_block, out_.blocks.size() - 1);
+}
+
+std::string ModelBuilder::claim_blocks(const Document& doc, const Value& list, Segment& s) {
+    const auto& items = doc.items(list);
+    // The common case: the blocks sealed just before, in order, claimed by nobody yet.
+    bool in_place = true;
+    for (std::size_t j = 0; j < items.size(); ++j) {
+        const Value& item = items[j];
+        if (item.kind != Kind::opaque || item.tag != tag_block)
+            return fmt::format("block {} is not a block (it needs an integer 'size' and a string 'state')", j);
+        if (block_claimed_[item.u])
+            return fmt::format("block {} is the same object as a block already in a segment: a snapshot never "
+                               "shares blocks",
+                               j);
+        block_claimed_[item.u] = 1;
+        in_place = in_place && item.u == items.front().u + j;
+    }
+    s.first_block = static_cast<std::uint32_t>(items.empty() ? out_.blocks.size() : items.front().u);
+    if (!in_place) {
+        s.first_block = static_cast<std::uint32_t>(out_.blocks.size());
+        for (const Value& item : items) {
+            out_.blocks.push_back(out_.blocks[item.u]);
+            block_claimed_.push_back(1);
+        }
+    }
+    s.block_count = static_cast<std::uint32_t>(items.size());
+    // torch <= 2.0 blocks carry no address: they follow each other from the segment's.
+    std::int64_t next_address = s.address;
+    for (std::uint32_t k = s.first_block; k < s.first_block + s.block_count; ++k) {
+        Block& b = out_.blocks[k];
+        if (b.address_derived) b.address = next_address;
+        if (__builtin_add_overflow(b.address, std::max<std::int64_t>(b.size, 0), &next_address))
+            return "has blocks whose addresses and sizes run past 2^63";
+    }
+    return {};
+}
+
+std::optional<Value> ModelBuilder::make_segment(const Document& doc, const Value& d) {
+    Segment s;
+    std::string problem;
+    const Value* blocks = doc.find(d, "blocks");
+    const auto address = as_int(doc.find(d, "address"));
+    const auto total = as_size(doc.find(d, "total_size"));
+    const auto device = as_int(doc.find(d, "device")).value_or(0);
+    if (blocks == nullptr || doc.resolve(*blocks).kind != Kind::list) problem = "has no 'blocks' list";
+    else if (!address) problem = "has no integer 'address'";
+    else if (!total) problem = "has no 'total_size' that is a byte count below 2^63";
+    else if (device < 0 || device > 0xFFFF) problem = fmt::format("names device {}, which is not a device index", device);
+    if (problem.empty()) {
+        s.device = static_cast<std::int32_t>(device);
+        s.address = *address;
+        s.total_size = *total;
+        s.stream = as_int(doc.find(d, "stream")).value_or(0);
+        s.segment_type = intern(doc, doc.find(d, "segment_type"));
+        if (const auto* expandable = doc.find(d, "is_expandable")) {
+            seen_expandable_ = true;
+            s.is_expandable = as_int(expandable).value_or(0) != 0;
+        }
+        if (const Value* pool = doc.find(d, "segment_pool_id")) {
+            const auto& ids = doc.items(*pool);
+            for (std::size_t k = 0; k < 2 && k < ids.size(); ++k) s.pool_id[k] = as_int(&ids[k]).value_or(0);
+        }
+        s.stack = stack_of(doc, doc.find(d, "frames"));
+        problem = claim_blocks(doc, *blocks, s);
+    }
+    const auto index = static_cast<std::uint32_t>(out_.segments.size());
+    if (!problem.empty()) segment_problems_[index] = problem;
+    out_.segments.push_back(s);
+    segment_listed_.push_back(0);
+    return Value::make_opaque(tag_segment, index);
 }
 
 namespace {
@@ -305,7 +401,7 @@ void ModelBuilder::finish(const Document& doc, const std::string& name) {
                                           kind_name(doc.resolve(*segments).kind)),
                               name);
         read_segments(doc, *segments, name);
-        if (const Value* traces = doc.find(root, "device_traces")) read_traces(doc, *traces);
+        if (const Value* traces = doc.find(root, "device_traces")) read_traces(doc, *traces, name);
         if (const Value* notes = doc.find(root, "external_annotations"))
             read_annotations(doc, *notes);
         if (const Value* settings = doc.find(root, "allocator_settings"))
@@ -316,66 +412,71 @@ void ModelBuilder::finish(const Document& doc, const std::string& name) {
                                       kind_name(root.kind)),
                           name);
     }
-    pending_blocks_.clear();
-    pending_blocks_.shrink_to_fit();
     out_.has_history = seen_block_history_;
+    validate(name);
     name_generation();
 }
 
 void ModelBuilder::read_segments(const Document& doc, const Value& list, const std::string& name) {
-    const auto& segments = doc.items(list);
-    out_.segments.reserve(segments.size());
-    for (std::size_t i = 0; i < segments.size(); ++i) {
-        const Value seg = doc.resolve(segments[i]);
+    const auto& items = doc.items(list);
+    std::vector<std::uint32_t> listed;
+    listed.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const Value seg = doc.resolve(items[i]);
         auto fail = [&](const std::string& what) {
             throw input_error(fmt::format("not a memory snapshot: segments[{}] {}", i, what), name);
         };
-        if (seg.kind != Kind::dict) fail(fmt::format("is {}, not a segment dict", kind_name(seg.kind)));
-        const Value* blocks = doc.find(seg, "blocks");
-        const auto address = as_int(doc.find(seg, "address"));
-        const auto total = as_int(doc.find(seg, "total_size"));
-        if (blocks == nullptr || doc.resolve(*blocks).kind != Kind::list)
-            fail("has no 'blocks' list");
-        if (!address) fail("has no integer 'address'");
-        if (!total) fail("has no integer 'total_size'");
-        Segment s;
-        s.device = static_cast<std::int32_t>(as_int(doc.find(seg, "device")).value_or(0));
-        s.address = *address;
-        s.total_size = *total;
-        s.stream = as_int(doc.find(seg, "stream")).value_or(0);
-        s.segment_type = intern(doc, doc.find(seg, "segment_type"));
-        if (const auto* expandable = doc.find(seg, "is_expandable")) {
-            seen_expandable_ = true;
-            s.is_expandable = as_int(expandable).value_or(0) != 0;
-        }
-        if (const Value* pool = doc.find(seg, "segment_pool_id")) {
-            const auto& ids = doc.items(*pool);
-            for (std::size_t k = 0; k < 2 && k < ids.size(); ++k)
-                s.pool_id[k] = as_int(&ids[k]).value_or(0);
-        }
-        s.stack = stack_of(doc, doc.find(seg, "frames"));
-        s.first_block = static_cast<std::uint32_t>(out_.blocks.size());
-        std::int64_t next_address = s.address;
-        const auto& items = doc.items(*blocks);
-        for (std::size_t j = 0; j < items.size(); ++j) {
-            const Value& item = items[j];
-            if (item.kind != Kind::opaque || item.tag != tag_block)
-                fail(fmt::format("block {} is not a block (it needs an integer 'size' and a "
-                                 "string 'state')",
-                                 j));
-            Block b = pending_blocks_[item.u];
-            b.segment = static_cast<std::uint32_t>(out_.segments.size());
-            if (b.address_derived) b.address = next_address;
-            next_address = b.address + b.size;
-            out_.blocks.push_back(b);
-        }
-        s.block_count = static_cast<std::uint32_t>(out_.blocks.size() - s.first_block);
-        out_.segments.push_back(s);
+        if (seg.kind == Kind::dict) fail("has no 'blocks' list");
+        if (seg.kind != Kind::opaque || seg.tag != tag_segment)
+            fail(fmt::format("is {}, not a segment dict", kind_name(seg.kind)));
+        if (segment_listed_[seg.u])
+            fail("is the same object as an earlier segment: a snapshot never shares segments");
+        segment_listed_[seg.u] = 1;
+        if (const auto it = segment_problems_.find(static_cast<std::uint32_t>(seg.u)); it != segment_problems_.end())
+            fail(it->second);
+        listed.push_back(static_cast<std::uint32_t>(seg.u));
     }
+    order_segments(listed);
 }
 
-void ModelBuilder::read_traces(const Document& doc, const Value& list) {
+void ModelBuilder::order_segments(const std::vector<std::uint32_t>& listed) {
+    // Usually the list names every sealed segment in order and their blocks fill out_.blocks
+    // in that order too: then nothing moves.
+    bool in_place = listed.size() == out_.segments.size();
+    std::uint64_t next_block = 0;
+    for (std::size_t i = 0; in_place && i < listed.size(); ++i) {
+        const Segment& seg = out_.segments[listed[i]];
+        in_place = listed[i] == i && seg.first_block == next_block;
+        next_block += seg.block_count;
+    }
+    in_place = in_place && next_block == out_.blocks.size();
+    if (!in_place) {
+        std::vector<Segment> segments;
+        std::vector<Block> blocks;
+        for (std::uint32_t id : listed) {
+            Segment seg = out_.segments[id];
+            const auto first = static_cast<std::uint32_t>(blocks.size());
+            blocks.insert(blocks.end(), out_.blocks.begin() + seg.first_block,
+                          out_.blocks.begin() + seg.first_block + seg.block_count);
+            seg.first_block = first;
+            segments.push_back(seg);
+        }
+        out_.segments = std::move(segments);
+        out_.blocks = std::move(blocks);
+    }
+    for (std::uint32_t i = 0; i < out_.segments.size(); ++i)
+        for (auto& b : out_.blocks_of(out_.segments[i])) const_cast<Block&>(b).segment = i;
+    std::vector<std::uint8_t>().swap(block_claimed_);
+    std::vector<std::uint8_t>().swap(segment_listed_);
+}
+
+void ModelBuilder::read_traces(const Document& doc, const Value& list, const std::string& name) {
     const auto& devices = doc.items(list);
+    if (devices.size() > 0x7FFF)
+        throw input_error(fmt::format("not a memory snapshot: device_traces holds {} device lists, more than any "
+                                      "machine has devices",
+                                      devices.size()),
+                          name);
     out_.trace_devices = devices.size();
     // Entries normally appear once each and in order, stored as runs of ids: then the
     // pending vector already is the result and only needs its devices.
@@ -398,6 +499,9 @@ void ModelBuilder::read_traces(const Document& doc, const Value& list) {
         out_.events = std::move(pending_events_);
         return;
     }
+    // Each entry belongs to one place in one trace: a list shared by several devices or an
+    // entry repeated would make a small file describe a huge trace.
+    std::vector<std::uint8_t> used(pending_events_.size(), 0);
     for (std::size_t dev = 0; dev < devices.size(); ++dev)
         for (const Value& item : doc.items(devices[dev])) {
             // Anything but trace entries in a device trace is skipped.
@@ -405,6 +509,10 @@ void ModelBuilder::read_traces(const Document& doc, const Value& list) {
                 continue;
             const std::uint64_t count = item.kind == Kind::run ? item.length : 1;
             for (std::uint64_t n = 0; n < count; ++n) {
+                if (used[item.u + n]++)
+                    throw input_error("not a memory snapshot: the same trace entry appears more than once in "
+                                      "device_traces (a snapshot never shares them)",
+                                      name);
                 TraceEvent e = pending_events_[item.u + n];
                 e.device = static_cast<std::int16_t>(dev);
                 out_.events.push_back(e);
@@ -420,7 +528,12 @@ void ModelBuilder::read_annotations(const Document& doc, const Value& list) {
         Annotation a;
         a.name = intern(doc, doc.find(item, "name"));
         a.stage = intern(doc, doc.find(item, "stage"));
-        a.device = static_cast<std::int32_t>(as_int(doc.find(item, "device")).value_or(0));
+        const auto device = as_int(doc.find(item, "device")).value_or(0);
+        if (device < 0 || device > 0xFFFF) {
+            ++bad_annotations_;
+            continue;
+        }
+        a.device = static_cast<std::int32_t>(device);
         a.time_us = as_int(doc.find(item, "time_us")).value_or(-1);
         out_.annotations.push_back(a);
     }

@@ -9,13 +9,17 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace memsnap::snapshot::detail {
 
-enum OpaqueTag : std::uint16_t { tag_frame = 1, tag_stack = 2, tag_block = 3, tag_event = 4 };
+enum OpaqueTag : std::uint16_t {
+    tag_frame = 1, tag_stack = 2, tag_block = 3, tag_event = 4, tag_segment = 5,
+    tag_consumed = 6  // what a used-up container reads as afterwards
+};
 
 class ModelBuilder : public pickle::SealHook {
 public:
@@ -24,6 +28,8 @@ public:
     std::optional<pickle::Value> on_seal(const pickle::Document& doc,
                                          const pickle::Value& container) override;
     int run_tag() const override { return tag_event; }
+    void after_replace(pickle::Document& doc, const pickle::Value& container,
+                       const pickle::Value& replacement) override;
     std::optional<pickle::Value> on_list_literal(const pickle::Document& doc,
                                                  std::span<const pickle::Value> items) override;
 
@@ -44,19 +50,32 @@ private:
     std::optional<pickle::Value> make_frame(const pickle::Document& doc, const pickle::Value& d);
     std::optional<pickle::Value> make_stack(std::span<const pickle::Value> items);
     std::optional<pickle::Value> make_block(const pickle::Document& doc, const pickle::Value& d);
+    std::optional<pickle::Value> make_segment(const pickle::Document& doc, const pickle::Value& d);
+    // Takes the blocks of a segment dict's list; "" or why they are not a segment's blocks.
+    std::string claim_blocks(const pickle::Document& doc, const pickle::Value& list, Segment& s);
     std::optional<pickle::Value> make_event(const pickle::Document& doc, const pickle::Value& d);
     StackId stack_of(const pickle::Document& doc, const pickle::Value* frames);
     StringId intern(const pickle::Document& doc, const pickle::Value* v);
 
     void read_segments(const pickle::Document& doc, const pickle::Value& list,
                        const std::string& name);
-    void read_traces(const pickle::Document& doc, const pickle::Value& list);
+    void read_traces(const pickle::Document& doc, const pickle::Value& list, const std::string& name);
+    // Puts the listed segments (and only their blocks) in list order.
+    void order_segments(const std::vector<std::uint32_t>& listed);
+    // Counts what does not add up (warnings) and refuses sizes no GPU has.
+    void validate(const std::string& name);
     void read_annotations(const pickle::Document& doc, const pickle::Value& list);
     void read_settings(const pickle::Document& doc, const pickle::Value& dict);
     void name_generation();
 
     Snapshot& out_;
-    std::vector<Block> pending_blocks_;
+    // Blocks and segments go straight into out_ as they are sealed; these say which blocks a
+    // segment claimed, which segments the 'segments' list named, and why a segment dict
+    // could not be read (rare).
+    std::vector<std::uint8_t> block_claimed_;
+    std::vector<std::uint8_t> segment_listed_;
+    std::map<std::uint32_t, std::string> segment_problems_;
+    std::uint64_t unreadable_frames_ = 0, unreadable_stacks_ = 0, bad_annotations_ = 0;
     std::vector<TraceEvent> pending_events_;
     std::vector<FrameId> scratch_frames_;
     struct CachedString {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -61,12 +62,17 @@ Run run(const std::vector<std::string>& argv, const fs::path& work, double limit
     // The peak resident memory of the new program image (VmHWM): rusage's maxrss would also
     // count this harness's memory from before the exec.
     const auto status_file = fmt::format("/proc/{}/status", pid);
+    const auto exe_link = fs::path(fmt::format("/proc/{}/exe", pid));
     while (true) {
         const pid_t done = wait4(pid, &status, WNOHANG, &usage);
         if (done == pid) break;
-        std::ifstream proc(status_file);
-        for (std::string line; std::getline(proc, line);)
-            if (line.starts_with("VmHWM:")) r.peak_mb = std::max(r.peak_mb, std::stod(line.substr(6)) / 1024.0);
+        // Until the exec, the child is a copy of this harness: its memory is not memsnap's.
+        std::error_code ec;
+        if (fs::read_symlink(exe_link, ec) == fs::path(argv.front())) {
+            std::ifstream proc(status_file);
+            for (std::string line; std::getline(proc, line);)
+                if (line.starts_with("VmHWM:")) r.peak_mb = std::max(r.peak_mb, std::stod(line.substr(6)) / 1024.0);
+        }
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (elapsed > limit) {
             kill(pid, SIGKILL);
@@ -175,7 +181,8 @@ int main(int argc, char** argv) {
                    r.signal ? "sig" : std::to_string(r.exit_code), r.seconds, time_budget, r.peak_mb, memory_budget,
                    why.empty() ? "ok" : "FAIL: " + why);
         if (!why.empty()) ++failures;
-        if (why.empty()) fs::remove_all(dir);
+        if (why.empty() && std::getenv("MEMSNAP_HOSTILE_KEEP") == nullptr) fs::remove_all(dir);
+        else fmt::print("    kept {} to look at; {}\n", dir.string(), r.err.substr(0, 300));
     }
     fmt::print("{} case(s) failed\n", failures);
     return failures == 0 ? 0 : 1;

@@ -56,6 +56,7 @@ struct SnapshotInfo {
     std::int64_t annotations = 0;
     std::vector<std::string> top_level_keys;
     std::array<CategoryUsage, category_count> categories{};  // live blocks, by Category
+    std::vector<std::string> warnings;  // what does not add up in the file (Snapshot::warnings)
     std::vector<SiteUsage> top_sites;  // by live bytes, at most options.top (0: all)
     std::int64_t site_count = 0;
 };

@@ -130,8 +130,17 @@ public:
     }
     // Releases the storage of a container that a hook replaced.
     void release_items(const Value& container);
+    // A hook that replaced a container has used up `child` (a sealed container held in it,
+    // never shared in a real file): its storage goes and any later reference to it reads
+    // `tombstone`, so a crafted file that shares it cannot have it read twice.
+    void consume(const Value& child, const Value& tombstone);
     // Makes the slot of a replaced, unpinned container available to new_container().
     void recycle_slot(const Value& container) { free_slots_.push_back(static_cast<std::uint32_t>(container.u)); }
+    // Items added to a container by a producer (the machine, the JSON reader).
+    void count_items(std::uint64_t n) { live_items_ += n; }
+    // What the document holds now, estimated at 16 bytes an item and 64 a container: the
+    // producers bound it so that no input can make memory grow far past its size.
+    std::uint64_t held_bytes() const { return 16 * live_items_ + 64 * live_containers_; }
 
     Value root;
 
@@ -142,6 +151,7 @@ private:
     std::vector<std::uint32_t> free_item_lists_;
     std::vector<std::uint32_t> free_slots_;
     std::deque<std::string> owned_strings_;
+    std::uint64_t live_items_ = 0, live_containers_ = 0;
     static const std::vector<Value> no_items_;
 };
 
@@ -151,6 +161,9 @@ class SealHook {
 public:
     virtual ~SealHook() = default;
     virtual std::optional<Value> on_seal(const Document& doc, const Value& container) = 0;
+    // Called when on_seal replaced `container` by `replacement`, while its items are still
+    // there: the hook may Document::consume children it has taken everything from.
+    virtual void after_replace(Document& /*doc*/, const Value& /*container*/, const Value& /*replacement*/) {}
     // The opaque tag whose consecutive values lists may store as one Kind::run item, or -1:
     // millions of trace entries then cost nothing in their list. Readers of such lists
     // must expand runs. Asked once per decode.

@@ -15,6 +15,12 @@ struct Limits {
     std::uint64_t max_container_length = 1ull << 28;
     // Bytes in one string or bytes value.
     std::uint64_t max_string_length = 64ull << 20;
+    // What the decoded document may hold at once, in bytes; 0: 64 MiB + half the input size.
+    // Real snapshots hold a small fraction of that: their bulk is replaced as it is read.
+    std::uint64_t max_held_bytes = 0;
+    // --max-depth above this is refused: deeper nesting would exhaust the stack of the JSON
+    // reader and the 16-bit depth counters.
+    static constexpr std::uint32_t depth_cap = 1000;
 };
 
 }  // namespace memsnap::pickle

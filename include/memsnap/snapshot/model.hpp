@@ -183,6 +183,9 @@ struct Snapshot {
     bool segments_only = false;
     std::size_t trace_devices = 0;  // len(device_traces)
     bool has_history = false;       // torch <= 2.0 blocks
+    // What does not add up in the file, with counts: it was read, and this is what a reader
+    // should know about it (negative sizes counted as 0, blocks that overlap, ...).
+    std::vector<std::string> warnings;
 
     std::span<const Block> blocks_of(const Segment& s) const {
         return {blocks.data() + s.first_block, s.block_count};

@@ -1,0 +1,102 @@
+// The checks of a finished model: what does not add up becomes a warning with a count, and
+// sizes no GPU could hold are refused, so that every total computed later fits in int64.
+#include "builder.hpp"
+
+#include <memsnap/error.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <tuple>
+
+namespace memsnap::snapshot::detail {
+
+namespace {
+
+__extension__ using Wide = __int128;
+
+struct Counts {
+    std::uint64_t negative_sizes = 0, unbalanced_segments = 0, overlapping_blocks = 0, shared_addresses = 0;
+};
+
+void count_sizes(Snapshot& out, Counts& c) {
+    for (auto& seg : out.segments)
+        if (seg.total_size < 0) {
+            seg.total_size = 0;
+            ++c.negative_sizes;
+        }
+    for (auto& b : out.blocks) {
+        if (b.size < 0) {
+            b.size = 0;
+            ++c.negative_sizes;
+        }
+        if (b.requested_size < 0) {
+            b.requested_size = 0;
+            ++c.negative_sizes;
+        }
+    }
+}
+
+void check_sums(const Snapshot& out, const std::string& name) {
+    Wide reserved = 0, blocks = 0, requested = 0;
+    for (const auto& seg : out.segments) reserved += seg.total_size;
+    for (const auto& b : out.blocks) {
+        blocks += b.size;
+        requested += b.requested_size;
+    }
+    constexpr Wide limit = INT64_MAX;
+    if (reserved > limit || blocks > limit || requested > limit)
+        throw input_error("the segment or block sizes add up to more than 2^63 bytes, which no GPU holds: the "
+                          "file is damaged or crafted",
+                          name);
+}
+
+void count_layout(const Snapshot& out, Counts& c) {
+    for (const auto& seg : out.segments) {
+        Wide sum = 0;
+        Wide end = seg.address;
+        for (const auto& b : out.blocks_of(seg)) {
+            sum += b.size;
+            if (b.address < end) ++c.overlapping_blocks;
+            end = static_cast<Wide>(b.address) + b.size;
+        }
+        if (sum != seg.total_size) ++c.unbalanced_segments;
+    }
+    std::vector<std::tuple<int, std::int64_t>> live;
+    for (const auto& b : out.blocks)
+        if (b.live()) live.emplace_back(out.segments[b.segment].device, b.address);
+    std::sort(live.begin(), live.end());
+    for (std::size_t i = 1; i < live.size(); ++i)
+        if (live[i] == live[i - 1]) ++c.shared_addresses;
+}
+
+}  // namespace
+
+void ModelBuilder::validate(const std::string& name) {
+    Counts c;
+    count_sizes(out_, c);
+    check_sums(out_, name);
+    count_layout(out_, c);
+    auto& w = out_.warnings;
+    if (c.negative_sizes)
+        w.push_back(fmt::format("{} negative size(s) were counted as 0 bytes", c.negative_sizes));
+    if (c.unbalanced_segments)
+        w.push_back(fmt::format("{} segment(s) hold blocks that do not add up to the segment's size",
+                                c.unbalanced_segments));
+    if (c.overlapping_blocks)
+        w.push_back(fmt::format("{} block(s) overlap the block before them", c.overlapping_blocks));
+    if (c.shared_addresses)
+        w.push_back(fmt::format("{} live block(s) share an address with another live block", c.shared_addresses));
+    if (unreadable_frames_)
+        w.push_back(fmt::format("{} frame(s) have a filename, name or line of the wrong type; stacks holding "
+                                "them are left out",
+                                unreadable_frames_));
+    if (unreadable_stacks_)
+        w.push_back(fmt::format("{} block(s) carry frames that cannot be read; they count as without a stack",
+                                unreadable_stacks_));
+    if (bad_annotations_)
+        w.push_back(fmt::format("{} external annotation(s) name a device that is not a device index; left out",
+                                bad_annotations_));
+}
+
+}  // namespace memsnap::snapshot::detail
