@@ -115,6 +115,7 @@ TEST_CASE("JSON that nlohmann rejects for reasons other than syntax is an input 
         FAIL("accepted");
     } catch (const Error& e) {
         CHECK(e.kind() == ErrorKind::input);
-        CHECK(e.describe().starts_with("huge_number.json: invalid JSON"));
+        CHECK(e.describe().starts_with("huge_number.json: byte "));
+        CHECK(e.describe().find("invalid JSON") != std::string::npos);
     }
 }

@@ -15,8 +15,9 @@ namespace memsnap::cli {
 namespace {
 
 void add_global_options(CLI::App& app, GlobalOptions& g) {
-    app.add_option("--max-depth", g.limits.max_depth, "Refuse pickles nested deeper than this (default 200)")
-        ->check(CLI::PositiveNumber);
+    app.add_option("--max-depth", g.limits.max_depth,
+                   "Refuse pickles and JSON nested deeper than this (default 200, at most 1000)")
+        ->check(CLI::Range(1u, pickle::Limits::depth_cap));
     app.add_option("--max-memo", g.limits.max_memo_entries,
                    "Refuse pickles with more memo entries than this (default 134217728)")
         ->check(CLI::PositiveNumber);

@@ -73,13 +73,21 @@ void Document::consume(const Value& child, const Value& tombstone) {
     }
 }
 
-Value Document::new_owned_string(std::string text) {
+Value Document::new_owned_string(std::string_view text) {
     Value v;
     v.kind = Kind::string;
     v.flags = 1;
     v.length = static_cast<std::uint32_t>(text.size());
-    owned_strings_.push_back(std::move(text));
-    v.u = owned_strings_.size() - 1;
+    if (recent_strings_.empty()) recent_strings_.resize(4096);
+    // A direct-mapped cache: file names and keys repeat in every frame of a JSON dump.
+    auto& recent = recent_strings_[std::hash<std::string_view>()(text) & (recent_strings_.size() - 1)];
+    if (recent.length == text.size() && std::string_view(owned_strings_).substr(recent.offset, recent.length) == text) {
+        v.u = recent.offset;
+        return v;
+    }
+    v.u = owned_strings_.size();
+    owned_strings_.append(text);
+    recent = {v.u, v.length};
     return v;
 }
 

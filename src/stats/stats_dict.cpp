@@ -8,6 +8,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <map>
 #include <optional>
 
 namespace memsnap::stats {
@@ -252,12 +253,23 @@ private:
     bool python_ = false;
 };
 
-// The first position at or after `from` where a dict may start.
-std::size_t next_start(std::string_view text, std::size_t from) {
-    const auto brace = text.find('{', from);
-    const auto od = text.find("OrderedDict(", from);
-    return std::min(brace, od);
-}
+// Where dicts may start: '{' or "OrderedDict(". Each kind's next position is remembered, so
+// a file without one of them is searched for it once, not once per candidate.
+class Starts {
+public:
+    explicit Starts(std::string_view text) : text_(text) {}
+    std::size_t next(std::size_t from) {
+        if (!searched_ || brace_ < from) brace_ = text_.find('{', from);
+        if (!searched_ || ordered_ < from) ordered_ = text_.find("OrderedDict(", from);
+        searched_ = true;
+        return std::min(brace_, ordered_);
+    }
+
+private:
+    std::string_view text_;
+    std::size_t brace_ = 0, ordered_ = 0;  // the next of each at or after the last `from`
+    bool searched_ = false;
+};
 
 std::optional<int> trailing_int(std::string_view prefix) {
     std::size_t end = prefix.size();
@@ -273,7 +285,9 @@ std::optional<int> trailing_int(std::string_view prefix) {
 
 std::vector<StatsTable> find_stats_dicts(std::string_view text, const std::string& file) {
     std::vector<StatsTable> out;
-    std::size_t pos = next_start(text, 0);
+    Starts starts(text);
+    LineCounter lines(text);
+    std::size_t pos = starts.next(0);
     while (pos < text.size()) {
         LiteralParser parser(text, pos);
         const bool ok = parser.parse();
@@ -285,6 +299,7 @@ std::vector<StatsTable> find_stats_dicts(std::string_view text, const std::strin
             bool nested = false;
         };
         std::vector<Group> groups;
+        std::map<std::string, std::size_t> group_of;  // prefix -> index in groups
         for (const auto& leaf : parser.leaves) {
             const auto segs = split_dots(leaf.key);
             const auto k = classify(segs);
@@ -295,22 +310,18 @@ std::vector<StatsTable> find_stats_dicts(std::string_view text, const std::strin
                 if (!part.empty()) part += '.';
                 part += segs[i];
             }
-            auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.prefix == prefix; });
-            if (g == groups.end()) {
-                groups.push_back({prefix, {}, false, false});
-                g = groups.end() - 1;
-            }
+            const auto [at, inserted] = group_of.try_emplace(prefix, groups.size());
+            if (inserted) groups.push_back({prefix, {}, false, false});
+            const auto g = groups.begin() + static_cast<std::ptrdiff_t>(at->second);
             g->array = g->array || k->array;
             g->nested = g->nested || leaf.last_key != stat;
             if (stat == "num_ooms") g->table.num_ooms = ByteRange::exact(leaf.value);
             else if (stat == "num_alloc_retries") g->table.num_alloc_retries = ByteRange::exact(leaf.value);
             else g->table.stats[stat] = ByteRange::exact(leaf.value);
         }
-        bool found = false;
-        const std::size_t line = line_of_offset(text, pos);
+        const std::size_t line = lines.line_of(pos);
         for (auto& g : groups) {
             if (!g.array) continue;
-            found = true;
             StatsTable& t = g.table;
             t.line = line;
             if (!g.prefix.empty()) t.device = trailing_int(g.prefix);
@@ -318,7 +329,7 @@ std::vector<StatsTable> find_stats_dicts(std::string_view text, const std::strin
             if (g.nested) t.layout += ",nested";
             if (parser.python()) t.layout += ",python-repr";
             if (!ok)
-                t.warnings.push_back(located(file, line_of_offset(text, parser.pos()),
+                t.warnings.push_back(located(file, lines.line_of(parser.pos()),
                                              fmt::format("memory_stats dict starting at line {} cannot be read past "
                                                          "here; kept the {} values read before",
                                                          line, t.stats.size())));
@@ -327,8 +338,9 @@ std::vector<StatsTable> find_stats_dicts(std::string_view text, const std::strin
                     t.warnings.push_back(located(file, line, fmt::format("value of '{}' does not fit 64 bits; skipped", big)));
             out.push_back(std::move(t));
         }
-        if (found || ok) pos = next_start(text, std::max(parser.pos(), pos + 1));
-        else pos = next_start(text, pos + 1);
+        // Past what this attempt read, found or not: whatever it read was read once, and a
+        // dict inside a broken one has been read with it (its values are kept).
+        pos = starts.next(std::max(parser.pos(), pos + 1));
     }
     return out;
 }

@@ -27,14 +27,15 @@ bool ends_with(std::string_view s, std::string_view p) {
     return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
-std::vector<std::string_view> split_bars(std::string_view line) {
-    std::vector<std::string_view> out;
+// The pieces of a line between '|' bars, into `out` (reused: one buffer for the whole file).
+void split_bars(std::string_view line, std::vector<std::string_view>& out) {
+    out.clear();
     std::size_t start = 0;
     while (true) {
         const std::size_t bar = line.find('|', start);
         if (bar == std::string_view::npos) {
             out.push_back(line.substr(start));
-            return out;
+            return;
         }
         out.push_back(line.substr(start, bar - start));
         start = bar + 1;
@@ -117,10 +118,14 @@ std::string word_before(std::string_view line, std::size_t at) {
     return word;
 }
 
+// "|" then at least 20 of `c`: the border lines of a table.
 bool is_border(std::string_view line, char c) {
-    const auto run = std::string(20, c);
-    const auto at = line.find("|" + run);
-    return at != std::string_view::npos;
+    for (std::size_t at = line.find('|'); at != std::string_view::npos; at = line.find('|', at + 1)) {
+        std::size_t run = 0;
+        while (at + 1 + run < line.size() && line[at + 1 + run] == c && run < 20) ++run;
+        if (run == 20) return true;
+    }
+    return false;
 }
 
 bool is_elision(std::string_view line) {
@@ -158,7 +163,7 @@ public:
     SummaryReader(std::string_view text, const std::string& file) : text_(text), file_(file) {}
 
     std::vector<StatsTable> run() {
-        for (const auto& l : split_text_lines(text_)) on_line(l);
+        for_each_text_line(text_, [this](const TextLine& l) { on_line(l); });
         finish();
         return std::move(out_);
     }
@@ -220,7 +225,8 @@ private:
             if (open_) open_->last_line = l.line;
             return;
         }
-        const auto pieces = split_bars(s);
+        split_bars(s, pieces_);
+        const auto& pieces = pieces_;
         if (s.find("Metric") != std::string_view::npos && s.find("Cur Usage") != std::string_view::npos) {
             if (!open_) start(l.line);
             read_columns(pieces);
@@ -409,6 +415,7 @@ private:
 
     std::string_view text_;
     const std::string& file_;
+    std::vector<std::string_view> pieces_;  // of the current line
     std::optional<Builder> open_;
     std::set<std::string> pool_seen_;
     std::vector<StatsTable> out_;

@@ -21,20 +21,52 @@ std::string_view to_string(CaptureKind kind) {
 
 namespace {
 
-// The text held in a JSON document's strings: a Jupyter notebook keeps printed output as
-// arrays of lines, which are joined; other strings become lines of their own.
-void collect_strings(const nlohmann::json& j, std::string& out, int depth) {
-    if (depth > 64) return;
-    if (j.is_string()) {
-        out += j.get_ref<const std::string&>();
-        out += '\n';
-    } else if (j.is_array() && !j.empty() &&
-               std::all_of(j.begin(), j.end(), [](const auto& e) { return e.is_string(); })) {
-        for (const auto& e : j) out += e.get_ref<const std::string&>();
-        out += '\n';
-    } else if (j.is_structured()) {
-        for (const auto& e : j) collect_strings(e, out, depth + 1);
+// The text held in a JSON document's strings, read as a stream (never as a tree, so a large
+// document costs no more than its strings): a Jupyter notebook keeps printed output as
+// arrays of lines, which are joined; other strings become lines of their own. nullopt when
+// the text is not a JSON object or array.
+class StringCollector : public nlohmann::json_sax<nlohmann::json> {
+public:
+    std::string out;
+    bool null() override { return flush(); }
+    bool boolean(bool) override { return flush(); }
+    bool number_integer(number_integer_t) override { return flush(); }
+    bool number_unsigned(number_unsigned_t) override { return flush(); }
+    bool number_float(number_float_t, const string_t&) override { return flush(); }
+    bool string(string_t& s) override {
+        out += s;
+        if (depth_kind_.empty() || !depth_kind_.back()) out += '\n';  // not in an array: a line
+        return true;
     }
+    bool binary(binary_t&) override { return flush(); }
+    bool start_object(std::size_t) override { return open(false); }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(true); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+private:
+    bool flush() { return true; }
+    bool open(bool array) {
+        if (array && !out.empty() && out.back() != '\n') out += '\n';
+        depth_kind_.push_back(array);
+        return depth_kind_.size() <= 256;
+    }
+    bool close() {
+        if (!depth_kind_.empty() && depth_kind_.back() && !out.empty() && out.back() != '\n') out += '\n';
+        if (!depth_kind_.empty()) depth_kind_.pop_back();
+        return true;
+    }
+    std::vector<bool> depth_kind_;  // per open container: an array?
+};
+
+std::optional<std::string> json_strings(std::string_view text) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos || (text[first] != '{' && text[first] != '[')) return std::nullopt;
+    StringCollector collector;
+    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &collector)) return std::nullopt;
+    return std::move(collector.out);
 }
 
 StatsCapture find_captures(std::string_view text, const std::string& file);
@@ -46,11 +78,8 @@ StatsCapture read_stats_text(std::string_view text, const std::string& file) {
     capture.file = file;
     if (!capture.tables.empty()) return capture;
     // Output saved inside JSON (a notebook, a JSON log): read the text of its strings.
-    const auto json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (!json.is_discarded() && json.is_structured()) {
-        std::string strings;
-        collect_strings(json, strings, 0);
-        capture = find_captures(strings, file + " (text in its JSON strings)");
+    if (auto strings = json_strings(text)) {
+        capture = find_captures(*strings, file + " (text in its JSON strings)");
         capture.file = file;
         if (!capture.tables.empty()) return capture;
     }

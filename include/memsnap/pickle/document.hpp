@@ -32,7 +32,7 @@ enum class Kind : std::uint8_t {
 
 struct Value {
     Kind kind = Kind::none;
-    std::uint8_t flags = 0;  // strings: 1 = owned storage (not in the input bytes)
+    std::uint8_t flags = 0;  // strings: 1 = owned storage (the document's arena, not the input)
     std::uint16_t tag = 0;   // opaque: the hook's type tag
     std::uint32_t length = 0;  // strings and bytes: byte length
     union {
@@ -98,7 +98,7 @@ public:
     // Text of a string or bytes value.
     std::string_view text(const Value& v) const {
         if (v.kind != Kind::string && v.kind != Kind::bytes) return {};
-        if (v.flags & 1) return owned_strings_[v.u];
+        if (v.flags & 1) return std::string_view(owned_strings_).substr(v.u, v.length);
         return input_.substr(v.u, v.length);
     }
     // Items of a container value (dicts: key, value pairs flattened). Empty for others.
@@ -121,7 +121,8 @@ public:
 
     // Construction API, shared by the pickle machine and the JSON reader.
     Value new_container(Kind kind);
-    Value new_owned_string(std::string text);
+    // A string that is not in the input (JSON unescapes): kept in one arena, repeats once.
+    Value new_owned_string(std::string_view text);
     Value new_input_string(std::uint64_t offset, std::uint32_t length, Kind kind = Kind::string);
     Slot& slot(const Value& container) { return slots_[container.u]; }
     const Slot& slot(const Value& container) const { return slots_[container.u]; }
@@ -150,7 +151,12 @@ private:
     std::vector<std::vector<Value>> item_store_;
     std::vector<std::uint32_t> free_item_lists_;
     std::vector<std::uint32_t> free_slots_;
-    std::deque<std::string> owned_strings_;
+    std::string owned_strings_;  // the arena
+    struct RecentString {
+        std::uint64_t offset = 0;
+        std::uint32_t length = 0;
+    };
+    std::vector<RecentString> recent_strings_;  // by hash: repeated strings are stored once
     std::uint64_t live_items_ = 0, live_containers_ = 0;
     static const std::vector<Value> no_items_;
 };

@@ -1,0 +1,121 @@
+#include "json_reader.hpp"
+
+#include <memsnap/error.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace memsnap::snapshot::detail {
+
+namespace {
+
+using pickle::Document;
+using pickle::Kind;
+using pickle::Value;
+
+class SnapshotSax : public nlohmann::json_sax<nlohmann::json> {
+public:
+    SnapshotSax(Document& doc, pickle::SealHook* hook, const pickle::Limits& limits, const std::string& name,
+                std::size_t input_size)
+        : doc_(doc),
+          hook_(hook),
+          limits_(limits),
+          name_(name),
+          held_limit_(limits.max_held_bytes != 0 ? limits.max_held_bytes : (64ull << 20) + input_size / 2) {}
+
+    bool null() override { return add(Value::make_none()); }
+    bool boolean(bool b) override { return add(Value::make_bool(b)); }
+    bool number_integer(number_integer_t i) override { return add(Value::make_int(i)); }
+    bool number_unsigned(number_unsigned_t u) override {
+        if (u <= static_cast<std::uint64_t>(INT64_MAX)) return add(Value::make_int(static_cast<std::int64_t>(u)));
+        Value v;
+        v.kind = Kind::big_integer;
+        v.u = u;
+        return add(v);
+    }
+    bool number_float(number_float_t d, const string_t&) override { return add(Value::make_float(d)); }
+    bool string(string_t& s) override { return add(text(s)); }
+    bool binary(binary_t&) override { return add(Value::make_none()); }
+    bool key(string_t& k) override { return add(text(k)); }
+    bool start_object(std::size_t) override { return open(Kind::dict); }
+    bool start_array(std::size_t) override { return open(Kind::list); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+        // nlohmann's message ends with the last token, which may be as long as the file.
+        std::string what = e.what();
+        if (what.size() > 200) what = what.substr(0, 200) + "...";
+        throw input_error(fmt::format("invalid JSON: {}", what), name_, position > 0 ? position - 1 : 0);
+    }
+
+private:
+    Value text(const std::string& s) {
+        if (s.size() > limits_.max_string_length)
+            throw input_error(fmt::format("a JSON string of {} bytes is over the limit (--max-string)", s.size()),
+                              name_);
+        return doc_.new_owned_string(s);
+    }
+    bool open(Kind kind) {
+        if (open_.size() + 1 > limits_.max_depth)
+            throw input_error(fmt::format("JSON nesting deeper than {} levels (--max-depth)", limits_.max_depth),
+                              name_);
+        open_.push_back(doc_.new_container(kind));
+        return true;
+    }
+    bool close() {
+        const Value done = open_.back();
+        open_.pop_back();
+        return add(done);
+    }
+    // Stores a complete value in the innermost open container (sealing it first), or makes
+    // it the root.
+    bool add(const Value& v) {
+        const Value stored = pickle::seal(doc_, v, hook_);
+        if (open_.empty()) {
+            doc_.root = stored;
+            return true;
+        }
+        const Value& parent = open_.back();
+        auto& slot = doc_.slot(parent);
+        slot.depth = std::max<std::uint16_t>(slot.depth, static_cast<std::uint16_t>(doc_.depth(v) + 1));
+        auto& items = doc_.mutable_items(parent);
+        if (items.size() >= limits_.max_container_length)
+            throw input_error(fmt::format("a JSON container holds more than {} items (--max-container)",
+                                          limits_.max_container_length),
+                              name_);
+        items.push_back(stored);
+        doc_.count_items(1);
+        if (doc_.held_bytes() > held_limit_)
+            throw input_error(fmt::format("the file would make memsnap hold more than {} MiB of values at once: "
+                                          "snapshots hold far less, so it is damaged or crafted",
+                                          held_limit_ >> 20),
+                              name_);
+        return true;
+    }
+
+    Document& doc_;
+    pickle::SealHook* hook_;
+    const pickle::Limits& limits_;
+    const std::string& name_;
+    std::uint64_t held_limit_;
+    std::vector<Value> open_;
+};
+
+}  // namespace
+
+void read_json(std::string_view input, Document& doc, pickle::SealHook* hook, const pickle::Limits& limits,
+               const std::string& name) {
+    SnapshotSax sax(doc, hook, limits, name, input.size());
+    try {
+        nlohmann::json::sax_parse(input.begin(), input.end(), &sax);
+    } catch (const nlohmann::json::exception& e) {
+        // e.g. a number too large for any integer or double (out_of_range 406)
+        std::string what = e.what();
+        if (what.size() > 200) what = what.substr(0, 200) + "...";
+        throw input_error(fmt::format("invalid JSON: {}", what), name);
+    }
+}
+
+}  // namespace memsnap::snapshot::detail

@@ -1,0 +1,18 @@
+#pragma once
+// Internal: a JSON dump of a snapshot read as a stream of events straight into the Document
+// the pickle machine builds, so the seal hook replaces frames, blocks, segments and trace
+// entries as they complete and a large dump never exists as a tree.
+
+#include <memsnap/pickle/document.hpp>
+#include <memsnap/pickle/limits.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace memsnap::snapshot::detail {
+
+// Throws Error (input) naming `name`, with the byte offset of a syntax error.
+void read_json(std::string_view input, pickle::Document& doc, pickle::SealHook* hook, const pickle::Limits& limits,
+               const std::string& name);
+
+}  // namespace memsnap::snapshot::detail
