@@ -1,18 +1,53 @@
 #include <memsnap/capture/capture.hpp>
+#include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>
 
+#include <fmt/format.h>
+
 namespace memsnap::capture {
 
-Capture load_capture(const std::string& path, const pickle::Limits& limits) {
-    const io::MappedFile file(path);
+namespace {
+
+// Refuses what can be neither a snapshot nor text before the rest of it is read: an endless
+// /dev/zero ends here.
+void check_head(std::string_view head, const std::string& path) {
+    if (snapshot::classify_content(head) == snapshot::Content::binary)
+        throw input_error(fmt::format("not a pickle of protocol 2 to 5 (starts with byte 0x{:02x}), nor text",
+                                      static_cast<unsigned char>(head.front())),
+                          path, 0);
+}
+
+Capture read(const io::MappedFile& file, const pickle::Limits& limits) {
     if (snapshot::looks_like_snapshot(file.bytes())) {
         snapshot::LoadOptions load;
         load.limits = limits;
-        return {path, snapshot::load_snapshot(file, load)};
+        return {file.path(), snapshot::load_snapshot(file, load)};
     }
-    return {path, stats::read_stats_text(file.bytes(), path)};
+    return {file.path(), stats::read_stats_text(file.bytes(), file.path())};
+}
+
+}  // namespace
+
+Capture load_capture(const std::string& path, const pickle::Limits& limits, std::uint64_t max_input) {
+    io::ReadOptions options;
+    options.max_input = max_input;
+    options.check_head = [&path](std::string_view head) { check_head(head, path); };
+    const io::MappedFile file(path, options);
+    const auto changed = [&] {
+        return input_error("the file changed while it was being read (truncated or replaced?); read it again "
+                           "once it is complete",
+                           path);
+    };
+    try {
+        auto capture = read(file, limits);
+        if (file.changed()) throw changed();
+        return capture;
+    } catch (const Error&) {
+        if (file.changed()) throw changed();
+        throw;
+    }
 }
 
 }  // namespace memsnap::capture

@@ -27,6 +27,8 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
     app.add_option("--max-string", g.limits.max_string_length,
                    "Refuse strings longer than this many bytes (default 67108864)")
         ->check(CLI::PositiveNumber);
+    app.add_option("--max-input", g.max_input,
+                   "Read pipes, devices and standard input up to this size (default 8GiB)");
     app.add_option("--user-code", g.rules.user_code,
                    "Regex on frame file names: these Python files are user code, added to the default rule "
                    "(repeatable)")

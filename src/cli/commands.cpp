@@ -36,6 +36,12 @@ std::optional<std::int64_t> whole_number(std::string_view option, const std::str
     return value;
 }
 
+std::uint64_t max_input(const GlobalOptions& globals) {
+    const auto bytes = util::parse_size(globals.max_input);
+    if (bytes <= 0) throw usage_error(fmt::format("--max-input: '{}' is not a positive size", globals.max_input));
+    return static_cast<std::uint64_t>(bytes);
+}
+
 report::Format format_of(const std::string& name) {
     if (const auto f = report::parse_format(name)) return *f;
     throw usage_error(fmt::format("--format: unknown format '{}'", name));
@@ -50,7 +56,8 @@ CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals)
     if (const auto d = whole_number("--device", options.device, 65535)) analysis.device = static_cast<int>(*d);
     const auto format = format_of(options.format);
     analysis::validate(analysis);
-    const auto capture = capture::load_capture(options.file, globals.limits);
+    (void)max_input(globals);
+    const auto capture = capture::load_capture(options.file, globals.limits, max_input(globals));
     const auto result = analysis::info(capture, analysis);
     return {report::render(result, format, {use_color(globals) && format == report::Format::text, false}), {}, {}};
 }
@@ -69,9 +76,10 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     std::optional<std::int64_t> gate;
     if (!options.fail_on_growth.empty()) gate = util::parse_size(options.fail_on_growth);
     analysis::validate(analysis);
+    (void)max_input(globals);
 
-    const auto before = capture::load_capture(options.before, globals.limits);
-    const auto after = capture::load_capture(options.after, globals.limits);
+    const auto before = capture::load_capture(options.before, globals.limits, max_input(globals));
+    const auto after = capture::load_capture(options.after, globals.limits, max_input(globals));
     const auto result = analysis::diff(before, after, analysis);
     CommandOutput out;
     out.text = report::render(result, format,

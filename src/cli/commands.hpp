@@ -13,6 +13,7 @@ namespace memsnap::cli {
 
 struct GlobalOptions {
     pickle::Limits limits;
+    std::string max_input = "8GiB";  // pipes, devices and standard input are read up to this
     analysis::SiteRules rules;
     std::string color = "auto";
 };

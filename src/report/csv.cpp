@@ -12,9 +12,11 @@ namespace memsnap::report::detail {
 
 namespace {
 
-// A field quoted when it holds a comma, a quote or a line break; inner quotes doubled.
-std::string field(std::string_view text) {
-    if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+// A field quoted when it holds a comma or a quote (RFC 4180); inner quotes doubled. Control
+// characters from the input are escaped ("\n", "\x1b"), so a field is always one line.
+std::string field(std::string_view raw) {
+    const std::string text = util::printable(raw);
+    if (text.find_first_of(",\"") == std::string::npos) return text;
     std::string out = "\"";
     for (const char c : text) {
         if (c == '"') out += '"';

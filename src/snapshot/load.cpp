@@ -31,22 +31,30 @@ bool looks_like_json(std::string_view bytes) {
 
 }  // namespace
 
-bool looks_like_snapshot(std::string_view bytes) {
+Content classify_content(std::string_view bytes) {
     if (bytes.empty() || pickle::looks_like_pickle(bytes) || pickle::looks_like_old_pickle(bytes) ||
         bytes.substr(0, 2) == "PK")
-        return true;
+        return Content::pickle;
     const auto head = bytes.substr(0, 1 << 16);
     if (looks_like_json(head))
         // Any key only a snapshot has: json.dump(..., sort_keys=True) puts "device_traces",
         // which can be long, before "segments".
         for (const char* key : {"\"segments\"", "\"device_traces\"", "\"total_size\"", "\"allocator_settings\""})
-            if (head.find(key) != std::string_view::npos) return true;
-    // Binary garbage goes to the pickle reader, which names the offending byte.
-    for (unsigned char c : bytes.substr(0, 512))
-        if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b && c != '\f'))
-            return true;
-    return false;
+            if (head.find(key) != std::string_view::npos) return Content::json_snapshot;
+    // Text may hold a stray control byte (a BEL, terminal colours); binary data holds NULs
+    // or many of them.
+    std::size_t control = 0;
+    const auto sample = bytes.substr(0, 512);
+    for (const unsigned char c : sample) {
+        if (c == 0) return Content::binary;
+        if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v' && c != 0x1b && c != 0x07 &&
+            c != 0x08)
+            ++control;
+    }
+    return control * 10 > sample.size() ? Content::binary : Content::text;
 }
+
+bool looks_like_snapshot(std::string_view bytes) { return classify_content(bytes) != Content::text; }
 
 Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
                              const LoadOptions& options,

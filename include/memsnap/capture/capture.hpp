@@ -22,7 +22,10 @@ struct Capture {
     std::string_view kind_name() const { return is_snapshot() ? "snapshot" : "memory_summary/memory_stats capture"; }
 };
 
-// Reads the file at `path` ("-" reads standard input). Throws Error (input) naming the file.
-Capture load_capture(const std::string& path, const pickle::Limits& limits);
+// Reads the file at `path` ("-" reads standard input; pipes and devices are read up to
+// `max_input` bytes). Throws Error (input) naming the file, also when the file changes
+// while it is read.
+Capture load_capture(const std::string& path, const pickle::Limits& limits,
+                     std::uint64_t max_input = std::uint64_t{8} << 30);
 
 }  // namespace memsnap::capture

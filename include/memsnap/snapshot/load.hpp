@@ -15,8 +15,17 @@ struct LoadOptions {
     pickle::Limits limits;
 };
 
-// True when `bytes` look like a snapshot this module reads (a pickle, or JSON whose top level
-// holds "segments" or is a list of segment objects). Cheap: looks at a prefix only.
+// What the first bytes of a file say it is. Cheap: looks at a prefix only.
+enum class Content {
+    pickle,         // PROTO, a protocol 0/1 pickle, or a zip: for the pickle reader to judge
+    json_snapshot,  // JSON holding keys only a snapshot has
+    text,           // anything else readable: summaries, logs, notebooks
+    binary,         // NUL bytes or mostly control bytes, and none of the above
+};
+Content classify_content(std::string_view head);
+
+// True when `bytes` are for the snapshot reader (pickle, JSON snapshot, or binary garbage,
+// which the pickle reader names by its first byte).
 bool looks_like_snapshot(std::string_view bytes);
 
 // Decodes a pickle or JSON snapshot held in `bytes`; `name` is used in errors.
