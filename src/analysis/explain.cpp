@@ -16,7 +16,7 @@ namespace {
 
 enum class Kind { freed, stable, shape, one_time, stays };
 
-Kind kind_of(const SiteChange& s, bool one_process) {
+Kind kind_of(const SiteCounts& s, bool one_process) {
     if (s.delta_bytes < 0) return Kind::freed;
     if (s.delta_bytes == 0) return Kind::stable;
     if (s.delta_blocks <= 0) return Kind::shape;
@@ -164,6 +164,7 @@ Explanation explain(const ExplainInput& in) {
     const std::int64_t threshold = noise_threshold(ByteRange::exact(in.totals.allocated.before));
     const bool one_process = in.same_process.value == std::optional<bool>(true);
     std::vector<Kind> kinds;
+    kinds.reserve(in.sites.size());
     for (const auto& s : in.sites) kinds.push_back(kind_of(s.change, one_process));
     const auto weights = weigh(in.sites, kinds);
     const Verdict verdict = decide(reading, weights, one_process, threshold);
@@ -179,6 +180,7 @@ Explanation explain(const ExplainInput& in) {
 
     // A share of the growth only when allocated memory grew beyond its noise floor.
     const bool shares_known = in.totals.allocated.delta > threshold;
+    out.sites.reserve(in.sites.size());
     for (std::size_t i = 0; i < in.sites.size(); ++i) {
         const auto& s = in.sites[i];
         SiteJudgement j;

@@ -23,12 +23,24 @@ SiteKey site_key(const StackIndex& index, const GroupKey& group, bool stacks_rec
 
 std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& index, bool stacks_recorded,
                                     const util::Steps& steps) {
-    std::map<SiteKey, SiteGroups> sites;
+    // Grouped by number first (the site's token, or the block size without stacks), so that
+    // each site's name is built once however many groups it has.
+    const auto token = [&](const GroupKey& key) {
+        return std::pair(stacks_recorded ? index.site_token(key.stack) : static_cast<std::uint64_t>(key.size),
+                         key.category);
+    };
+    std::map<std::pair<std::uint64_t, Category>, std::size_t> position;
+    for (const auto& group : match.groups) position.try_emplace(token(group.first), position.size());
+    std::vector<SiteGroups> out(position.size());
+    std::vector<bool> named(out.size(), false);
     for (const auto& [key, counts] : match.groups) {
-        const SiteKey site = site_key(index, key, stacks_recorded);
-        auto& s = sites[site];
+        const std::size_t at = position.at(token(key));
+        auto& s = out[at];
+        if (!named[at]) {
+            s.change.site = site_key(index, key, stacks_recorded);
+            named[at] = true;
+        }
         auto& c = s.change;
-        c.site = site;
         c.before_blocks += counts.before;
         c.after_blocks += counts.after;
         c.before_bytes += counts.before * key.size;
@@ -38,16 +50,14 @@ std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& i
         c.new_blocks += counts.after - counts.survivors;
         s.groups.emplace_back(key, counts);
     }
-    std::vector<SiteGroups> out;
-    out.reserve(sites.size());
-    for (auto& [key, s] : sites) {
+    for (auto& s : out) {
         auto& c = s.change;
         c.delta_bytes = c.after_bytes - c.before_bytes;
         c.delta_blocks = c.after_blocks - c.before_blocks;
         c.growth_bytes_per_step = per_step(c.delta_bytes, steps);
-        c.category = key.category;
-        out.push_back(std::move(s));
+        c.category = c.site.category;
     }
+    std::sort(out.begin(), out.end(), [](const SiteGroups& a, const SiteGroups& b) { return a.change.site < b.change.site; });
     return out;
 }
 

@@ -30,8 +30,8 @@ void order_groups(std::vector<std::pair<GroupKey, GroupCounts>>& groups) {
 
 }  // namespace
 
-RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudgement>& judged,
-                       const StackIndex& index, bool stacks_recorded) {
+RankedSites rank_sites(std::vector<SiteGroups> sites, std::vector<SiteJudgement> judged,
+                       const StackIndex& index, bool stacks_recorded, const SiteSelection& selection) {
     std::vector<std::size_t> order(sites.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -44,21 +44,37 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
         return x.site < y.site;
     });
     RankedSites out;
+    out.total = sites.size();
+    std::optional<std::size_t> fastest;  // rank position; the first of equals
     for (std::size_t r = 0; r < order.size(); ++r) {
+        const double growth = sites[order[r]].change.growth_bytes_per_step;
+        if (!fastest || growth > sites[order[*fastest]].change.growth_bytes_per_step) fastest = r;
+    }
+    // Built out in full: verdict, diagnosis, the three biggest stacks.
+    const auto complete = [&](std::size_t r, bool move) {
         auto& s = sites[order[r]];
-        const auto& j = judged[order[r]];
-        SiteChange change = s.change;
+        auto& j = judged[order[r]];
+        SiteChange change;
+        static_cast<SiteCounts&>(change) = move ? std::move(s.change) : s.change;
         change.rank = r + 1;
         change.verdict = j.verdict;
-        change.diagnosis = j.diagnosis;
+        change.diagnosis = move ? std::move(j.diagnosis) : j.diagnosis;
         change.share = j.share;
+        if (stacks_recorded)
+            for (std::size_t g = 0; g < s.groups.size() && g < 3; ++g)
+                change.stacks.push_back(representative(s.groups[g].first, s.groups[g].second, index));
+        return change;
+    };
+    for (std::size_t r = 0; r < order.size(); ++r) {
+        auto& s = sites[order[r]];
         order_groups(s.groups);
         if (stacks_recorded)
-            for (const auto& [key, counts] : s.groups) {
-                if (change.stacks.size() < 3) change.stacks.push_back(representative(key, counts, index));
+            for (const auto& [key, counts] : s.groups)
                 if (counts.after != counts.before) out.changed_stacks.push_back(representative(key, counts, index));
-            }
-        out.sites.push_back(std::move(change));
+        if (fastest == r) out.fastest = complete(r, false);
+        if (std::llabs(s.change.delta_bytes) < selection.min_growth) ++out.below_min_growth;
+        else if (selection.top != 0 && out.sites.size() >= selection.top) ++out.beyond_top;
+        else out.sites.push_back(complete(r, true));
     }
     return out;
 }

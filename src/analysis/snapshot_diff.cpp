@@ -58,20 +58,6 @@ std::int64_t trace_stacks(const Snapshot& snap, std::optional<int> device) {
     return n;
 }
 
-// --top and --min-growth: the listed sites, and how many each option left out.
-void select_sites(std::vector<SiteChange> ranked, const AnalysisOptions& options, SnapshotDiff& diff) {
-    diff.sites_total = ranked.size();
-    for (auto& site : ranked) {
-        if (std::llabs(site.delta_bytes) < options.min_growth) {
-            ++diff.sites_below_min_growth;
-        } else if (options.top != 0 && diff.sites.size() >= options.top) {
-            ++diff.sites_beyond_top;
-        } else {
-            diff.sites.push_back(std::move(site));
-        }
-    }
-}
-
 }  // namespace
 
 SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const AnalysisOptions& options) {
@@ -104,28 +90,30 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     diff.same_process = check_same_process(before, after, match, index, diff.devices, options.device);
 
     auto grouped = group_sites(match, index, diff.stacks_recorded, options.steps);
-    const auto explanation = explain({diff.totals, grouped, index, diff.same_process, options.steps,
+    auto explanation = explain({diff.totals, grouped, index, diff.same_process, options.steps,
                                       diff.stacks_recorded, trace_stacks(before, options.device) +
                                       trace_stacks(after, options.device),
                                       !options.stacks.focus.empty(), diff.pending_free_before,
                                       diff.pending_free_after});
     diff.verdict = explanation.verdict;
-    diff.overall = explanation.overall;
+    diff.overall = std::move(explanation.overall);
     diff.convergence = explanation.convergence;
-    diff.notes = explanation.notes;
-    auto ranked = rank_sites(std::move(grouped), explanation.sites, index, diff.stacks_recorded);
-    diff.changed_stacks = std::move(ranked.changed_stacks);
-    auto& sites = ranked.sites;
-    for (const auto& s : sites) {
-        diff.live_blocks_before += s.before_blocks;
-        diff.live_blocks_after += s.after_blocks;
-        diff.survivors += s.survivor_blocks;
-        diff.new_blocks += s.new_blocks;
-        diff.gone_blocks += s.gone_blocks;
-        if (!diff.fastest_site || s.growth_bytes_per_step > diff.fastest_site->growth_bytes_per_step)
-            diff.fastest_site = s;
+    diff.notes = std::move(explanation.notes);
+    for (const auto& g : grouped) {
+        diff.live_blocks_before += g.change.before_blocks;
+        diff.live_blocks_after += g.change.after_blocks;
+        diff.survivors += g.change.survivor_blocks;
+        diff.new_blocks += g.change.new_blocks;
+        diff.gone_blocks += g.change.gone_blocks;
     }
-    select_sites(std::move(sites), options, diff);
+    auto ranked = rank_sites(std::move(grouped), std::move(explanation.sites), index, diff.stacks_recorded,
+                             {options.top, options.min_growth});
+    diff.sites = std::move(ranked.sites);
+    diff.sites_total = ranked.total;
+    diff.sites_beyond_top = ranked.beyond_top;
+    diff.sites_below_min_growth = ranked.below_min_growth;
+    diff.fastest_site = std::move(ranked.fastest);
+    diff.changed_stacks = std::move(ranked.changed_stacks);
     return diff;
 }
 

@@ -1,12 +1,16 @@
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/util/hash.hpp>
+#include <memsnap/util/id_index.hpp>
 #include <memsnap/util/pattern.hpp>
 
 #include <fmt/format.h>
 
+#include <deque>
 #include <limits>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace memsnap::analysis {
 
@@ -41,40 +45,40 @@ std::string common_directory(const std::string& a, const std::string& b) {
 }
 
 // A path without the prefix that differs between installs and checkouts.
-std::string stripped_path(const std::string& path, const std::string& root) {
+std::string stripped_path(std::string_view path, const std::string& root) {
     for (const char* marker : {"site-packages/", "dist-packages/"})
         if (const auto at = path.rfind(marker); at != std::string::npos)
-            return "lib:" + path.substr(at + std::string_view(marker).size());
+            return fmt::format("lib:{}", path.substr(at + std::string_view(marker).size()));
     if (const auto at = path.find("/lib/python"); at != std::string::npos)
         if (const auto next = path.find('/', at + 11); next != std::string::npos)
-            return "std:" + path.substr(next + 1);
-    if (const auto at = path.find("/Lib/"); at != std::string::npos) return "std:" + path.substr(at + 5);
+            return fmt::format("std:{}", path.substr(next + 1));
+    if (const auto at = path.find("/Lib/"); at != std::string::npos) return fmt::format("std:{}", path.substr(at + 5));
     if (const auto at = path.find("torchinductor_"); at != std::string::npos)
         if (const auto next = path.find('/', at); next != std::string::npos)
-            return "gen:" + path.substr(next + 1);
-    if (!root.empty() && path.starts_with(root)) return "proj:" + path.substr(root.size());
-    return path;
+            return fmt::format("gen:{}", path.substr(next + 1));
+    if (!root.empty() && path.starts_with(root)) return fmt::format("proj:{}", path.substr(root.size()));
+    return std::string(path);
 }
 
-std::string basename_of(const std::string& path) {
+std::string_view basename_of(std::string_view path) {
     const auto slash = path.rfind('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string frame_key(std::string_view path, std::int64_t line, std::string_view name) {
-    return fmt::format("{}\x1f{}\x1f{}", path, line, name);
-}
+// A frame's identity within one table: its path (as normalised), line and function.
+using FrameKey = std::tuple<std::string_view, std::int64_t, std::string_view>;
 
 }  // namespace
 
 struct StackIndex::Impl {
+    // Views into the captures' string tables (which outlive the index) or into `paths_`.
     struct Entry {
-        FrameText text;
+        std::string_view filename, name, path;  // path: normalised ('/' separators)
+        std::int64_t line = 0;
         FrameFlags flags;
-        std::string path;  // normalised
         bool hidden = false, focused = false;
         std::uint8_t rule = 0;    // category rule
-        std::size_t origin = 0;  // the capture that brought the frame in
+        std::uint8_t origin = 0;  // the capture that brought the frame in
     };
     struct Capture {
         const Snapshot* snap = nullptr;
@@ -83,9 +87,11 @@ struct StackIndex::Impl {
         std::vector<std::uint32_t> stack_map;  // StackId -> CanonStackId, kUnmapped
         std::vector<std::uint8_t> category_map;  // StackId -> rule + 1, 0 unknown yet
     };
+    // Canonical stacks, interned: frames in one flat vector, found by a seeded hash.
     struct Stack {
-        std::vector<CanonFrameId> frames;
-        SiteKey site;
+        std::uint32_t first = 0, count = 0;
+        std::int32_t site = -1;  // position of the site frame; -1: no Python frame
+        bool compiled = false;
         bool focused = true;
     };
 
@@ -96,11 +102,14 @@ struct StackIndex::Impl {
     std::vector<Capture> captures;
     bool roots_differ = false;
     std::vector<Entry> frames;
-    std::map<std::string, std::uint32_t> by_path;      // exact key -> frame
-    std::map<std::string, std::uint32_t> by_stripped;  // first capture's frames
-    std::map<std::string, std::vector<std::uint32_t>> by_basename;
+    std::deque<std::string> paths;  // normalised paths that differ from their file name
+    util::IdIndex by_path;  // frames by (path, line, name)
+    // Only when the captures' project roots differ (a renamed checkout):
+    std::map<std::tuple<std::string, std::int64_t, std::string_view>, std::uint32_t> by_stripped;
+    std::map<FrameKey, std::vector<std::uint32_t>> by_basename;
     std::vector<Stack> stacks;
-    std::map<std::vector<std::uint32_t>, std::uint32_t> stack_index;
+    std::vector<CanonFrameId> stack_frames;
+    util::IdIndex stack_index;
     std::size_t renamed = 0, same_path_user = 0;
 
     Impl(const SiteRules& rules, const StackOptions& options) : classifier(rules) {
@@ -109,19 +118,17 @@ struct StackIndex::Impl {
         hide = util::Pattern::any_of(hidden, "--hide");
         focus = util::Pattern::any_of(options.focus, "--focus");
         function_granularity = options.function_granularity;
-        stacks.push_back({});                                // 0: nothing recorded
-        stacks.push_back({{}, SiteKey{}, true});             // 1: all frames hidden
-        stacks[0].site.name = no_stack_site;
-        stacks[1].site.name = no_python_site;
+        stacks.push_back({});  // 0: nothing recorded
+        stacks.push_back({});  // 1: all frames hidden
     }
 
     std::string root_of(const Snapshot& snap) {
         std::optional<std::string> root;
-        std::map<std::uint32_t, bool> seen;  // filename string -> user code with a directory
+        std::vector<std::uint8_t> seen(snap.strings.size(), 0);  // filename strings already looked at
         for (std::size_t f = 0; f < snap.frames.size(); ++f) {
             const auto filename = snap.frames[FrameId(static_cast<std::uint32_t>(f))].filename;
-            auto [it, inserted] = seen.try_emplace(filename.value, false);
-            if (!inserted) continue;
+            if (seen[filename.value]) continue;
+            seen[filename.value] = 1;
             const auto text = snap.str(filename);
             if (!classifier.classify(text).user) continue;
             const auto dir = directory_of(normalized_path(text));
@@ -131,21 +138,38 @@ struct StackIndex::Impl {
         return root && *root != "/" ? *root : std::string();
     }
 
-    std::uint32_t new_frame(std::size_t capture, const snapshot::Frame& raw, std::string path) {
+    std::string_view path_of(std::string_view filename) {
+        if (filename.find('\\') == std::string_view::npos) return filename;
+        return paths.emplace_back(normalized_path(filename));
+    }
+
+    std::uint32_t new_frame(std::size_t capture, const snapshot::Frame& raw, std::string_view path) {
         const Capture& c = captures[capture];
         Entry e;
-        e.origin = capture;
-        const auto filename = c.snap->str(raw.filename);
-        const auto name = c.snap->str(raw.name);
-        e.flags = classifier.classify(filename);
-        e.text = {std::string(filename), function_granularity ? 0 : raw.line, std::string(name), e.flags.python};
-        const std::string line_text = fmt::format("{}:{} {}", filename, raw.line, name);
+        e.origin = static_cast<std::uint8_t>(capture);
+        e.filename = c.snap->str(raw.filename);
+        e.name = c.snap->str(raw.name);
+        e.path = path;
+        e.line = function_granularity ? 0 : raw.line;
+        e.flags = classifier.classify(e.filename);
+        const std::string line_text = fmt::format("{}:{} {}", e.filename, raw.line, e.name);
         e.hidden = hide->search(line_text);
         e.focused = focus && focus->search(line_text);
-        e.rule = categories.classify_frame(path, name, e.flags.python);
-        e.path = std::move(path);
-        frames.push_back(std::move(e));
+        e.rule = categories.classify_frame(path, e.name, e.flags.python);
+        frames.push_back(e);
         return static_cast<std::uint32_t>(frames.size() - 1);
+    }
+
+    // A frame of the second capture that is not at the same path in the first: the same one
+    // under another prefix, or by basename, when the project roots differ.
+    std::optional<std::uint32_t> renamed_match(const Capture& c, std::string_view path, std::int64_t line,
+                                               std::string_view name) {
+        if (const auto it = by_stripped.find({stripped_path(path, c.root), line, name});
+            it != by_stripped.end())
+            return it->second;
+        if (const auto b = by_basename.find({basename_of(path), line, name}); b != by_basename.end() && b->second.size() == 1)
+            return b->second.front();
+        return std::nullopt;
     }
 
     std::uint32_t map_frame(std::size_t capture, FrameId raw_id) {
@@ -153,59 +177,71 @@ struct StackIndex::Impl {
         auto& slot = c.frame_map[raw_id.value];
         if (slot != kUnmapped) return slot;
         const auto& raw = c.snap->frames[raw_id];
-        std::string path = normalized_path(c.snap->str(raw.filename));
+        const auto path = path_of(c.snap->str(raw.filename));
         const std::int64_t line = function_granularity ? 0 : raw.line;
         const auto name = c.snap->str(raw.name);
-        const std::string exact = frame_key(path, line, name);
-        if (const auto it = by_path.find(exact); it != by_path.end()) {
-            if (capture == 1 && frames[it->second].origin == 0 && frames[it->second].flags.user) ++same_path_user;
-            return slot = it->second;
+        const std::uint64_t h = frame_hash(path, line, name);
+        if (const auto found = by_path.find(h, [&](std::uint32_t i) {
+                const Entry& e = frames[i];
+                return e.path == path && e.line == line && e.name == name;
+            })) {
+            if (capture == 1 && frames[*found].origin == 0 && frames[*found].flags.user) ++same_path_user;
+            return slot = *found;
         }
         const bool python = classifier.classify(c.snap->str(raw.filename)).python;
-        const std::string stripped = frame_key(stripped_path(path, c.root), line, name);
-        const std::string base = frame_key(basename_of(path), line, name);
-        if (capture == 1 && roots_differ && python) {
-            std::optional<std::uint32_t> match;
-            if (const auto it = by_stripped.find(stripped); it != by_stripped.end()) match = it->second;
-            else if (const auto b = by_basename.find(base); b != by_basename.end() && b->second.size() == 1)
-                match = b->second.front();
-            if (match) {
+        if (capture == 1 && roots_differ && python)
+            if (const auto match = renamed_match(c, path, line, name)) {
                 ++renamed;
-                by_path.emplace(exact, *match);
                 return slot = *match;
             }
-        }
         const std::uint32_t id = new_frame(capture, raw, path);
-        by_path.emplace(exact, id);
-        if (capture == 0 && python) {
-            by_stripped.emplace(stripped, id);
-            by_basename[base].push_back(id);
+        by_path.insert(h, id);
+        if (capture == 0 && python && roots_differ) {
+            by_stripped.emplace(std::make_tuple(stripped_path(path, c.root), line, name), id);
+            by_basename[{basename_of(path), line, name}].push_back(id);
         }
         return slot = id;
     }
 
-    std::uint32_t make_stack(std::vector<std::uint32_t> ids) {
-        auto [it, inserted] = stack_index.try_emplace(std::move(ids), static_cast<std::uint32_t>(stacks.size()));
-        if (!inserted) return it->second;
+    static std::uint64_t frame_hash(std::string_view path, std::int64_t line, std::string_view name) {
+        return util::mix_hash(util::mix_hash(util::hash_text(path), static_cast<std::uint64_t>(line)),
+                              util::hash_text(name));
+    }
+
+    static std::uint64_t stack_hash(std::span<const std::uint32_t> ids) {
+        std::uint64_t h = util::hash_seed() ^ ids.size();
+        for (auto id : ids) h = util::mix_hash(h, id);
+        return h;
+    }
+
+    std::uint32_t make_stack(const std::vector<std::uint32_t>& ids) {
+        const std::uint64_t h = stack_hash(ids);
+        if (const auto found = stack_index.find(h, [&](std::uint32_t i) {
+                const auto& s = stacks[i];
+                return s.count == ids.size() &&
+                       std::equal(ids.begin(), ids.end(), stack_frames.begin() + s.first,
+                                  [](std::uint32_t a, CanonFrameId b) { return a == b.value; });
+            }))
+            return *found;
         Stack s;
+        s.first = static_cast<std::uint32_t>(stack_frames.size());
+        s.count = static_cast<std::uint32_t>(ids.size());
         std::vector<FrameFlags> flags;
-        for (auto f : it->first) {
-            s.frames.push_back(CanonFrameId(f));
+        for (auto f : ids) {
+            stack_frames.push_back(CanonFrameId(f));
             flags.push_back(frames[f].flags);
         }
         if (focus) {
             s.focused = false;
-            for (auto f : it->first) s.focused = s.focused || frames[f].focused;
+            for (auto f : ids) s.focused = s.focused || frames[f].focused;
         }
         const auto pick = pick_site(flags);
-        if (!pick.index) {
-            s.site.name = no_python_site;
-        } else {
-            const auto& e = frames[it->first[*pick.index]];
-            s.site = {e.text.filename, e.text.name, e.text.line, e.flags.user, pick.compiled};
-        }
-        stacks.push_back(std::move(s));
-        return it->second;
+        if (pick.index) s.site = static_cast<std::int32_t>(*pick.index);
+        s.compiled = pick.compiled;
+        stacks.push_back(s);
+        const auto id = static_cast<std::uint32_t>(stacks.size() - 1);
+        stack_index.insert(h, id);
+        return id;
     }
 };
 
@@ -221,6 +257,9 @@ StackIndex::StackIndex(std::vector<const Snapshot*> captures, const SiteRules& r
         c.category_map.assign(snap->stacks.size(), 0);
         impl_->captures.push_back(std::move(c));
     }
+    std::size_t frame_count = 0;
+    for (const Snapshot* snap : captures) frame_count = std::max(frame_count, snap->frames.size());
+    impl_->frames.reserve(frame_count);
     if (impl_->captures.size() == 2) {
         const auto& a = impl_->captures[0].root;
         const auto& b = impl_->captures[1].root;
@@ -240,7 +279,7 @@ CanonStackId StackIndex::stack(std::size_t capture, StackId stack) {
         const auto id = impl_->map_frame(capture, f);
         if (!impl_->frames[id].hidden) ids.push_back(id);
     }
-    slot = ids.empty() ? kAllHidden.value : impl_->make_stack(std::move(ids));
+    slot = ids.empty() ? kAllHidden.value : impl_->make_stack(ids);
     return CanonStackId(slot);
 }
 
@@ -258,16 +297,46 @@ Category StackIndex::category(std::size_t capture, StackId stack) {
 }
 
 std::span<const CanonFrameId> StackIndex::frames(CanonStackId stack) const {
-    return impl_->stacks[stack.value].frames;
+    const auto& s = impl_->stacks[stack.value];
+    return {impl_->stack_frames.data() + s.first, s.count};
 }
-const FrameText& StackIndex::frame(CanonFrameId frame) const { return impl_->frames[frame.value].text; }
+
+FrameText StackIndex::frame(CanonFrameId frame) const {
+    const auto& e = impl_->frames[frame.value];
+    return {std::string(e.filename), e.line, std::string(e.name), e.flags.python};
+}
+
 const FrameFlags& StackIndex::flags(CanonFrameId frame) const { return impl_->frames[frame.value].flags; }
+
 bool StackIndex::focused(CanonStackId stack) const {
     // Nothing recorded, or every frame hidden: no frame to match a --focus pattern.
     if (impl_->focus && stack.value <= kAllHidden.value) return false;
     return impl_->stacks[stack.value].focused;
 }
-SiteKey StackIndex::site(CanonStackId stack) const { return impl_->stacks[stack.value].site; }
+
+SiteKey StackIndex::site(CanonStackId stack) const {
+    SiteKey key;
+    if (stack.value == 0) {
+        key.name = no_stack_site;
+        return key;
+    }
+    const auto& s = impl_->stacks[stack.value];
+    if (s.site < 0) {
+        key.name = no_python_site;
+        return key;
+    }
+    const auto& e = impl_->frames[impl_->stack_frames[s.first + static_cast<std::uint32_t>(s.site)].value];
+    return {std::string(e.filename), std::string(e.name), e.line, e.flags.user, s.compiled};
+}
+
+std::uint64_t StackIndex::site_token(CanonStackId stack) const {
+    if (stack.value == 0) return 0;
+    const auto& s = impl_->stacks[stack.value];
+    if (s.site < 0) return 1;
+    const std::uint64_t frame = impl_->stack_frames[s.first + static_cast<std::uint32_t>(s.site)].value;
+    return 2 + 2 * frame + (s.compiled ? 1 : 0);
+}
+
 const std::string& StackIndex::project_root(std::size_t capture) const { return impl_->captures[capture].root; }
 std::size_t StackIndex::renamed_frame_matches() const { return impl_->renamed; }
 std::size_t StackIndex::same_path_user_frames() const { return impl_->same_path_user; }

@@ -1,26 +1,15 @@
 #include <memsnap/snapshot/model.hpp>
 
+#include <memsnap/util/hash.hpp>
+
 #include <algorithm>
 
 namespace memsnap::snapshot {
 
-namespace {
-
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-    // splitmix-style combine: cheap and well spread for small integer ids.
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h ^= h >> 31;
-    h *= 0xbf58476d1ce4e5b9ull;
-    return h;
-}
-
-}  // namespace
-
 StringTable::StringTable() { intern(""); }
 
-StringTable::StringTable(const StringTable& other) : strings_(other.strings_) {
-    for (std::size_t i = 0; i < strings_.size(); ++i)
-        index_.emplace(strings_[i], StringId(static_cast<std::uint32_t>(i)));
+StringTable::StringTable(const StringTable& other) {
+    for (const auto text : other.strings_) intern(text);
 }
 
 StringTable& StringTable::operator=(const StringTable& other) {
@@ -32,58 +21,48 @@ StringTable& StringTable::operator=(const StringTable& other) {
 }
 
 StringId StringTable::intern(std::string_view text) {
-    if (auto it = index_.find(text); it != index_.end()) return it->second;
-    strings_.emplace_back(text);
-    const StringId id(static_cast<std::uint32_t>(strings_.size() - 1));
-    index_.emplace(strings_.back(), id);
+    const std::uint64_t h = util::hash_text(text);
+    if (const auto id = index_.find(h, [&](std::uint32_t i) { return strings_[i] == text; }))
+        return StringId(*id);
+    const StringId id(static_cast<std::uint32_t>(strings_.size()));
+    strings_.push_back(text_.store(text));
+    index_.insert(h, id.value);
     return id;
 }
 
 FrameId FrameTable::intern(const Frame& frame) {
-    const std::uint64_t h =
-        mix(mix(mix(0, frame.filename.value), frame.name.value), static_cast<std::uint64_t>(frame.line));
-    auto& bucket = index_[h];
-    for (FrameId id : bucket)
-        if (frames_[id.value] == frame) return id;
+    const std::uint64_t h = util::mix_hash(util::mix_hash(util::mix_hash(util::hash_seed(), frame.filename.value),
+                                                          frame.name.value),
+                                           static_cast<std::uint64_t>(frame.line));
+    if (const auto id = index_.find(h, [&](std::uint32_t i) { return frames_[i] == frame; })) return FrameId(*id);
+    const FrameId id(static_cast<std::uint32_t>(frames_.size()));
     frames_.push_back(frame);
-    const FrameId id(static_cast<std::uint32_t>(frames_.size() - 1));
-    bucket.push_back(id);
+    index_.insert(h, id.value);
     return id;
 }
 
 StackTable::StackTable() {
     offsets_ = {0, 0};  // stack 0: empty
-    hashes_ = {0};
-    index_.assign(1024, 0);
 }
 
-void StackTable::grow_index() {
-    std::vector<std::uint32_t> bigger(index_.size() * 2, 0);
-    const std::size_t mask = bigger.size() - 1;
-    for (std::uint32_t entry : index_) {
-        if (entry == 0) continue;
-        std::size_t at = hashes_[entry - 1] & mask;
-        while (bigger[at] != 0) at = (at + 1) & mask;
-        bigger[at] = entry;
-    }
-    index_ = std::move(bigger);
-}
+namespace {
 
-// Four independent multiply lanes over pairs of frame ids: the serial mix() chain was the
-// most expensive part of reading a large trace.
 // An inline compare: most calls find an equal stack of some 40 ids, where the library call
 // to memcmp cost more than the comparison itself.
-static bool same_frames(std::span<const FrameId> a, std::span<const FrameId> b) {
+bool same_frames(std::span<const FrameId> a, std::span<const FrameId> b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
         if (a[i] != b[i]) return false;
     return true;
 }
 
-static std::uint64_t hash_frames(std::span<const FrameId> frames) {
+// Four independent multiply lanes over pairs of frame ids, seeded: a serial chain was the
+// most expensive part of reading a large trace.
+std::uint64_t hash_frames(std::span<const FrameId> frames) {
     constexpr std::uint64_t k = 0x9E3779B97F4A7C15ull;
-    std::uint64_t lane[4] = {frames.size(), 0x243F6A8885A308D3ull, 0x13198A2E03707344ull,
-                             0xA4093822299F31D0ull};
+    const std::uint64_t seed = util::hash_seed();
+    std::uint64_t lane[4] = {seed ^ frames.size(), seed ^ 0x243F6A8885A308D3ull, seed ^ 0x13198A2E03707344ull,
+                             seed ^ 0xA4093822299F31D0ull};
     std::size_t i = 0;
     for (; i + 8 <= frames.size(); i += 8)
         for (int l = 0; l < 4; ++l) {
@@ -93,25 +72,20 @@ static std::uint64_t hash_frames(std::span<const FrameId> frames) {
             lane[l] ^= lane[l] >> 29;
         }
     for (; i < frames.size(); ++i) lane[i & 3] = ((lane[i & 3] ^ frames[i].value) * k) ^ (lane[i & 3] >> 31);
-    return mix(mix(lane[0], lane[1]), mix(lane[2], lane[3]));
+    return util::mix_hash(util::mix_hash(lane[0], lane[1]), util::mix_hash(lane[2], lane[3]));
 }
+
+}  // namespace
 
 StackId StackTable::intern(std::span<const FrameId> frames) {
     if (frames.empty()) return no_stack;
     const std::uint64_t h = hash_frames(frames);
-    const std::size_t mask = index_.size() - 1;
-    std::size_t at = h & mask;
-    while (index_[at] != 0) {
-        const StackId id(index_[at] - 1);
-        if (hashes_[id.value] == h && same_frames(this->frames(id), frames)) return id;
-        at = (at + 1) & mask;
-    }
+    if (const auto id = index_.find(h, [&](std::uint32_t i) { return same_frames(this->frames(StackId(i)), frames); }))
+        return StackId(*id);
     frames_.insert(frames_.end(), frames.begin(), frames.end());
     offsets_.push_back(frames_.size());
-    hashes_.push_back(h);
     const StackId id(static_cast<std::uint32_t>(offsets_.size() - 2));
-    index_[at] = id.value + 1;
-    if (2 * (id.value + 1) > index_.size()) grow_index();  // keep the load under one half
+    index_.insert(h, id.value);
     return id;
 }
 

@@ -55,14 +55,18 @@ struct RepresentativeStack {
     std::vector<FrameText> frames;  // normalised, innermost first
 };
 
-struct SiteChange {
-    std::size_t rank = 0;  // 1-based
+// What a site holds in each capture: all that grouping knows, before any judgement.
+struct SiteCounts {
     SiteKey site;
     Category category = Category::unknown;  // as site.category
     std::int64_t before_bytes = 0, after_bytes = 0, delta_bytes = 0;
     std::int64_t before_blocks = 0, after_blocks = 0, delta_blocks = 0;
     std::int64_t new_blocks = 0, gone_blocks = 0, survivor_blocks = 0;
     double growth_bytes_per_step = 0;
+};
+
+struct SiteChange : SiteCounts {
+    std::size_t rank = 0;  // 1-based
     std::optional<double> share;  // of the allocated change; none within the noise floor
     SiteVerdict verdict = SiteVerdict::stable;
     Diagnosis diagnosis;

@@ -12,7 +12,7 @@
 namespace memsnap::analysis {
 
 struct SiteGroups {
-    SiteChange change;  // counts, bytes, category and growth per step; no verdict yet
+    SiteCounts change;  // counts, bytes, category and growth per step
     std::vector<std::pair<GroupKey, GroupCounts>> groups;
 };
 

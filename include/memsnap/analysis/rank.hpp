@@ -2,24 +2,34 @@
 // Stage 4 of the snapshot diff: sites in the order a reader needs them: leak sites first, then
 // by growth per step, then bytes after, then name (so the order never depends on anything but
 // the data); numbered, with their verdicts, diagnoses and representative stacks; and every
-// changed (stack, size) group for flame graphs.
+// changed (stack, size) group for flame graphs. Only the sites that --top and --min-growth
+// list are built out in full, so that a capture of a million sites costs little more than
+// its counts.
 
 #include <memsnap/analysis/explain.hpp>
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 
+#include <optional>
 #include <vector>
 
 namespace memsnap::analysis {
 
+struct SiteSelection {
+    std::size_t top = 0;           // 0: all
+    std::int64_t min_growth = 0;   // bytes of change, either way
+};
+
 struct RankedSites {
-    std::vector<SiteChange> sites;  // ranked, with verdict, diagnosis and share
+    std::vector<SiteChange> sites;  // the listed ones, ranked, with verdict, diagnosis and share
+    std::size_t total = 0, beyond_top = 0, below_min_growth = 0;
+    std::optional<SiteChange> fastest;  // the fastest-growing site of all, listed or not
     std::vector<RepresentativeStack> changed_stacks;
 };
 
 // `judged` is parallel to `sites` (explain's output).
-RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudgement>& judged,
-                       const StackIndex& index, bool stacks_recorded);
+RankedSites rank_sites(std::vector<SiteGroups> sites, std::vector<SiteJudgement> judged,
+                       const StackIndex& index, bool stacks_recorded, const SiteSelection& selection = {});
 
 // A group as frames a writer can print.
 RepresentativeStack representative(const GroupKey& key, const GroupCounts& counts, const StackIndex& index);

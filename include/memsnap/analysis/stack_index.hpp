@@ -55,11 +55,15 @@ public:
     Category category(std::size_t capture, snapshot::StackId stack);
 
     std::span<const CanonFrameId> frames(CanonStackId stack) const;
-    const FrameText& frame(CanonFrameId frame) const;
+    // The frame as text (built on each call: the index itself keeps views of the captures).
+    FrameText frame(CanonFrameId frame) const;
     const FrameFlags& flags(CanonFrameId frame) const;
     bool focused(CanonStackId stack) const;
     // The site of a stack (see pick_site); labelled sites for empty and C++-only stacks.
     SiteKey site(CanonStackId stack) const;
+    // A number equal for two stacks exactly when their sites are: groups by site without
+    // building its name.
+    std::uint64_t site_token(CanonStackId stack) const;
     // The project root of a capture ("" when it has no user frame with a directory).
     const std::string& project_root(std::size_t capture) const;
     // Frames of the second capture that matched a frame of the first only once each capture's

@@ -3,12 +3,13 @@
 // frames and stacks are interned once and referred to by small ids; segments, blocks and
 // trace events are flat vectors. All byte counts are int64 so that diffs can go negative.
 
+#include <memsnap/util/id_index.hpp>
+#include <memsnap/util/text_arena.hpp>
+
 #include <cstdint>
-#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace memsnap::snapshot {
@@ -41,8 +42,9 @@ public:
     std::size_t size() const { return strings_.size(); }
 
 private:
-    std::deque<std::string> strings_;  // deque: views into it stay valid as it grows
-    std::unordered_map<std::string_view, StringId> index_;
+    util::TextArena text_;
+    std::vector<std::string_view> strings_;  // into text_
+    util::IdIndex index_;
 };
 
 struct Frame {
@@ -60,7 +62,7 @@ public:
 
 private:
     std::vector<Frame> frames_;
-    std::unordered_map<std::uint64_t, std::vector<FrameId>> index_;
+    util::IdIndex index_;
 };
 
 // Stacks are innermost frame first, as torch records them.
@@ -74,12 +76,9 @@ public:
     std::size_t size() const { return offsets_.size() - 1; }
 
 private:
-    void grow_index();
     std::vector<FrameId> frames_;
     std::vector<std::size_t> offsets_;
-    std::vector<std::uint64_t> hashes_;  // per stack
-    // Open addressing over stack ids + 1 (0 = empty); interning runs once per trace entry.
-    std::vector<std::uint32_t> index_;
+    util::IdIndex index_;  // interning runs once per trace entry
 };
 
 enum class BlockState : std::uint8_t { active_allocated, active_pending_free, inactive, unknown };

@@ -1,0 +1,56 @@
+#pragma once
+// A hash index of ids whose values live in the caller's own table (strings, frames, stacks):
+// open addressing, 8 bytes a slot, at most half full, no allocation per entry. The caller
+// hashes (with the seeded hashes of util/hash.hpp) and says when two are equal.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace memsnap::util {
+
+class IdIndex {
+public:
+    IdIndex() : slots_(16) {}
+
+    // The id whose value `equal(id)` says matches, among those filed under `hash`.
+    template <class Equal>
+    std::optional<std::uint32_t> find(std::uint64_t hash, Equal&& equal) const {
+        const auto h = static_cast<std::uint32_t>(hash);
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t at = h & mask; slots_[at].id_plus_one != 0; at = (at + 1) & mask)
+            if (slots_[at].hash == h && equal(slots_[at].id_plus_one - 1)) return slots_[at].id_plus_one - 1;
+        return std::nullopt;
+    }
+
+    // Files an id that find() did not find.
+    void insert(std::uint64_t hash, std::uint32_t id) {
+        if (2 * (count_ + 1) > slots_.size()) grow();
+        place(slots_, {static_cast<std::uint32_t>(hash), id + 1});
+        ++count_;
+    }
+
+    std::size_t size() const { return count_; }
+
+private:
+    struct Slot {
+        std::uint32_t hash = 0;         // the low half of the caller's hash: placement and a quick filter
+        std::uint32_t id_plus_one = 0;  // 0: empty
+    };
+    static void place(std::vector<Slot>& slots, Slot slot) {
+        const std::size_t mask = slots.size() - 1;
+        std::size_t at = slot.hash & mask;
+        while (slots[at].id_plus_one != 0) at = (at + 1) & mask;
+        slots[at] = slot;
+    }
+    void grow() {
+        std::vector<Slot> bigger(slots_.size() * 2);
+        for (const Slot& s : slots_)
+            if (s.id_plus_one != 0) place(bigger, s);
+        slots_ = std::move(bigger);
+    }
+    std::vector<Slot> slots_;
+    std::size_t count_ = 0;
+};
+
+}  // namespace memsnap::util
