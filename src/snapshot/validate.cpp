@@ -3,6 +3,8 @@
 #include "builder.hpp"
 
 #include <memsnap/error.hpp>
+#include <memsnap/util/hash.hpp>
+#include <memsnap/util/id_index.hpp>
 
 #include <fmt/format.h>
 
@@ -17,6 +19,7 @@ __extension__ using Wide = __int128;
 
 struct Counts {
     std::uint64_t negative_sizes = 0, unbalanced_segments = 0, overlapping_blocks = 0, shared_addresses = 0;
+    std::uint64_t frees_without_alloc = 0;
 };
 
 void count_sizes(Snapshot& out, Counts& c) {
@@ -70,6 +73,44 @@ void count_layout(const Snapshot& out, Counts& c) {
         if (live[i] == live[i - 1]) ++c.shared_addresses;
 }
 
+// A free of an address the trace had already freed, with no alloc in between. A first event
+// that is a free is normal (the alloc came before the ring buffer's oldest entry), and so is
+// every free on a device whose alloc events were skipped (skip_actions), so neither counts.
+void count_trace(const Snapshot& out, Counts& c) {
+    std::vector<bool> device_allocs;
+    for (const auto& e : out.events)
+        if (e.action == TraceAction::alloc) {
+            const auto d = static_cast<std::size_t>(static_cast<std::uint16_t>(e.device));
+            if (d >= device_allocs.size()) device_allocs.resize(d + 1, false);
+            device_allocs[d] = true;
+        }
+    enum class Last : std::uint8_t { alloc, free_requested, free_completed };
+    std::vector<std::pair<std::int16_t, std::int64_t>> addresses;
+    std::vector<Last> last;
+    util::IdIndex index;
+    for (const auto& e : out.events) {
+        const bool free = e.action == TraceAction::free_requested || e.action == TraceAction::free_completed;
+        if (e.action != TraceAction::alloc && !free) continue;
+        const auto d = static_cast<std::size_t>(static_cast<std::uint16_t>(e.device));
+        if (d >= device_allocs.size() || !device_allocs[d]) continue;
+        const std::pair key(e.device, e.addr);
+        const std::uint64_t h = util::mix_hash(util::mix_hash(util::hash_seed(), d), static_cast<std::uint64_t>(e.addr));
+        const Last now = e.action == TraceAction::alloc            ? Last::alloc
+                         : e.action == TraceAction::free_requested ? Last::free_requested
+                                                                   : Last::free_completed;
+        const auto found = index.find(h, [&](std::uint32_t i) { return addresses[i] == key; });
+        if (!found) {
+            index.insert(h, static_cast<std::uint32_t>(addresses.size()));
+            addresses.push_back(key);
+            last.push_back(now);
+            continue;
+        }
+        Last& before = last[*found];
+        if (free && before == Last::free_completed) ++c.frees_without_alloc;
+        before = now;
+    }
+}
+
 }  // namespace
 
 void ModelBuilder::validate(const std::string& name) {
@@ -77,6 +118,7 @@ void ModelBuilder::validate(const std::string& name) {
     count_sizes(out_, c);
     check_sums(out_, name);
     count_layout(out_, c);
+    count_trace(out_, c);
     auto& w = out_.warnings;
     if (c.negative_sizes)
         w.push_back(fmt::format("{} negative size(s) were counted as 0 bytes", c.negative_sizes));
@@ -87,6 +129,10 @@ void ModelBuilder::validate(const std::string& name) {
         w.push_back(fmt::format("{} block(s) overlap the block before them", c.overlapping_blocks));
     if (c.shared_addresses)
         w.push_back(fmt::format("{} live block(s) share an address with another live block", c.shared_addresses));
+    if (c.frees_without_alloc)
+        w.push_back(fmt::format("{} trace free event(s) free an address that the trace had already freed, with "
+                                "no alloc in between",
+                                c.frees_without_alloc));
     if (unreadable_frames_)
         w.push_back(fmt::format("{} frame(s) have a filename, name or line of the wrong type; stacks holding "
                                 "them are left out",

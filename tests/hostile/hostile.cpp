@@ -39,8 +39,19 @@ std::string slurp(const fs::path& p) {
 }
 
 // Runs `argv` with its output in files; kills it after `limit` seconds.
+// A field of /proc/<pid>/status in MB ("VmHWM", "VmRSS"), 0 when it cannot be read.
+double status_mb(const std::string& status_file, std::string_view field) {
+    std::ifstream proc(status_file);
+    for (std::string line; std::getline(proc, line);)
+        if (line.starts_with(field) && line.size() > field.size() && line[field.size()] == ':')
+            return std::stod(line.substr(field.size() + 1)) / 1024.0;
+    return 0;
+}
+
 Run run(const std::vector<std::string>& argv, const fs::path& work, double limit) {
     const auto out_path = work / "stdout.txt", err_path = work / "stderr.txt";
+    // Before its exec the child is a copy of this harness, at most this large.
+    const double harness_mb = status_mb("/proc/self/status", "VmRSS");
     const auto start = std::chrono::steady_clock::now();
     const pid_t pid = fork();
     if (pid == 0) {
@@ -59,8 +70,9 @@ Run run(const std::vector<std::string>& argv, const fs::path& work, double limit
     Run r;
     int status = 0;
     rusage usage{};
-    // The peak resident memory of the new program image (VmHWM): rusage's maxrss would also
-    // count this harness's memory from before the exec.
+    // The peak resident memory of the new program image: VmHWM, sampled while it runs, and
+    // rusage's maxrss when that is above what the child held before its exec (a program that
+    // ends between two samples is still measured).
     const auto status_file = fmt::format("/proc/{}/status", pid);
     const auto exe_link = fs::path(fmt::format("/proc/{}/exe", pid));
     while (true) {
@@ -68,11 +80,8 @@ Run run(const std::vector<std::string>& argv, const fs::path& work, double limit
         if (done == pid) break;
         // Until the exec, the child is a copy of this harness: its memory is not memsnap's.
         std::error_code ec;
-        if (fs::read_symlink(exe_link, ec) == fs::path(argv.front())) {
-            std::ifstream proc(status_file);
-            for (std::string line; std::getline(proc, line);)
-                if (line.starts_with("VmHWM:")) r.peak_mb = std::max(r.peak_mb, std::stod(line.substr(6)) / 1024.0);
-        }
+        if (fs::read_symlink(exe_link, ec) == fs::path(argv.front()))
+            r.peak_mb = std::max(r.peak_mb, status_mb(status_file, "VmHWM"));
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (elapsed > limit) {
             kill(pid, SIGKILL);
@@ -82,6 +91,12 @@ Run run(const std::vector<std::string>& argv, const fs::path& work, double limit
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (const double maxrss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0; maxrss_mb > harness_mb) {
+        r.peak_mb = std::max(r.peak_mb, maxrss_mb);
+    } else if (r.peak_mb == 0) {
+        r.peak_mb = harness_mb;  // ended before a sample: at most what the harness held
+        r.peak_is_bound = true;
+    }
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
     r.out = slurp(out_path);
@@ -177,8 +192,9 @@ int main(int argc, char** argv) {
                         break;
                     }
         if (why.empty() && k.extra) why = k.extra(r);
-        fmt::print("{:<28} {:>9.2f} {:>5} {:>8.2f} {:>8.2f} {:>9.1f} {:>9.1f}  {}\n", k.name, input_mb,
-                   r.signal ? "sig" : std::to_string(r.exit_code), r.seconds, time_budget, r.peak_mb, memory_budget,
+        fmt::print("{:<28} {:>9.2f} {:>5} {:>8.2f} {:>8.2f} {:>9} {:>9.1f}  {}\n", k.name, input_mb,
+                   r.signal ? "sig" : std::to_string(r.exit_code), r.seconds, time_budget,
+                   fmt::format("{}{:.1f}", r.peak_is_bound ? "<=" : "", r.peak_mb), memory_budget,
                    why.empty() ? "ok" : "FAIL: " + why);
         if (!why.empty()) ++failures;
         if (why.empty() && std::getenv("MEMSNAP_HOSTILE_KEEP") == nullptr) fs::remove_all(dir);

@@ -19,6 +19,7 @@ struct Run {
     int signal = 0;
     double seconds = 0;
     double peak_mb = 0;
+    bool peak_is_bound = false;  // peak_mb is an upper bound: the run was too short to sample
     std::string out, err;
 };
 

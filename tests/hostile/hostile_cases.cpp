@@ -197,6 +197,13 @@ std::string no_wrapped_total(const Run& r) {
                : "";
 }
 
+// The error line holds these words.
+std::function<std::string(const Run&)> error_says(std::string words) {
+    return [words](const Run& r) {
+        return r.err.find(words) != std::string::npos ? "" : "the error does not say '" + words + "': " + r.err.substr(0, 200);
+    };
+}
+
 }  // namespace
 
 std::vector<Case> more_cases() {
@@ -287,6 +294,30 @@ std::vector<Case> more_cases() {
                      write(d / "a.json", "{\"segments\": " + std::string(40000, '[') + std::string(40000, ']') + "}");
                      return Args{"--max-depth", "1000000", "info", (d / "a.json").string()};
                  }, {1, 2}});
+    // 70 000 nested lists: past a 16-bit depth counter.
+    const auto deep_pickle = [](const fs::path& d) {
+        std::string bytes = "\x80\x04";
+        for (int i = 0; i < 70000; ++i) bytes += "](";
+        bytes += "]";
+        for (int i = 0; i < 70000; ++i) bytes += "e";
+        write(d / "a.pickle", bytes + ".");
+    };
+    c.push_back({"deep-pickle-70k", "a pickle nested 70000 deep", [deep_pickle](const fs::path& d) {
+                     deep_pickle(d);
+                     return Args{"info", (d / "a.pickle").string()};
+                 }, {2}, false, error_says("--max-depth")});
+    c.push_back({"deep-pickle-65536", "a pickle nested 70000 deep with --max-depth 65536",
+                 [deep_pickle](const fs::path& d) {
+                     deep_pickle(d);
+                     return Args{"--max-depth", "65536", "info", (d / "a.pickle").string()};
+                 }, {1}, false, error_says("not in range 1 to 1000")});
+    c.push_back({"steps-20-digits", "--steps 0,99999999999999999999", [](const fs::path& d) {
+                     Spec s;
+                     s.segments = {{4096}};
+                     write(d / "a.pickle", snapshot(s));
+                     return Args{"diff", "--steps", "0,99999999999999999999", (d / "a.pickle").string(),
+                                 (d / "a.pickle").string()};
+                 }, {1}, false, error_says("at most 19 digits")});
     c.push_back({"summary-bad-utf8-json", "a 0xFF byte in a summary, as JSON", [](const fs::path& d) {
                      write(d / "a.txt", "note \xff\xfe here\n" + text_table(5114));
                      return Args{"info", "--format", "json", (d / "a.txt").string()};

@@ -1,0 +1,115 @@
+// The checks of a finished model: what does not add up is read, counted and named in one
+// warning per kind; what no GPU could hold is refused.
+
+#include "support.hpp"
+
+#include <memsnap/error.hpp>
+#include <memsnap/snapshot/load.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+using namespace memsnap;
+using nlohmann::json;
+
+namespace {
+
+json block(std::int64_t address, std::int64_t size, const char* state = "active_allocated") {
+    return {{"address", address}, {"size", size}, {"requested_size", size}, {"state", state},
+            {"frames", json::array({{{"filename", "/p/train.py"}, {"line", 7}, {"name", "step"}}})}};
+}
+
+json segment(std::int64_t address, std::int64_t total, json blocks) {
+    return {{"device", 0}, {"address", address}, {"total_size", total}, {"stream", 0},
+            {"segment_type", "large"}, {"blocks", std::move(blocks)}};
+}
+
+json event(const char* action, std::int64_t addr) {
+    return {{"action", action}, {"addr", addr}, {"size", 512}, {"stream", 0}, {"time_us", 1},
+            {"frames", json::array()}};
+}
+
+snapshot::Snapshot load(const json& doc) { return snapshot::load_snapshot_bytes(doc.dump(), "t.json"); }
+
+// The warning that contains `words`, or "" when there is none.
+std::string warning_with(const snapshot::Snapshot& s, std::string_view words) {
+    const auto it = std::find_if(s.warnings.begin(), s.warnings.end(),
+                                 [&](const std::string& w) { return w.find(words) != std::string::npos; });
+    return it == s.warnings.end() ? "" : *it;
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+
+TEST_CASE("a consistent capture has no warnings") {
+    const auto s = load({{"segments", {segment(4096, 1024, {block(4096, 512), block(4608, 512, "inactive")})}},
+                         {"device_traces", {{event("alloc", 4096), event("free_requested", 4096),
+                                             event("free_completed", 4096), event("alloc", 4096)}}}});
+    CHECK(s.warnings.empty());
+}
+
+TEST_CASE("negative sizes count as 0 bytes, with a count") {
+    const auto s = load({{"segments", {segment(4096, -1024, {block(4096, -512), block(4608, -512)})}}});
+    CHECK(s.segments[0].total_size == 0);
+    CHECK(s.blocks[0].size == 0);
+    // Each block's size and requested size, and the segment's total.
+    CHECK(warning_with(s, "negative size") == "5 negative size(s) were counted as 0 bytes");
+}
+
+TEST_CASE("blocks that do not add up to their segment, and overlapping blocks") {
+    const auto s = load({{"segments", {segment(4096, 4096, {block(4096, 1024), block(4608, 1024)}),
+                                       segment(1 << 20, 512, {block(1 << 20, 512)})}}});
+    CHECK(warning_with(s, "do not add up") == "1 segment(s) hold blocks that do not add up to the segment's size");
+    CHECK(warning_with(s, "overlap") == "1 block(s) overlap the block before them");
+}
+
+TEST_CASE("live blocks at one address are counted") {
+    const auto s = load({{"segments", {segment(4096, 512, {block(4096, 512)}), segment(4096, 512, {block(4096, 512)})}}});
+    CHECK(warning_with(s, "share an address") == "1 live block(s) share an address with another live block");
+}
+
+TEST_CASE("frames of the wrong type are left out with a count") {
+    json b = block(4096, 512);
+    b["frames"] = json::array({{{"filename", 42}, {"line", "x"}, {"name", json::array()}}});
+    const auto s = load({{"segments", {segment(4096, 512, {b})}}});
+    CHECK(warning_with(s, "wrong type").starts_with("1 frame(s) have a filename, name or line of the wrong type"));
+}
+
+TEST_CASE("sizes beyond 2^63 bytes in total are refused, naming the file") {
+    const std::int64_t big = INT64_MAX;
+    try {
+        load({{"segments", {segment(0, big, json::array()), segment(0, big, json::array())}}});
+        FAIL("loaded");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::input);
+        CHECK(e.describe().starts_with("t.json: "));
+        CHECK(e.describe().find("2^63") != std::string::npos);
+    }
+}
+
+TEST_CASE("frees without an alloc: counted only where the trace could have seen the alloc") {
+    SUBCASE("a free of an address already freed: a request and its completion count once") {
+        const auto s = load({{"segments", json::array()},
+                             {"device_traces", {{event("alloc", 4096), event("free_completed", 4096),
+                                                 event("free_requested", 4096), event("free_completed", 4096),
+                                                 event("free_completed", 4096)}}}});
+        CHECK(warning_with(s, "already freed") ==
+              "2 trace free event(s) free an address that the trace had already freed, with no alloc in between");
+    }
+    SUBCASE("a first event that is a free: its alloc fell out of the ring buffer") {
+        const auto s = load({{"segments", json::array()},
+                             {"device_traces", {{event("free_requested", 4096), event("free_completed", 4096),
+                                                 event("alloc", 8192)}}}});
+        CHECK(s.warnings.empty());
+    }
+    SUBCASE("a device whose allocs were skipped (skip_actions)") {
+        const auto s = load({{"segments", json::array()},
+                             {"device_traces", {{event("free_completed", 4096), event("free_completed", 4096)},
+                                                {event("alloc", 4096)}}}});
+        CHECK(s.warnings.empty());
+    }
+}
+
+}  // TEST_SUITE
