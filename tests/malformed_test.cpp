@@ -14,7 +14,8 @@ TEST_CASE("malformed corpus: fail_* rejected with file and offset / pass_* loade
     const auto dir = test::fixtures_dir() / "malformed";
     const auto expected = nlohmann::json::parse(test::read_text(dir / "expected.json"));
     REQUIRE(expected.size() >= 40);
-    for (const auto& [name, entry] : expected.items()) {
+    for (const auto& [key, entry] : expected.items()) {
+        const std::string name = key;  // a copy: clang 14 cannot capture a structured binding
         CAPTURE(name);
         const std::string path = (dir / name).string();
         if (entry.at("expect") == "pass") {
@@ -57,7 +58,8 @@ TEST_CASE("code-loading opcodes are named in the error" * doctest::test_suite("u
         {"fail_ext2.pickle", "EXT2 would load code"},
         {"fail_ext4.pickle", "EXT4 would load code"},
     };
-    for (const auto& [file, message] : cases) {
+    for (const auto& [name, message] : cases) {
+        const auto file = name;  // a copy: clang 14 cannot capture a structured binding
         CAPTURE(file);
         try {
             snapshot::load_snapshot((dir / file).string());

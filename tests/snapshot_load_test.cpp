@@ -29,7 +29,9 @@ void check_expected_figures(const std::filesystem::path& dir) {
         const auto snap = snapshot::load_snapshot((dir / file).string());
         const auto summary = test::describe(snap);
         const auto actual = nlohmann::json::parse(test::render_json(summary));
-        for (const auto& [key, value] : entry.items()) {
+        for (const auto& item : entry.items()) {
+            const std::string key = item.key();
+            const auto& value = item.value();
             // sha256 names the capture's bytes; every other key, the file name included, matches.
             if (key == "sha256") continue;
             CAPTURE(key);

@@ -51,7 +51,9 @@ TEST_CASE("stats fixtures: every file parses and contains its truth" * doctest::
             CHECK(table.layout == expected.at("layout").get<std::string>());
 
             std::size_t stat_keys = 0;
-            for (const auto& [key, range] : expected.at("ranges").items()) {
+            for (const auto& item : expected.at("ranges").items()) {
+                const std::string key = item.key();  // not a binding: clang 14 cannot capture one
+                const auto& range = item.value();
                 CAPTURE(key);
                 const ByteRange want{range[0].get<std::int64_t>(), range[1].get<std::int64_t>()};
                 if (key == "num_ooms") {
@@ -68,7 +70,9 @@ TEST_CASE("stats fixtures: every file parses and contains its truth" * doctest::
             // Nothing invented: exactly the visible cells, each containing the true value.
             CHECK(table.stats.size() == stat_keys);
             const auto& real = expected.at("stats");
-            for (const auto& [key, range] : table.stats) {
+            for (const auto& entry : table.stats) {
+                const auto& key = entry.first;
+                const auto& range = entry.second;
                 CAPTURE(key);
                 REQUIRE(real.contains(key));
                 CHECK(range.contains(real.at(key).get<std::int64_t>()));

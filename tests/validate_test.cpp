@@ -16,13 +16,23 @@ using nlohmann::json;
 namespace {
 
 json block(std::int64_t address, std::int64_t size, const char* state = "active_allocated") {
-    return {{"address", address}, {"size", size}, {"requested_size", size}, {"state", state},
-            {"frames", json::array({{{"filename", "/p/train.py"}, {"line", 7}, {"name", "step"}}})}};
+    json frames = json::array();
+    frames.push_back({{"filename", "/p/train.py"}, {"line", 7}, {"name", "step"}});
+    return {{"address", address}, {"size", size}, {"requested_size", size}, {"state", state}, {"frames", frames}};
 }
 
-json segment(std::int64_t address, std::int64_t total, json blocks) {
+// Lists as vectors: a braced list of one json is a copy of it to some compilers, not an array.
+json segment(std::int64_t address, std::int64_t total, std::vector<json> blocks) {
     return {{"device", 0}, {"address", address}, {"total_size", total}, {"stream", 0},
-            {"segment_type", "large"}, {"blocks", std::move(blocks)}};
+            {"segment_type", "large"}, {"blocks", json(std::move(blocks))}};
+}
+
+json segments(std::vector<json> list) { return json(std::move(list)); }
+
+json traces(std::vector<std::vector<json>> per_device) {
+    json out = json::array();
+    for (auto& events : per_device) out.push_back(json(std::move(events)));
+    return out;
 }
 
 json event(const char* action, std::int64_t addr) {
@@ -30,7 +40,12 @@ json event(const char* action, std::int64_t addr) {
             {"frames", json::array()}};
 }
 
-snapshot::Snapshot load(const json& doc) { return snapshot::load_snapshot_bytes(doc.dump(), "t.json"); }
+snapshot::Snapshot load(std::vector<json> segment_list, std::vector<std::vector<json>> per_device = {}) {
+    json doc = json::object();
+    doc["segments"] = segments(std::move(segment_list));
+    if (!per_device.empty()) doc["device_traces"] = traces(std::move(per_device));
+    return snapshot::load_snapshot_bytes(doc.dump(), "t.json");
+}
 
 // The warning that contains `words`, or "" when there is none.
 std::string warning_with(const snapshot::Snapshot& s, std::string_view words) {
@@ -44,14 +59,14 @@ std::string warning_with(const snapshot::Snapshot& s, std::string_view words) {
 TEST_SUITE("unit") {
 
 TEST_CASE("a consistent capture has no warnings") {
-    const auto s = load({{"segments", {segment(4096, 1024, {block(4096, 512), block(4608, 512, "inactive")})}},
-                         {"device_traces", {{event("alloc", 4096), event("free_requested", 4096),
-                                             event("free_completed", 4096), event("alloc", 4096)}}}});
+    const auto s = load({segment(4096, 1024, {block(4096, 512), block(4608, 512, "inactive")})},
+                        {{event("alloc", 4096), event("free_requested", 4096), event("free_completed", 4096),
+                          event("alloc", 4096)}});
     CHECK(s.warnings.empty());
 }
 
 TEST_CASE("negative sizes count as 0 bytes, with a count") {
-    const auto s = load({{"segments", {segment(4096, -1024, {block(4096, -512), block(4608, -512)})}}});
+    const auto s = load({segment(4096, -1024, {block(4096, -512), block(4608, -512)})});
     CHECK(s.segments[0].total_size == 0);
     CHECK(s.blocks[0].size == 0);
     // Each block's size and requested size, and the segment's total.
@@ -59,28 +74,30 @@ TEST_CASE("negative sizes count as 0 bytes, with a count") {
 }
 
 TEST_CASE("blocks that do not add up to their segment, and overlapping blocks") {
-    const auto s = load({{"segments", {segment(4096, 4096, {block(4096, 1024), block(4608, 1024)}),
-                                       segment(1 << 20, 512, {block(1 << 20, 512)})}}});
+    const auto s = load({segment(4096, 4096, {block(4096, 1024), block(4608, 1024)}),
+                         segment(1 << 20, 512, {block(1 << 20, 512)})});
     CHECK(warning_with(s, "do not add up") == "1 segment(s) hold blocks that do not add up to the segment's size");
     CHECK(warning_with(s, "overlap") == "1 block(s) overlap the block before them");
 }
 
 TEST_CASE("live blocks at one address are counted") {
-    const auto s = load({{"segments", {segment(4096, 512, {block(4096, 512)}), segment(4096, 512, {block(4096, 512)})}}});
+    const auto s = load({segment(4096, 512, {block(4096, 512)}), segment(4096, 512, {block(4096, 512)})});
     CHECK(warning_with(s, "share an address") == "1 live block(s) share an address with another live block");
 }
 
 TEST_CASE("frames of the wrong type are left out with a count") {
     json b = block(4096, 512);
-    b["frames"] = json::array({{{"filename", 42}, {"line", "x"}, {"name", json::array()}}});
-    const auto s = load({{"segments", {segment(4096, 512, {b})}}});
+    json bad = {{"filename", 42}, {"line", "x"}, {"name", json::array()}};
+    b["frames"] = json::array();
+    b["frames"].push_back(bad);
+    const auto s = load({segment(4096, 512, {b})});
     CHECK(warning_with(s, "wrong type").starts_with("1 frame(s) have a filename, name or line of the wrong type"));
 }
 
 TEST_CASE("sizes beyond 2^63 bytes in total are refused, naming the file") {
     const std::int64_t big = INT64_MAX;
     try {
-        load({{"segments", {segment(0, big, json::array()), segment(0, big, json::array())}}});
+        load({segment(0, big, {}), segment(0, big, {})});
         FAIL("loaded");
     } catch (const Error& e) {
         CHECK(e.kind() == ErrorKind::input);
@@ -91,23 +108,17 @@ TEST_CASE("sizes beyond 2^63 bytes in total are refused, naming the file") {
 
 TEST_CASE("frees without an alloc: counted only where the trace could have seen the alloc") {
     SUBCASE("a free of an address already freed: a request and its completion count once") {
-        const auto s = load({{"segments", json::array()},
-                             {"device_traces", {{event("alloc", 4096), event("free_completed", 4096),
-                                                 event("free_requested", 4096), event("free_completed", 4096),
-                                                 event("free_completed", 4096)}}}});
+        const auto s = load({}, {{event("alloc", 4096), event("free_completed", 4096), event("free_requested", 4096),
+                                  event("free_completed", 4096), event("free_completed", 4096)}});
         CHECK(warning_with(s, "already freed") ==
               "2 trace free event(s) free an address that the trace had already freed, with no alloc in between");
     }
     SUBCASE("a first event that is a free: its alloc fell out of the ring buffer") {
-        const auto s = load({{"segments", json::array()},
-                             {"device_traces", {{event("free_requested", 4096), event("free_completed", 4096),
-                                                 event("alloc", 8192)}}}});
+        const auto s = load({}, {{event("free_requested", 4096), event("free_completed", 4096), event("alloc", 8192)}});
         CHECK(s.warnings.empty());
     }
     SUBCASE("a device whose allocs were skipped (skip_actions)") {
-        const auto s = load({{"segments", json::array()},
-                             {"device_traces", {{event("free_completed", 4096), event("free_completed", 4096)},
-                                                {event("alloc", 4096)}}}});
+        const auto s = load({}, {{event("free_completed", 4096), event("free_completed", 4096)}, {event("alloc", 4096)}});
         CHECK(s.warnings.empty());
     }
 }

@@ -30,6 +30,16 @@ Capture read(const io::MappedFile& file, const pickle::Limits& limits) {
 
 }  // namespace
 
+Capture capture_from_bytes(std::string_view bytes, const std::string& name, const pickle::Limits& limits) {
+    check_head(bytes, name);
+    if (snapshot::looks_like_snapshot(bytes)) {
+        snapshot::LoadOptions load;
+        load.limits = limits;
+        return {name, snapshot::load_snapshot_bytes(bytes, name, load)};
+    }
+    return {name, stats::read_stats_text(bytes, name)};
+}
+
 Capture load_capture(const std::string& path, const pickle::Limits& limits, std::uint64_t max_input) {
     io::ReadOptions options;
     options.max_input = max_input;

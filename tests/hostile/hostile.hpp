@@ -78,13 +78,17 @@ inline std::string snapshot(const Spec& s) {
     w.empty_dict().mark().key("segments").empty_list().mark();
     std::int64_t at = s.base;
     for (const auto& blocks : s.segments) {
+        // Crafted sizes may wrap: computed as the writer's bytes would be, modulo 2^64.
+        const auto wrapping_add = [](std::int64_t a, std::int64_t b) {
+            return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+        };
         std::int64_t total = 0;
-        for (auto b : blocks) total += b;
+        for (auto b : blocks) total = wrapping_add(total, b);
         w.empty_dict().mark().key("device").integer(s.device).key("address").integer(at).key("total_size").integer(total);
         w.key("stream").integer(0).key("segment_type").str("large").key("blocks").empty_list().mark();
         for (auto b : blocks) {
             block(w, at, b, s.state, s.frames);
-            at += b;
+            at = wrapping_add(at, b);
         }
         w.appends().setitems();
     }

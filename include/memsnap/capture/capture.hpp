@@ -8,6 +8,7 @@
 #include <memsnap/stats/capture.hpp>
 
 #include <string>
+#include <string_view>
 #include <variant>
 
 namespace memsnap::capture {
@@ -27,5 +28,8 @@ struct Capture {
 // while it is read.
 Capture load_capture(const std::string& path, const pickle::Limits& limits,
                      std::uint64_t max_input = std::uint64_t{8} << 30);
+
+// The same from bytes in memory; `name` stands for the file in errors.
+Capture capture_from_bytes(std::string_view bytes, const std::string& name, const pickle::Limits& limits);
 
 }  // namespace memsnap::capture
