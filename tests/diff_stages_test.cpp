@@ -54,12 +54,24 @@ analysis::TotalsChange totals_of(const std::vector<analysis::SiteGroups>& sites)
     return t;
 }
 
-analysis::Explanation explain(const std::vector<analysis::SiteGroups>& sites, std::optional<bool> same_process) {
+const analysis::StackIndex& empty_index() {
     static const analysis::StackIndex index({}, {}, {});
-    static const util::Steps steps{std::make_pair(std::int64_t{100}, std::int64_t{500}), "--steps", ""};
+    return index;
+}
+
+const util::Steps kSteps{std::make_pair(std::int64_t{100}, std::int64_t{500}), "--steps", ""};
+
+analysis::Explanation explain(const std::vector<analysis::SiteGroups>& sites, std::optional<bool> same_process) {
     const auto totals = totals_of(sites);
     const analysis::SameProcess same{same_process, {"test"}};
-    return analysis::explain({totals, sites, index, same, steps, true, 0, false, 0, 0});
+    return analysis::explain({totals, sites, empty_index(), same, kSteps, true, 0, false, 0, 0});
+}
+
+// The diagnosis a report would print for site i.
+analysis::Diagnosis diagnosis_of(const std::vector<analysis::SiteGroups>& sites, const analysis::Explanation& e,
+                                 std::optional<bool> same_process, std::size_t i) {
+    const analysis::SameProcess same{same_process, {"test"}};
+    return analysis::SiteDiagnoser(empty_index(), kSteps, same, e.noise_threshold)(sites[i], e.sites[i]);
 }
 
 }  // namespace
@@ -130,7 +142,8 @@ TEST_CASE("explain: new blocks that stay in one process are a leak even when fre
     CHECK(e.sites[0].verdict == SiteVerdict::leak);
     CHECK(e.sites[1].verdict == SiteVerdict::freed);
     CHECK(e.sites[2].verdict == SiteVerdict::stable);
-    CHECK(e.sites[0].diagnosis.pattern == "retained_tensors");
+    CHECK(diagnosis_of(sites, e, true, 0).pattern == "retained_tensors");
+    CHECK(diagnosis_of(sites, e, true, 2).empty());  // stable: nothing to say
     // The allocated change is within its noise floor: no shares.
     CHECK_FALSE(e.sites[0].share.has_value());
 
@@ -139,7 +152,7 @@ TEST_CASE("explain: new blocks that stay in one process are a leak even when fre
     CHECK(other.verdict.verdict != Verdict::leak);
     for (const auto& j : other.sites) CHECK(j.verdict != SiteVerdict::leak);
     CHECK(other.sites[0].verdict == SiteVerdict::growth);
-    CHECK(other.sites[0].diagnosis.pattern == "different_workload");
+    CHECK(diagnosis_of(sites, other, false, 0).pattern == "different_workload");
     const auto unknown = explain(sites, std::nullopt);
     for (const auto& j : unknown.sites) CHECK(j.verdict != SiteVerdict::leak);
 }
@@ -171,11 +184,12 @@ TEST_CASE("explain: as many blocks holding more bytes is shape growth / in words
     fewer.change.after_blocks = 5;
     fewer.change.delta_blocks = -5;
     fewer.change.new_blocks = 5;
-    const auto e = explain({same_count, fewer}, true);
+    const std::vector<analysis::SiteGroups> sites = {same_count, fewer};
+    const auto e = explain(sites, true);
     CHECK(e.verdict.verdict == Verdict::shape_growth);
     CHECK(e.sites[0].verdict == SiteVerdict::shape_growth);
-    CHECK(e.sites[0].diagnosis.evidence.front().find("the same 10 blocks") != std::string::npos);
-    CHECK(e.sites[1].diagnosis.evidence.front().find("fewer blocks (10 → 5)") != std::string::npos);
+    CHECK(diagnosis_of(sites, e, true, 0).evidence.front().find("the same 10 blocks") != std::string::npos);
+    CHECK(diagnosis_of(sites, e, true, 1).evidence.front().find("fewer blocks (10 → 5)") != std::string::npos);
 }
 
 TEST_CASE("explain: growth below the noise floor is no leak / and no site says otherwise") {
@@ -184,7 +198,7 @@ TEST_CASE("explain: growth below the noise floor is no leak / and no site says o
     const auto e = explain(sites, true);
     CHECK(e.verdict.verdict == Verdict::stable);
     CHECK(e.sites[0].verdict == SiteVerdict::growth);
-    CHECK(e.sites[0].diagnosis.pattern == "below_noise");
+    CHECK(diagnosis_of(sites, e, true, 0).pattern == "below_noise");
 }
 
 TEST_CASE("rank: leak sites first / then growth per step / bytes / name") {
@@ -192,9 +206,11 @@ TEST_CASE("rank: leak sites first / then growth per step / bytes / name") {
                                                site("leaky", 10, 20, MiB, 10), site("a", 5, 5, MiB, 5),
                                                site("b", 5, 5, MiB, 5)};
     const auto e = explain(sites, true);
-    const analysis::StackIndex index({}, {}, {});
-    const auto r = analysis::rank_sites(sites, e.sites, index, true);
+    const analysis::SameProcess same{true, {"test"}};
+    const analysis::SiteDiagnoser diagnose(empty_index(), kSteps, same, e.noise_threshold);
+    const auto r = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true);
     REQUIRE(r.sites.size() == 4);
+    CHECK(r.sites[0].diagnosis.pattern == "retained_tensors");
     CHECK(r.sites[0].site.name == "leaky");  // a leak outranks bigger one-time growth
     CHECK(r.sites[0].verdict == SiteVerdict::leak);
     CHECK(r.sites[1].site.name == "grads");
@@ -202,6 +218,17 @@ TEST_CASE("rank: leak sites first / then growth per step / bytes / name") {
     CHECK(r.sites[3].site.name == "b");
     for (std::size_t i = 0; i < r.sites.size(); ++i) CHECK(r.sites[i].rank == i + 1);
     CHECK(r.changed_stacks.size() == 2);
+    // --top and --min-growth: only the listed sites are built; the fastest is kept apart.
+    const auto top = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {1, 0});
+    REQUIRE(top.sites.size() == 1);
+    CHECK(top.beyond_top == 3);
+    CHECK(top.total == 4);
+    REQUIRE(top.fastest.has_value());
+    CHECK(top.fastest->site.name == "grads");
+    CHECK(top.fastest->rank == 2);
+    const auto big = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {0, 20 * MiB});
+    CHECK(big.below_min_growth == 3);  // only grads changed by 20 MiB or more
+    CHECK(big.sites.front().site.name == "grads");
 }
 
 }  // TEST_SUITE

@@ -370,6 +370,18 @@ TEST_CASE("CLI diff: formats / steps from names / --fail-on-growth exit 3" * doc
                             "growth_bytes_per_step", "share", "verdict", "diagnosis", "stacks"})
         CHECK(site.contains(key));
     CHECK(site.at("growth_bytes_per_step") == 2097152);
+    // Listed deltas and the sites left out add up to the live-block change, --top or not.
+    const auto sum_of = [](const nlohmann::json& doc) {
+        std::int64_t sum = doc.at("sites_not_listed").at("delta_bytes").get<std::int64_t>();
+        for (const auto& s : doc.at("sites")) sum += s.at("delta_bytes").get<std::int64_t>();
+        return sum;
+    };
+    const auto top1 = nlohmann::json::parse(test::run_memsnap("diff " + before + " " + after + " --format json --top 1").out);
+    CHECK(top1.at("sites").size() == 1);
+    CHECK(top1.at("sites_not_listed").at("beyond_top") == j.at("sites_total").get<std::size_t>() - 1);
+    CHECK(j.at("sites_not_listed").at("delta_bytes") == 0);
+    CHECK(sum_of(top1) == sum_of(j));
+    CHECK(sum_of(j) == j.at("totals").at("allocated_bytes").at("delta").get<std::int64_t>());
     for (const char* format : {"text", "markdown", "csv"})
         CHECK(test::run_memsnap("diff " + before + " " + after + " --format " + format).exit_code == 0);
     const auto gate = test::run_memsnap("diff " + before + " " + after + " --fail-on-growth 1MiB");

@@ -9,11 +9,6 @@ namespace memsnap::analysis {
 
 namespace {
 
-Diagnosis from_pattern(std::string_view id) {
-    const auto& text = advice::pattern(id);
-    return {std::string(text.id), std::string(text.summary), std::string(text.fix), {}};
-}
-
 // Patterns recognised by name in user frames only: C++ frames and library code say nothing
 // about the user's intent (autocast's cached_cast is not an "augmentation cache").
 struct KeywordPattern {
@@ -56,8 +51,9 @@ Diagnosis diagnose_leak(const SiteFacts& s) {
     auto d = from_pattern("retained_tensors");
     d.evidence.push_back(counts_text(s));
     if (s.steps_known && s.step_distance > 0)
-        d.evidence.push_back(fmt::format("{:.3g} new live blocks per step",
-                                         static_cast<double>(s.delta_blocks) / static_cast<double>(s.step_distance)));
+        d.evidence.push_back(fmt::format("{} new live blocks per step",
+                                         util::count_rate(static_cast<double>(s.delta_blocks) /
+                                                          static_cast<double>(s.step_distance))));
     return d;
 }
 
@@ -85,6 +81,11 @@ Diagnosis diagnose_one_time(const SiteFacts& s) {
 }
 
 }  // namespace
+
+Diagnosis from_pattern(std::string_view id) {
+    const auto& text = advice::pattern(id);
+    return {std::string(text.id), std::string(text.summary), std::string(text.fix), {}};
+}
 
 bool is_forward_frame(const FrameText& frame) {
     return frame.python && (frame.name == "forward" || frame.name == "_call_impl" ||

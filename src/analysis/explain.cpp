@@ -180,21 +180,30 @@ Explanation explain(const ExplainInput& in) {
 
     // A share of the growth only when allocated memory grew beyond its noise floor.
     const bool shares_known = in.totals.allocated.delta > threshold;
+    out.noise_threshold = threshold;
     out.sites.reserve(in.sites.size());
     for (std::size_t i = 0; i < in.sites.size(); ++i) {
         const auto& s = in.sites[i];
         SiteJudgement j;
         j.verdict = site_verdict(kinds[i], verdict);
-        j.diagnosis = diagnose_site(facts_of(s, j.verdict, in.index, in.steps, in.same_process, threshold));
         if (shares_known)
             j.share = static_cast<double>(s.change.delta_bytes) / static_cast<double>(in.totals.allocated.delta);
         out.sites.push_back(std::move(j));
     }
     out.convergence = converge(in.sites, in.index);
-    out.overall = detail::overall_diagnosis(verdict, in.sites, out.sites, in.index, in.steps, out.convergence,
-                                            reason);
+    const SiteDiagnoser diagnose(in.index, in.steps, in.same_process, threshold);
+    out.overall = detail::overall_diagnosis(verdict, in.sites, out.sites, in.index, diagnose, in.steps,
+                                            out.convergence, reason);
     out.notes = detail::diff_notes(in, threshold, shares_known);
     return out;
+}
+
+Diagnosis SiteDiagnoser::operator()(const SiteGroups& site, const SiteJudgement& judgement) const {
+    auto d = diagnose_site(facts_of(site, judgement.verdict, index_, steps_, same_process_, noise_threshold_));
+    if (!judgement.retained_graph) return d;
+    auto member = from_pattern("retained_graph_site");
+    member.evidence = std::move(d.evidence);
+    return member;
 }
 
 }  // namespace memsnap::analysis

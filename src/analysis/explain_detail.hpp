@@ -6,10 +6,9 @@
 namespace memsnap::analysis::detail {
 
 // The diagnosis at the top of the report. For a retained autograd graph (many forward-pass
-// leak sites gaining the same number of blocks) it also names those sites' diagnoses, which
-// is why it takes `judged`.
+// leak sites gaining the same number of blocks) it also marks those sites in `judged`.
 Diagnosis overall_diagnosis(Verdict verdict, const std::vector<SiteGroups>& sites, std::vector<SiteJudgement>& judged,
-                            const StackIndex& index, const util::Steps& steps,
+                            const StackIndex& index, const SiteDiagnoser& diagnose, const util::Steps& steps,
                             const std::optional<Convergence>& convergence, const std::string& reason);
 
 // Notes that qualify the whole report: unknown steps, missing stacks, --focus, pending frees.

@@ -16,14 +16,24 @@ struct VertexData {
     bool is_root = false;
     std::int64_t inclusive = 0;
     std::int64_t exclusive = 0;
-    std::set<std::size_t> sites;
+    // Distinct sites below: the stacks of one site arrive one after another (add_stack), so
+    // the last one seen is enough to count them.
+    std::size_t sites = 0;
+    std::size_t last_site = static_cast<std::size_t>(-1);
+    void count_site(std::size_t site) {
+        if (site == last_site) return;
+        last_site = site;
+        ++sites;
+    }
 };
 
 struct EdgeData {
     std::int64_t bytes = 0;
 };
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, VertexData,
+// Out-edges in a set: edge(u, v) is looked up once per frame of every stack, and a frame may
+// have as many callees as there are sites.
+using Graph = boost::adjacency_list<boost::setS, boost::vecS, boost::directedS, VertexData,
                                     EdgeData>;
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 
@@ -67,7 +77,7 @@ void GrowthGraph::add_stack(std::span<const std::uint32_t> frames, std::int64_t 
     auto& g = impl_->graph;
     impl_->total += bytes;
     g[impl_->root].inclusive += bytes;
-    g[impl_->root].sites.insert(site);
+    g[impl_->root].count_site(site);
     Vertex caller = impl_->root;
     std::set<Vertex> seen;  // recursion: count a frame once per stack
     for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
@@ -75,7 +85,7 @@ void GrowthGraph::add_stack(std::span<const std::uint32_t> frames, std::int64_t 
         impl_->add_edge_bytes(caller, v, bytes);
         if (seen.insert(v).second) {
             g[v].inclusive += bytes;
-            g[v].sites.insert(site);
+            g[v].count_site(site);
         }
         caller = v;
     }
@@ -110,8 +120,8 @@ std::optional<GrowthGraph::FrameGrowth> GrowthGraph::convergence(
         at = *next;
         visited.insert(at);
         const auto& d = g[at];
-        if (d.sites.size() >= min_sites && eligible(d.frame))
-            best = FrameGrowth{d.frame, d.inclusive, d.exclusive, d.sites.size()};
+        if (d.sites >= min_sites && eligible(d.frame))
+            best = FrameGrowth{d.frame, d.inclusive, d.exclusive, d.sites};
     }
     return best;
 }

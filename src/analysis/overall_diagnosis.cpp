@@ -11,11 +11,6 @@ namespace memsnap::analysis::detail {
 
 namespace {
 
-Diagnosis from_pattern(std::string_view id) {
-    const auto& text = advice::pattern(id);
-    return {std::string(text.id), std::string(text.summary), std::string(text.fix), {}};
-}
-
 bool grows_through_forward(const SiteGroups& s, const StackIndex& index) {
     for (const auto& [key, counts] : s.groups)
         if (counts.after > counts.before)
@@ -56,31 +51,29 @@ Diagnosis retained_graph(const std::vector<SiteGroups>& sites, std::vector<SiteJ
                                      util::signed_bytes(bytes)));
     if (steps.known()) {
         const double span = static_cast<double>(steps.distance());
-        d.evidence.push_back(fmt::format("{:.3g} blocks and {} per step over these sites",
-                                         static_cast<double>(blocks) / span,
+        d.evidence.push_back(fmt::format("{} blocks per step, {}, over these sites",
+                                         util::count_rate(static_cast<double>(blocks) / span),
                                          util::rate(static_cast<double>(bytes) / span, true)));
     }
     if (convergence)
         d.evidence.push_back(fmt::format("the growth converges in {}:{} {} ({:.0f}% of it)", convergence->frame.filename,
                                          convergence->frame.line, convergence->frame.name, convergence->share * 100));
-    for (std::size_t i : alike) {
-        auto site = from_pattern("retained_graph_site");
-        site.evidence = judged[i].diagnosis.evidence;
-        judged[i].diagnosis = std::move(site);
-    }
+    for (std::size_t i : alike) judged[i].retained_graph = true;
     return d;
 }
 
 // The fastest-growing site of a verdict, summarised at the top.
-Diagnosis leading(const std::vector<SiteGroups>& sites, const std::vector<SiteJudgement>& judged, SiteVerdict wanted) {
+Diagnosis leading(const std::vector<SiteGroups>& sites, const std::vector<SiteJudgement>& judged,
+                  const SiteDiagnoser& diagnose, SiteVerdict wanted) {
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < sites.size(); ++i) {
-        if (judged[i].verdict != wanted || judged[i].diagnosis.empty()) continue;
+        if (judged[i].verdict != wanted) continue;
         if (!best || sites[i].change.growth_bytes_per_step > sites[*best].change.growth_bytes_per_step) best = i;
     }
     if (best) {
         const std::size_t i = *best;
-        auto d = judged[i].diagnosis;
+        auto d = diagnose(sites[i], judged[i]);
+        if (d.empty()) return {};
         const auto& s = sites[i].change;
         d.summary = judged[i].share
                         ? fmt::format("leading site {} ({}% of the growth): {}", s.site.label(),
@@ -95,15 +88,15 @@ Diagnosis leading(const std::vector<SiteGroups>& sites, const std::vector<SiteJu
 }  // namespace
 
 Diagnosis overall_diagnosis(Verdict verdict, const std::vector<SiteGroups>& sites, std::vector<SiteJudgement>& judged,
-                            const StackIndex& index, const util::Steps& steps,
+                            const StackIndex& index, const SiteDiagnoser& diagnose, const util::Steps& steps,
                             const std::optional<Convergence>& convergence, const std::string& reason) {
     switch (verdict) {
         case Verdict::leak:
             if (const auto alike = retained_graph_sites(sites, judged, index))
                 return retained_graph(sites, judged, *alike, steps, convergence);
-            return leading(sites, judged, SiteVerdict::leak);
-        case Verdict::one_time_growth: return leading(sites, judged, SiteVerdict::one_time);
-        case Verdict::shape_growth: return leading(sites, judged, SiteVerdict::shape_growth);
+            return leading(sites, judged, diagnose, SiteVerdict::leak);
+        case Verdict::one_time_growth: return leading(sites, judged, diagnose, SiteVerdict::one_time);
+        case Verdict::shape_growth: return leading(sites, judged, diagnose, SiteVerdict::shape_growth);
         case Verdict::growth: {
             auto d = from_pattern("different_workload");
             if (!reason.empty()) d.evidence.push_back(reason);

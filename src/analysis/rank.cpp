@@ -30,8 +30,9 @@ void order_groups(std::vector<std::pair<GroupKey, GroupCounts>>& groups) {
 
 }  // namespace
 
-RankedSites rank_sites(std::vector<SiteGroups> sites, std::vector<SiteJudgement> judged,
-                       const StackIndex& index, bool stacks_recorded, const SiteSelection& selection) {
+RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudgement>& judged,
+                       const SiteDiagnoser& diagnose, const StackIndex& index, bool stacks_recorded,
+                       const SiteSelection& selection) {
     std::vector<std::size_t> order(sites.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -53,12 +54,12 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, std::vector<SiteJudgement>
     // Built out in full: verdict, diagnosis, the three biggest stacks.
     const auto complete = [&](std::size_t r, bool move) {
         auto& s = sites[order[r]];
-        auto& j = judged[order[r]];
+        const auto& j = judged[order[r]];
         SiteChange change;
+        change.diagnosis = diagnose(s, j);
         static_cast<SiteCounts&>(change) = move ? std::move(s.change) : s.change;
         change.rank = r + 1;
         change.verdict = j.verdict;
-        change.diagnosis = move ? std::move(j.diagnosis) : j.diagnosis;
         change.share = j.share;
         if (stacks_recorded)
             for (std::size_t g = 0; g < s.groups.size() && g < 3; ++g)
@@ -72,8 +73,11 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, std::vector<SiteJudgement>
             for (const auto& [key, counts] : s.groups)
                 if (counts.after != counts.before) out.changed_stacks.push_back(representative(key, counts, index));
         if (fastest == r) out.fastest = complete(r, false);
-        if (std::llabs(s.change.delta_bytes) < selection.min_growth) ++out.below_min_growth;
-        else if (selection.top != 0 && out.sites.size() >= selection.top) ++out.beyond_top;
+        const bool below = std::llabs(s.change.delta_bytes) < selection.min_growth;
+        const bool beyond = !below && selection.top != 0 && out.sites.size() >= selection.top;
+        if (below) ++out.below_min_growth;
+        if (beyond) ++out.beyond_top;
+        if (below || beyond) out.not_listed_delta_bytes += s.change.delta_bytes;
         else out.sites.push_back(complete(r, true));
     }
     return out;

@@ -106,12 +106,14 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
         diff.new_blocks += g.change.new_blocks;
         diff.gone_blocks += g.change.gone_blocks;
     }
-    auto ranked = rank_sites(std::move(grouped), std::move(explanation.sites), index, diff.stacks_recorded,
+    const SiteDiagnoser diagnose(index, options.steps, diff.same_process, explanation.noise_threshold);
+    auto ranked = rank_sites(std::move(grouped), explanation.sites, diagnose, index, diff.stacks_recorded,
                              {options.top, options.min_growth});
     diff.sites = std::move(ranked.sites);
     diff.sites_total = ranked.total;
     diff.sites_beyond_top = ranked.beyond_top;
     diff.sites_below_min_growth = ranked.below_min_growth;
+    diff.sites_not_listed_delta_bytes = ranked.not_listed_delta_bytes;
     diff.fastest_site = std::move(ranked.fastest);
     diff.changed_stacks = std::move(ranked.changed_stacks);
     return diff;

@@ -60,8 +60,8 @@ CLI::App* add_diff(CLI::App& app, DiffOptions& diff) {
     cmd->add_option("--format", diff.format,
                     "Output format: text, json, markdown, csv, or folded (grown stacks for flamegraph.pl; snapshots "
                     "only)");
-    cmd->add_option("--top", diff.top, "How many sites to list; 0 lists all (default: 10 in text and markdown, all in "
-                                       "json and csv)");
+    cmd->add_option("--top", diff.top, "How many sites to list; 0 lists all (default: 10 in text and markdown, "
+                                       "1000 in json and csv)");
     cmd->add_option("--min-growth", diff.min_growth, "Hide sites whose absolute change is below this size (e.g. 1MiB)");
     cmd->add_option("--fail-on-growth", diff.fail_on_growth,
                     "Exit 3 when allocated memory or any site grows faster than RATE bytes per step (e.g. 10MiB)");

@@ -18,6 +18,8 @@ namespace memsnap::cli {
 
 namespace {
 
+constexpr std::int64_t kMachineTop = 1000;  // sites that --format json and csv list by default
+
 bool use_color(const GlobalOptions& globals) {
     if (globals.color == "never") return false;
     const char* no_color = std::getenv("NO_COLOR");
@@ -68,9 +70,11 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     analysis.rules = globals.rules;
     analysis.steps = util::resolve_steps(options.steps, options.before, options.after);
     analysis.stacks = {options.hide, options.focus, options.granularity == "function"};
-    // Machine formats list every site unless --top is given, so their deltas add up.
+    // Machine formats list up to 1000 sites unless --top is given: every site of any real
+    // capture, while a crafted one with a million sites cannot make a gigabyte of JSON.
     const bool machine = format == report::Format::json || format == report::Format::csv;
-    analysis.top = static_cast<std::size_t>(whole_number("--top", options.top, 1'000'000'000).value_or(machine ? 0 : 10));
+    analysis.top = static_cast<std::size_t>(
+        whole_number("--top", options.top, 1'000'000'000).value_or(machine ? kMachineTop : 10));
     if (const auto d = whole_number("--device", options.device, 65535)) analysis.device = static_cast<int>(*d);
     if (!options.min_growth.empty()) analysis.min_growth = util::parse_size(options.min_growth);
     std::optional<std::int64_t> gate;

@@ -95,12 +95,12 @@ std::string snapshot_diff_json(const analysis::SnapshotDiff& d) {
     }
     j["notes"] = d.notes;
     j["warnings"] = d.warnings;
-    Json sites = Json::array();
-    for (const auto& s : d.sites) sites.push_back(site_json(s));
-    j["sites"] = sites;
+    j["sites"] = Json::array();  // written one site at a time
     j["sites_total"] = d.sites_total;
-    j["sites_not_listed"] = {{"beyond_top", d.sites_beyond_top}, {"below_min_growth", d.sites_below_min_growth}};
-    return json::dump(j);
+    j["sites_not_listed"] = {{"beyond_top", d.sites_beyond_top},
+                             {"below_min_growth", d.sites_below_min_growth},
+                             {"delta_bytes", d.sites_not_listed_delta_bytes}};
+    return json::dump(j, "sites", d.sites.size(), [&](std::size_t i) { return site_json(d.sites[i]); });
 }
 
 }  // namespace memsnap::report::detail

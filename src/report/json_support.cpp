@@ -49,8 +49,45 @@ void diff_header(Json& doc, const std::string& before, const std::string& after,
     doc["same_process_evidence"] = same.evidence;
 }
 
+namespace {
+
+// A value as dump() writes it at `depth`: nlohmann writes a value's own lines from column 0.
+void append_indented(std::string& out, const Json& value, std::size_t depth) {
+    const std::string text = value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string pad(2 * depth, ' ');
+    for (const char c : text) {
+        out += c;
+        if (c == '\n') out += pad;  // JSON strings hold no raw newline: every one is a line break
+    }
+}
+
+}  // namespace
+
 std::string dump(const Json& doc) {
     return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string dump(const Json& doc, std::string_view key, std::size_t count,
+                 const std::function<Json(std::size_t)>& element) {
+    std::string out = "{";
+    bool first = true;
+    for (const auto& [name, value] : doc.items()) {
+        out += first ? "\n  " : ",\n  ";
+        first = false;
+        out += Json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ": ";
+        if (name != key || count == 0) {
+            append_indented(out, value, 1);
+            continue;
+        }
+        out += "[";
+        for (std::size_t i = 0; i < count; ++i) {
+            out += i == 0 ? "\n    " : ",\n    ";
+            append_indented(out, element(i), 2);
+        }
+        out += "\n  ]";
+    }
+    out += first ? "}\n" : "\n}\n";
+    return out;
 }
 
 }  // namespace memsnap::report::json

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -34,5 +35,9 @@ void diff_header(Json& doc, const std::string& before, const std::string& after,
                  const analysis::SameProcess& same);
 // The document as text: 2-space indent, trailing newline.
 std::string dump(const Json& doc);
+// The same, with the array under `key` (a top-level key holding an empty array) written
+// from `count` elements made one at a time: a long list never exists as a document.
+std::string dump(const Json& doc, std::string_view key, std::size_t count,
+                 const std::function<Json(std::size_t)>& element);
 
 }  // namespace memsnap::report::json

@@ -52,6 +52,14 @@ std::string percent(double share) {
     return fmt::format("{:.1f}", value == 0 ? 0.0 : value);
 }
 
+std::string count_rate(double count) {
+    if (!std::isfinite(count)) return "—";
+    const double size = std::fabs(count);
+    if (size >= 100) return fmt::format("{:.0f}", count);
+    if (size != 0 && size < 0.001) return count < 0 ? "-<0.001" : "<0.001";
+    return fmt::format("{:.3g}", count);
+}
+
 namespace {
 
 // When the range is exactly one unit wide and aligned, it came from one truncated table

@@ -244,6 +244,14 @@ std::vector<Case> more_cases() {
                      many_sites(d / "a.pickle", 100000);
                      return Args{"diff", (d / "a.pickle").string(), (d / "a.pickle").string()};
                  }});
+    for (const char* format : {"text", "json", "folded"})
+        c.push_back({fmt::format("sites-100k-growing-{}", format), "100000 distinct sites that all grow",
+                     [format](const fs::path& d) {
+                         many_sites(d / "step1.pickle", 1);
+                         many_sites(d / "step2.pickle", 100000);
+                         return Args{"diff", "--format", format, (d / "step1.pickle").string(),
+                                     (d / "step2.pickle").string()};
+                     }, {0}});
     c.push_back({"control-info", "control characters in frames, state, action and settings: info",
                  [](const fs::path& d) {
                      auto s = poisoned();

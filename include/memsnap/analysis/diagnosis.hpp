@@ -38,6 +38,9 @@ struct SiteFacts {
 
 Diagnosis diagnose_site(const SiteFacts& site);
 
+// A diagnosis with the text of an advice pattern (advice.hpp) and no evidence yet.
+Diagnosis from_pattern(std::string_view id);
+
 // True for a user frame in a module's forward pass.
 bool is_forward_frame(const FrameText& frame);
 

@@ -107,6 +107,7 @@ struct SnapshotDiff {
     std::vector<SiteChange> sites;  // the listed sites, ranked (top and min-growth applied)
     std::size_t sites_total = 0;    // every site with live blocks in either capture
     std::size_t sites_beyond_top = 0, sites_below_min_growth = 0;
+    std::int64_t sites_not_listed_delta_bytes = 0;  // listed deltas + this = every site's
     std::optional<SiteChange> fastest_site;  // the fastest-growing site of all, for the gate
     // Every (stack, size) group whose bytes changed, in site rank order: for flame graphs.
     std::vector<RepresentativeStack> changed_stacks;

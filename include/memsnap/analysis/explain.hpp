@@ -2,8 +2,9 @@
 // Stage 3 of the snapshot diff: what the numbers mean. Weighs the totals (allocated, reserved,
 // non-releasable, each against its noise floor) with the sites (new blocks that stay, their
 // categories, their counts) and with whether both captures come from one process, and gives
-// the verdict, each site's verdict and diagnosis, where growth converges, and notes. Returns
-// values; edits nothing.
+// the verdict, each site's verdict, where growth converges, and notes; a site's diagnosis
+// (text) is made by SiteDiagnoser when a report lists the site. Returns values; edits
+// nothing.
 //
 //   In one process, sites whose blocks are new and stay (more blocks than before, not a
 //   first appearance of gradients, optimizer state, workspaces or autocast copies) are a
@@ -38,8 +39,8 @@ struct ExplainInput {
 
 struct SiteJudgement {
     SiteVerdict verdict = SiteVerdict::stable;
-    Diagnosis diagnosis;
     std::optional<double> share;
+    bool retained_graph = false;  // one of the forward-pass sites of a retained autograd graph
 };
 
 struct Explanation {
@@ -48,8 +49,26 @@ struct Explanation {
     std::vector<SiteJudgement> sites;  // parallel to ExplainInput::sites
     std::optional<Convergence> convergence;
     std::vector<std::string> notes;
+    std::int64_t noise_threshold = 0;  // of allocated memory, in bytes
 };
 
 Explanation explain(const ExplainInput& input);
+
+// The diagnosis of one judged site: likely cause, fix and evidence. Made on demand, for the
+// sites a report lists: diagnoses are text, and a capture may hold a million sites. Keeps
+// references to its arguments.
+class SiteDiagnoser {
+public:
+    SiteDiagnoser(const StackIndex& index, const util::Steps& steps, const SameProcess& same_process,
+                  std::int64_t noise_threshold)
+        : index_(index), steps_(steps), same_process_(same_process), noise_threshold_(noise_threshold) {}
+    Diagnosis operator()(const SiteGroups& site, const SiteJudgement& judgement) const;
+
+private:
+    const StackIndex& index_;
+    const util::Steps& steps_;
+    const SameProcess& same_process_;
+    std::int64_t noise_threshold_;
+};
 
 }  // namespace memsnap::analysis

@@ -19,7 +19,7 @@ public:
     GrowthGraph& operator=(GrowthGraph&&) noexcept;
 
     // Adds one grown stack: `frames` innermost first (canonical frame ids), `bytes` > 0, and
-    // the index of the site it belongs to.
+    // the index of the site it belongs to. The stacks of one site are added one after another.
     void add_stack(std::span<const std::uint32_t> frames, std::int64_t bytes, std::size_t site);
 
     struct FrameGrowth {

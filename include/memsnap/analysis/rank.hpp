@@ -23,13 +23,15 @@ struct SiteSelection {
 struct RankedSites {
     std::vector<SiteChange> sites;  // the listed ones, ranked, with verdict, diagnosis and share
     std::size_t total = 0, beyond_top = 0, below_min_growth = 0;
+    std::int64_t not_listed_delta_bytes = 0;  // of the sites left out, so that deltas add up
     std::optional<SiteChange> fastest;  // the fastest-growing site of all, listed or not
     std::vector<RepresentativeStack> changed_stacks;
 };
 
 // `judged` is parallel to `sites` (explain's output).
-RankedSites rank_sites(std::vector<SiteGroups> sites, std::vector<SiteJudgement> judged,
-                       const StackIndex& index, bool stacks_recorded, const SiteSelection& selection = {});
+RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudgement>& judged,
+                       const SiteDiagnoser& diagnose, const StackIndex& index, bool stacks_recorded,
+                       const SiteSelection& selection = {});
 
 // A group as frames a writer can print.
 RepresentativeStack representative(const GroupKey& key, const GroupCounts& counts, const StackIndex& index);

@@ -27,6 +27,9 @@ std::string_view per_unit(bool per_step);
 std::string device_name(std::optional<int> device);
 // A share as a percentage with one decimal, never "-0.0".
 std::string percent(double share);
+// A count per step or capture in prose: whole from 100 up ("99999"), three significant
+// digits below ("2.5", "0.025"), "<0.001" for less; never an exponent.
+std::string count_rate(double count);
 
 // A value range: "5114 MiB (5362417664–5363466239 B)" when the range is exactly one table unit
 // wide, "512 B" when exact, otherwise "lo–hi (lo–hi B)". Counts use K/M (1000).
