@@ -123,4 +123,19 @@ TEST_CASE("frees without an alloc: counted only where the trace could have seen 
     }
 }
 
+TEST_CASE("trace side tables hold each stream and action name once, however many there are") {
+    std::vector<json> events;
+    for (int round = 0; round < 2; ++round)
+        for (int i = 0; i < 40; ++i) {
+            json e = event(("action_" + std::to_string(i)).c_str(), 4096);
+            e["stream"] = i % 3 == 0 ? 0 : 1000 + i;
+            events.push_back(e);
+        }
+    const auto s = load({}, {events});
+    CHECK(s.action_names.size() == 41);  // "" and the 40 names
+    CHECK(s.streams.size() == 1 + 26);   // stream 0 and the 26 others
+    for (std::size_t i = 0; i < s.events.size(); ++i)
+        CHECK(s.action_name(s.events[i]) == "action_" + std::to_string(i % 40));
+}
+
 }  // TEST_SUITE

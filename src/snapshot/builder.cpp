@@ -1,6 +1,7 @@
 #include "builder.hpp"
 
 #include <memsnap/error.hpp>
+#include <memsnap/util/hash.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -350,14 +351,22 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, const Value& 
 std::uint16_t ModelBuilder::stream_index(std::int64_t stream) {
     if (stream == last_stream_) return last_stream_index_;  // consecutive entries share one
     last_stream_ = stream;
-    const auto [it, inserted] = stream_index_.try_emplace(stream, 0);
-    if (inserted) {
-        if (out_.streams.size() >= 0xFFFF) return 0;
+    const auto hash = [](std::int64_t value) {
+        return util::mix_hash(util::hash_seed(), static_cast<std::uint64_t>(value));
+    };
+    for (std::size_t i = stream_index_.size(); i < out_.streams.size(); ++i)  // entry 0, stream 0
+        stream_index_.insert(hash(out_.streams[i]), static_cast<std::uint32_t>(i));
+    const std::uint64_t h = hash(stream);
+    if (const auto found = stream_index_.find(h, [&](std::uint32_t i) { return out_.streams[i] == stream; })) {
+        last_stream_index_ = static_cast<std::uint16_t>(*found);
+    } else if (out_.streams.size() >= 0xFFFF) {
+        last_stream_index_ = 0;
+    } else {
+        stream_index_.insert(h, static_cast<std::uint32_t>(out_.streams.size()));
         out_.streams.push_back(stream);
-        it->second = static_cast<std::uint16_t>(out_.streams.size() - 1);
+        last_stream_index_ = static_cast<std::uint16_t>(out_.streams.size() - 1);
     }
-    last_stream_index_ = it->second;
-    return it->second;
+    return last_stream_index_;
 }
 
 std::uint16_t ModelBuilder::action_index(StringId name) {
@@ -365,13 +374,16 @@ std::uint16_t ModelBuilder::action_index(StringId name) {
     if (out_.action_names.size() <= 32)
         for (std::size_t i = 0; i < out_.action_names.size(); ++i)
             if (out_.action_names[i] == name) return static_cast<std::uint16_t>(i);
-    const auto [it, inserted] = action_index_.try_emplace(name, 0);
-    if (inserted) {
-        if (out_.action_names.size() >= 0xFFFF) return 0;
-        out_.action_names.push_back(name);
-        it->second = static_cast<std::uint16_t>(out_.action_names.size() - 1);
-    }
-    return it->second;
+    const auto hash = [](StringId id) { return util::mix_hash(util::hash_seed(), id.value); };
+    for (std::size_t i = action_index_.size(); i < out_.action_names.size(); ++i)  // those the scan found
+        action_index_.insert(hash(out_.action_names[i]), static_cast<std::uint32_t>(i));
+    const std::uint64_t h = hash(name);
+    if (const auto found = action_index_.find(h, [&](std::uint32_t i) { return out_.action_names[i] == name; }))
+        return static_cast<std::uint16_t>(*found);
+    if (out_.action_names.size() >= 0xFFFF) return 0;
+    action_index_.insert(h, static_cast<std::uint32_t>(out_.action_names.size()));
+    out_.action_names.push_back(name);
+    return static_cast<std::uint16_t>(out_.action_names.size() - 1);
 }
 
 void ModelBuilder::finish(const Document& doc, const std::string& name) {

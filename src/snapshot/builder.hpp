@@ -6,12 +6,12 @@
 
 #include <memsnap/pickle/document.hpp>
 #include <memsnap/snapshot/model.hpp>
+#include <memsnap/util/id_index.hpp>
 
 #include <algorithm>
 #include <array>
 #include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace memsnap::snapshot::detail {
@@ -88,10 +88,10 @@ private:
     // Small side tables of TraceEvent: value -> index.
     std::uint16_t stream_index(std::int64_t stream);
     std::uint16_t action_index(StringId name);
-    std::unordered_map<std::int64_t, std::uint16_t> stream_index_{{0, 0}};
+    util::IdIndex stream_index_;  // into out_.streams, by a seeded hash (values come from the file)
     std::int64_t last_stream_ = 0;
     std::uint16_t last_stream_index_ = 0;
-    std::unordered_map<StringId, std::uint16_t> action_index_{{StringId{}, 0}};
+    util::IdIndex action_index_;  // into out_.action_names
     // Which keys were seen: they decide the generation label.
     bool seen_block_address_ = false, seen_block_history_ = false, seen_block_frames_ = false,
          seen_block_requested_ = false, seen_time_us_ = false, seen_compile_context_ = false,

@@ -83,6 +83,29 @@ void shared_trace(const fs::path& file) {
     write(file, w.bytes());
 }
 
+// Trace events cycling through 65000 streams that are multiples of one prime (all in one
+// bucket of an unseeded integer hash table of that size) and 40 action names.
+void stream_flood(const fs::path& file) {
+    PickleWriter w;
+    Keys key(w);
+    w.empty_dict().mark().str("segments").empty_list().str("device_traces").empty_list().mark();
+    w.empty_list().mark();
+    for (int i = 0; i < 300000; ++i) {
+        w.empty_dict().mark();
+        key("action");
+        key(fmt::format("action_{}", i % 40));
+        key("addr");
+        w.integer(4096 * (i % 1000));
+        key("size");
+        w.integer(512);
+        key("stream");
+        w.integer(std::int64_t{126271} * (i % 65000));
+        w.setitems();
+    }
+    w.appends().appends().setitems().stop();
+    write(file, w.bytes());
+}
+
 void many_segments(const fs::path& file, int count, bool one_stack_flood) {
     PickleWriter w;
     Keys key(w);
@@ -212,6 +235,8 @@ std::vector<Case> more_cases() {
                  [](const fs::path& d) { shared_segments(d / "a.pickle"); return Args{"info", (d / "a.pickle").string()}; }});
     c.push_back({"shared-trace", "one 1000-event trace list shared 100000 times",
                  [](const fs::path& d) { shared_trace(d / "a.pickle"); return Args{"info", (d / "a.pickle").string()}; }});
+    c.push_back({"stream-flood", "300000 trace events over 65000 colliding streams and 40 actions",
+                 [](const fs::path& d) { stream_flood(d / "a.pickle"); return Args{"info", (d / "a.pickle").string()}; }});
     c.push_back({"braces-400k", "400 KB of '{'",
                  [](const fs::path& d) { write(d / "a.txt", std::string(400 << 10, '{')); return Args{"info", (d / "a.txt").string()}; }});
     c.push_back({"braces-1m", "1 MB of '{'",
