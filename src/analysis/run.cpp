@@ -15,7 +15,19 @@ void validate(const AnalysisOptions& options) {
 
 InfoResult info(const capture::Capture& capture, const AnalysisOptions& options) {
     if (capture.is_snapshot()) return describe_snapshot(capture.snapshot(), options);
-    return StatsInfo{select_device(capture.stats(), options.device), options.device};
+    const auto& all = capture.stats();
+    const auto tables = tables_of(all, options.device);
+    StatsInfo out;
+    out.device = options.device;
+    out.capture.file = all.file;
+    out.capture.kind = all.kind;
+    if (options.top != 0 && tables.size() > options.top) {
+        out.omitted_at = (options.top + 1) / 2;
+        out.omitted = tables.size() - options.top;
+    }
+    for (std::size_t i = 0; i < tables.size(); ++i)
+        if (i < out.omitted_at || i >= out.omitted_at + out.omitted) out.capture.tables.push_back(*tables[i]);
+    return out;
 }
 
 DiffResult diff(const capture::Capture& before, const capture::Capture& after, const AnalysisOptions& options) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <map>
 #include <algorithm>
 #include <tuple>
 
@@ -77,13 +78,14 @@ std::size_t shared_segments(const Snapshot& before, const Snapshot& after, std::
 
 void compare_settings(const Snapshot& before, const Snapshot& after, std::vector<std::string>& against) {
     if (!before.has_allocator_settings || !after.has_allocator_settings) return;
+    std::map<std::string_view, std::string_view> after_values;
+    for (const auto& [key, value] : after.allocator_settings) after_values.emplace(key, value);
     for (const auto& [key, value] : before.allocator_settings)
-        for (const auto& [other_key, other_value] : after.allocator_settings)
-            if (key == other_key && value != other_value) {
-                against.push_back(fmt::format("allocator setting {} differs ({} before, {} after)", key, value,
-                                              other_value));
-                return;
-            }
+        if (const auto it = after_values.find(key); it != after_values.end() && it->second != value) {
+            against.push_back(fmt::format("allocator setting {} differs ({} before, {} after)", key, value,
+                                          it->second));
+            return;
+        }
 }
 
 }  // namespace

@@ -9,7 +9,9 @@ namespace memsnap::analysis {
 
 namespace {
 
+// Counted by id, named once: a state or action name may be long, and repeated by memo.
 void describe_segments(const snapshot::Snapshot& snap, std::optional<int> device, SnapshotInfo& s) {
+    std::map<snapshot::StringId, std::int64_t> by_state;
     for (const auto& seg : snap.segments) {
         if (device && seg.device != *device) continue;
         const auto type = snap.str(seg.segment_type);
@@ -18,19 +20,21 @@ void describe_segments(const snapshot::Snapshot& snap, std::optional<int> device
         if (seg.is_expandable) ++s.expandable_segments;
         if (seg.pool_id[0] != 0 || seg.pool_id[1] != 0) ++s.private_pool_segments;
         for (const auto& b : snap.blocks_of(seg)) {
-            ++s.blocks_by_state[std::string(snap.str(b.state_name))];
+            ++by_state[b.state_name];
             if (b.stack != snapshot::no_stack) ++s.blocks_with_frames;
         }
     }
-    for (int d : devices_of(snap))
-        if (!device || d == *device) s.devices.push_back({d, compute_totals(snap, d)});
+    for (const auto& [state, count] : by_state) s.blocks_by_state[std::string(snap.str(state))] += count;
+    for (auto& [d, totals] : totals_by_device(snap))
+        if (!device || d == *device) s.devices.push_back({d, totals});
 }
 
 void describe_trace(const snapshot::Snapshot& snap, std::optional<int> device, SnapshotInfo& s) {
     s.trace_devices = snap.trace_devices;
+    std::vector<std::int64_t> by_action(snap.action_names.size(), 0);
     for (const auto& e : snap.events) {
         if (device && e.device != *device) continue;
-        ++s.trace_events_by_action[std::string(snap.action_name(e))];
+        ++by_action[e.action_name];
         if (e.stack != snapshot::no_stack) ++s.trace_events_with_stack;
         if (e.action == snapshot::TraceAction::oom) ++s.oom_events;
         if (e.time_us >= 0) {
@@ -38,26 +42,33 @@ void describe_trace(const snapshot::Snapshot& snap, std::optional<int> device, S
             s.trace_last_us = std::max(s.trace_last_us.value_or(e.time_us), e.time_us);
         }
     }
+    for (std::size_t a = 0; a < by_action.size(); ++a)
+        if (by_action[a] != 0) s.trace_events_by_action[std::string(snap.str(snap.action_names[a]))] += by_action[a];
 }
 
 void describe_sites(const snapshot::Snapshot& snap, const AnalysisOptions& options, SnapshotInfo& s) {
     StackIndex index({&snap}, options.rules, {});
     const auto blocks = collect_blocks(snap, 0, index, options.device);
-    std::map<SiteKey, SiteUsage> sites;
+    // Grouped by number (as group_sites does), each site named once.
+    std::map<std::pair<std::uint64_t, Category>, std::size_t> position;
     for (const auto& b : blocks.live) {
         const auto category = b.category;
         auto& c = s.categories[static_cast<std::size_t>(category)];
         c.bytes += b.size;
         ++c.blocks;
-        const auto key = site_key(index, {b.stack, b.size, category}, blocks.any_recorded);
-        auto& u = sites[key];
-        u.site = key;
-        u.category = category;
+        const std::uint64_t token =
+            blocks.any_recorded ? index.site_token(b.stack) : static_cast<std::uint64_t>(b.size);
+        const auto [at, inserted] = position.try_emplace({token, category}, s.top_sites.size());
+        if (inserted) {
+            s.top_sites.emplace_back();
+            s.top_sites.back().site = site_key(index, {b.stack, b.size, category}, blocks.any_recorded);
+            s.top_sites.back().category = category;
+        }
+        auto& u = s.top_sites[at->second];
         u.bytes += b.size;
         ++u.blocks;
     }
-    s.site_count = static_cast<std::int64_t>(sites.size());
-    for (auto& [key, u] : sites) s.top_sites.push_back(std::move(u));
+    s.site_count = static_cast<std::int64_t>(s.top_sites.size());
     // Ties broken by the site itself so that output never depends on map or hash order.
     std::sort(s.top_sites.begin(), s.top_sites.end(), [](const SiteUsage& a, const SiteUsage& b) {
         if (a.bytes != b.bytes) return a.bytes > b.bytes;

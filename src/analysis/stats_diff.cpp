@@ -38,7 +38,8 @@ int severity(Verdict v) {
 
 // A table's values including the scalar fields, keyed like memory_stats.
 std::map<std::string, ByteRange> values_of(const stats::StatsTable& t) {
-    auto out = t.stats;
+    std::map<std::string, ByteRange> out;
+    for (const auto& [key, range] : t.stats) out.emplace(key, range);
     if (t.num_ooms) out["num_ooms"] = *t.num_ooms;
     if (t.num_alloc_retries) out["num_alloc_retries"] = *t.num_alloc_retries;
     return out;
@@ -64,30 +65,57 @@ struct Entry {
 
 using Groups = std::map<std::optional<int>, std::vector<const stats::StatsTable*>>;
 
-Groups by_device(const stats::StatsCapture& c) {
+Groups by_device(const std::vector<const stats::StatsTable*>& tables) {
     Groups g;
-    for (const auto& t : c.tables) g[t.device].push_back(&t);
+    for (const auto* t : tables) g[t->device].push_back(t);
     return g;
 }
 
-std::vector<int> known_devices(const stats::StatsCapture& c) {
+std::vector<int> known_devices(const std::vector<const stats::StatsTable*>& tables) {
     std::set<int> out;
-    for (const auto& t : c.tables)
-        if (t.device) out.insert(*t.device);
+    for (const auto* t : tables)
+        if (t->device) out.insert(*t->device);
     return {out.begin(), out.end()};
 }
 
-MetricTrend make_trend(const std::vector<ByteRange>& values, std::optional<std::int64_t> step_span) {
+// A long series (a log with a table every step) is listed at up to kMaxPoints evenly spaced
+// points, first and last included; directions and slopes are judged on every point.
+constexpr std::size_t kMaxPoints = 1000;
+
+std::vector<std::size_t> listed_points(std::size_t n) {
+    std::vector<std::size_t> out;
+    const std::size_t m = std::min(n, kMaxPoints);
+    out.reserve(m);
+    for (std::size_t k = 0; k < m; ++k) out.push_back(m == n ? k : k * (n - 1) / (m - 1));
+    return out;
+}
+
+// The trend of one metric over the series, or none when a table lacks it.
+std::optional<MetricTrend> make_trend(const std::vector<Entry>& series, const char* key,
+                                      const std::vector<std::size_t>& listed, std::optional<std::int64_t> step_span) {
     MetricTrend t;
-    t.values = values;
-    t.first_to_last = range_delta(values.front(), values.back());
+    t.values.reserve(listed.size());
     int up = 0, down = 0;
-    for (std::size_t i = 1; i < values.size(); ++i) {
-        const auto d = range_delta(values[i - 1], values[i]);
-        if (d.low > 0) ++up;
-        else if (d.high < 0) ++down;
+    std::optional<ByteRange> first, previous;
+    std::size_t next_listed = 0;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const auto it = series[i].table->stats.find(key);
+        if (it == series[i].table->stats.end()) return std::nullopt;
+        const ByteRange value = it->second;
+        if (previous) {
+            const auto d = range_delta(*previous, value);
+            if (d.low > 0) ++up;
+            else if (d.high < 0) ++down;
+        }
+        if (!first) first = value;
+        previous = value;
+        if (next_listed < listed.size() && listed[next_listed] == i) {
+            t.values.push_back(value);
+            ++next_listed;
+        }
     }
-    const int steps = static_cast<int>(values.size()) - 1;
+    t.first_to_last = range_delta(*first, *previous);
+    const int steps = static_cast<int>(series.size()) - 1;
     if (up && down) t.direction = "mixed";
     else if (up) t.direction = up == steps ? "rising" : "non-decreasing";
     else if (down) t.direction = down == steps ? "falling" : "non-increasing";
@@ -103,11 +131,12 @@ MetricTrend make_trend(const std::vector<ByteRange>& values, std::optional<std::
     return t;
 }
 
-std::vector<SeriesPoint> series_points(const std::vector<Entry>& series, const util::Steps& steps,
-                                       std::vector<std::string>& notes) {
+std::vector<SeriesPoint> series_points(const std::vector<Entry>& series, const std::vector<std::size_t>& listed,
+                                       const util::Steps& steps, std::vector<std::string>& notes) {
     std::vector<SeriesPoint> out;
     const auto n = series.size();
-    for (std::size_t i = 0; i < n; ++i) {
+    out.reserve(listed.size());
+    for (const std::size_t i : listed) {
         SeriesPoint p{i, series[i].source, series[i].table->line, std::nullopt};
         if (steps.span) {
             const auto span = steps.distance();
@@ -118,13 +147,19 @@ std::vector<SeriesPoint> series_points(const std::vector<Entry>& series, const u
             else if (i + 1 == n) p.step = steps.span->second;
         }
         out.push_back(p);
-        for (const auto& w : series[i].table->warnings) notes.push_back(fmt::format("{}: {}", series[i].source, w));
     }
+    for (const auto& e : series)
+        for (const auto& w : e.table->warnings) notes.push_back(fmt::format("{}: {}", e.source, w));
     if (n == 1) notes.push_back("only one table for this device: before and after are the same table");
+    if (listed.size() < n)
+        notes.push_back(fmt::format("a series of {} tables: {} evenly spaced points are listed, first and last "
+                                    "included; directions and slopes use all of them",
+                                    n, listed.size()));
     return out;
 }
 
-void diff_metrics(const std::vector<Entry>& series, const util::Steps& steps, DeviceDiff& out) {
+void diff_metrics(const std::vector<Entry>& series, const std::vector<std::size_t>& listed, const util::Steps& steps,
+                  DeviceDiff& out) {
     const auto first = values_of(*series.front().table);
     const auto last = values_of(*series.back().table);
     std::size_t only_before = 0, only_after = 0;
@@ -152,15 +187,8 @@ void diff_metrics(const std::vector<Entry>& series, const util::Steps& steps, De
         out.notes.push_back(fmt::format("not in both tables, so not judged: {}", fmt::join(out.missing, ", ")));
     std::optional<std::int64_t> span;
     if (steps.known()) span = steps.distance();
-    for (const char* key : kTrendMetrics) {
-        std::vector<ByteRange> values;
-        for (const auto& e : series) {
-            const auto it = e.table->stats.find(key);
-            if (it == e.table->stats.end()) break;
-            values.push_back(it->second);
-        }
-        if (values.size() == series.size()) out.trends.emplace(key, make_trend(values, span));
-    }
+    for (const char* key : kTrendMetrics)
+        if (auto trend = make_trend(series, key, listed, span)) out.trends.emplace(key, std::move(*trend));
 }
 
 std::optional<MetricChange> change_of(const DeviceDiff& d, const char* key) {
@@ -219,8 +247,9 @@ void check_counters(const DeviceDiff& d, SameProcess& same) {
 DeviceDiff diff_series(std::optional<int> device, const std::vector<Entry>& series, const util::Steps& steps) {
     DeviceDiff out;
     out.device = device;
-    out.series = series_points(series, steps, out.notes);
-    diff_metrics(series, steps, out);
+    const auto listed = listed_points(series.size());
+    out.series = series_points(series, listed, steps, out.notes);
+    diff_metrics(series, listed, steps, out);
     return out;
 }
 
@@ -233,12 +262,14 @@ const DeviceDiff& StatsDiff::primary() const {
     return *best;
 }
 
-stats::StatsCapture select_device(const stats::StatsCapture& capture, std::optional<int> device) {
-    if (!device) return capture;
-    auto out = capture;
-    std::erase_if(out.tables, [&](const stats::StatsTable& t) { return t.device && *t.device != *device; });
-    if (out.tables.empty()) {
-        const auto devices = known_devices(capture);
+std::vector<const stats::StatsTable*> tables_of(const stats::StatsCapture& capture, std::optional<int> device) {
+    std::vector<const stats::StatsTable*> out;
+    for (const auto& t : capture.tables)
+        if (!device || !t.device || *t.device == *device) out.push_back(&t);
+    if (out.empty()) {
+        std::vector<const stats::StatsTable*> all;
+        for (const auto& t : capture.tables) all.push_back(&t);
+        const auto devices = known_devices(all);
         throw input_error(fmt::format("--device {}: the tables are of device{} {} only", *device,
                                       devices.size() == 1 ? "" : "s", fmt::join(devices, ", ")),
                           capture.file);
@@ -269,13 +300,13 @@ Pairs pair_devices(const Groups& b, const Groups& a, std::string& note) {
 StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCapture& after_all,
                      const AnalysisOptions& options) {
     const bool one_series = same_tables(before_all, after_all);
-    const auto before = select_device(before_all, options.device);
-    const auto after = one_series ? before : select_device(after_all, options.device);
+    const auto before = tables_of(before_all, options.device);
+    const auto after = one_series ? before : tables_of(after_all, options.device);
     StatsDiff diff;
-    diff.before_file = before.file;
-    diff.after_file = after.file;
-    diff.before_kind = before.kind;
-    diff.after_kind = after.kind;
+    diff.before_file = before_all.file;
+    diff.after_file = after_all.file;
+    diff.before_kind = before_all.kind;
+    diff.after_kind = after_all.kind;
     diff.steps = options.steps;
     diff.device_sets = {known_devices(before), known_devices(after)};
     const auto b = by_device(before);

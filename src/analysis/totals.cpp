@@ -3,15 +3,17 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
+#include <iterator>
+#include <vector>
 
 namespace memsnap::analysis {
 
 using snapshot::BlockState;
 
-MemoryTotals compute_totals(const snapshot::Snapshot& snap, std::optional<int> device) {
-    MemoryTotals t;
-    for (const auto& seg : snap.segments) {
-        if (device && seg.device != *device) continue;
+namespace {
+
+void add_segment(const snapshot::Snapshot& snap, const snapshot::Segment& seg, MemoryTotals& t) {
         ++t.segments;
         t.reserved_bytes += seg.total_size;
         const auto blocks = snap.blocks_of(seg);
@@ -35,8 +37,21 @@ MemoryTotals compute_totals(const snapshot::Snapshot& snap, std::optional<int> d
         }
         if (blocks.size() == 1 && blocks[0].state == BlockState::inactive)
             t.releasable_bytes += blocks[0].size;
-    }
+}
+
+}  // namespace
+
+MemoryTotals compute_totals(const snapshot::Snapshot& snap, std::optional<int> device) {
+    MemoryTotals t;
+    for (const auto& seg : snap.segments)
+        if (!device || seg.device == *device) add_segment(snap, seg, t);
     return t;
+}
+
+std::map<int, MemoryTotals> totals_by_device(const snapshot::Snapshot& snap) {
+    std::map<int, MemoryTotals> out;
+    for (const auto& seg : snap.segments) add_segment(snap, seg, out[seg.device]);
+    return out;
 }
 
 std::set<int> devices_of(const snapshot::Snapshot& snap) {
@@ -49,9 +64,14 @@ void require_device(const snapshot::Snapshot& snap, std::optional<int> device) {
     if (!device) return;
     const auto devices = devices_of(snap);
     if (devices.count(*device)) return;
-    throw input_error(devices.empty() ? fmt::format("--device {}: the capture holds no segment at all", *device)
-                                      : fmt::format("--device {}: the capture holds device{} {} only", *device,
-                                                    devices.size() == 1 ? "" : "s", fmt::join(devices, ", ")),
+    if (devices.empty())
+        throw input_error(fmt::format("--device {}: the capture holds no segment at all", *device), snap.source.path);
+    // A crafted capture may hold thousands of devices: name a few.
+    const std::vector<int> named(devices.begin(), std::next(devices.begin(), std::min<std::ptrdiff_t>(
+                                                                              static_cast<std::ptrdiff_t>(devices.size()), 16)));
+    throw input_error(fmt::format("--device {}: the capture holds device{} {}{} only", *device,
+                                  devices.size() == 1 ? "" : "s", fmt::join(named, ", "),
+                                  devices.size() > named.size() ? fmt::format(" … ({} devices)", devices.size()) : ""),
                       snap.source.path);
 }
 

@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <optional>
+
 #include <charconv>
 #include <cstdlib>
 
@@ -83,8 +86,13 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     (void)max_input(globals);
 
     const auto before = capture::load_capture(options.before, globals.limits, max_input(globals));
-    const auto after = capture::load_capture(options.after, globals.limits, max_input(globals));
-    const auto result = analysis::diff(before, after, analysis);
+    // A log diffed with itself (its series of tables) is read once.
+    std::error_code ec;
+    const bool same_file = options.before != "-" && options.after != "-" &&
+                           std::filesystem::equivalent(options.before, options.after, ec) && !ec;
+    std::optional<capture::Capture> other;
+    if (!same_file) other = capture::load_capture(options.after, globals.limits, max_input(globals));
+    const auto result = analysis::diff(before, other ? *other : before, analysis);
     CommandOutput out;
     out.text = report::render(result, format,
                               {use_color(globals) && format == report::Format::text, options.cpp_frames});

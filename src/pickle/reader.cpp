@@ -106,7 +106,7 @@ public:
           hook_(hook),
           consumed_(consumed),
           run_tag_(hook != nullptr ? hook->run_tag() : -1),
-          held_limit_(limits.max_held_bytes != 0 ? limits.max_held_bytes : (64ull << 20) + in_.size() / 2) {}
+          held_limit_(limits.held_limit(in_.size())) {}
 
     StreamInfo run();
 
@@ -416,6 +416,9 @@ private:
             if (!memo_.defined(index)) return false;
             const Value v = memo_.get(index);
             if (v.kind != Kind::opaque) return false;
+            // Real stacks hold hundreds of frames; a longer list takes the general path, which
+            // the held-memory budget bounds.
+            if (count == kMaxLiteral) return false;
             if (count == literal_.size()) literal_.resize(2 * count + 64);
             literal_[count++] = v;
         }
@@ -440,6 +443,7 @@ private:
         return true;
     }
 
+    static constexpr std::size_t kMaxLiteral = 1 << 16;
     std::vector<Value> literal_;
     Document& doc_;
     std::string_view in_;

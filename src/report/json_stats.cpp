@@ -81,6 +81,8 @@ std::string stats_info_json(const analysis::StatsInfo& info) {
     doc["path"] = info.capture.file;
     doc["device"] = info.device ? Json(*info.device) : Json(nullptr);
     doc["tables"] = std::move(tables);
+    doc["tables_total"] = info.tables_total();
+    doc["tables_not_listed"] = info.omitted;
     return json::dump(doc);
 }
 

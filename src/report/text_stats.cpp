@@ -20,11 +20,14 @@ std::string stats_info_text(const analysis::StatsInfo& info) {
         {"non-releasable", "inactive_split_bytes"},
     }};
     const auto& capture = info.capture;
-    std::string out = fmt::format("{} capture, {} table(s){}\n", stats::to_string(capture.kind), capture.tables.size(),
+    std::string out = fmt::format("{} capture, {} table(s){}\n", stats::to_string(capture.kind), info.tables_total(),
                                   info.device ? fmt::format(" of device {}", *info.device) : "");
     for (std::size_t i = 0; i < capture.tables.size(); ++i) {
         const auto& t = capture.tables[i];
-        out += fmt::format("\ntable {} (line {}): {}, layout {}\n", i + 1, t.line, util::device_name(t.device), t.layout);
+        if (info.omitted != 0 && i == info.omitted_at)
+            out += fmt::format("\n… {} table(s) not shown (--top 0 lists all)\n", info.omitted);
+        out += fmt::format("\ntable {} (line {}): {}, layout {}\n", info.table_number(i), t.line,
+                           util::device_name(t.device), t.layout);
         auto count = [](const std::optional<ByteRange>& r) {
             return r ? util::format_range(*r, false) : std::string("unknown");
         };

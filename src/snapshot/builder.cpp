@@ -88,7 +88,22 @@ StringId ModelBuilder::intern(const Document& doc, const Value* v) {
     if ((v->flags & 1) == 0) {
         auto& cached = string_cache_[(v->u * 0x9E3779B97F4A7C15ull) >> 56];
         if (cached.offset == v->u && cached.length == v->length && cached.valid) return cached.id;
-        cached = {v->u, v->length, true, out_.strings.intern(doc.text(*v))};
+        StringId id;
+        if (v->length >= 64) {
+            const std::uint64_t h = util::mix_hash(util::hash_seed(), v->u);
+            const auto offset = v->u;
+            if (const auto found =
+                    long_string_index_.find(h, [&](std::uint32_t i) { return long_strings_[i].first == offset; })) {
+                id = long_strings_[*found].second;
+            } else {
+                id = out_.strings.intern(doc.text(*v));
+                long_string_index_.insert(h, static_cast<std::uint32_t>(long_strings_.size()));
+                long_strings_.emplace_back(offset, id);
+            }
+        } else {
+            id = out_.strings.intern(doc.text(*v));
+        }
+        cached = {v->u, v->length, true, id};
         return cached.id;
     }
     return out_.strings.intern(doc.text(*v));
@@ -555,10 +570,29 @@ void ModelBuilder::read_settings(const Document& doc, const Value& dict) {
     if (doc.resolve(dict).kind != Kind::dict) return;
     out_.has_allocator_settings = true;
     const auto& kv = doc.items(dict);
-    for (std::size_t i = 0; i + 1 < kv.size(); i += 2)
-        out_.allocator_settings.emplace_back(
-            kv[i].kind == Kind::string ? std::string(doc.text(kv[i])) : value_to_json(doc, kv[i]),
-            value_to_json(doc, kv[i + 1]));
+    // Shared memo references can make a small pickle describe a huge tree: one budget for
+    // the whole dict bounds the work. A key given twice keeps its last value, as in Python.
+    RenderBudget budget;
+    std::map<std::string, std::size_t> position;
+    std::size_t dropped = 0;
+    for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
+        std::string key = kv[i].kind == Kind::string ? std::string(doc.text(kv[i]).substr(0, 256))
+                                                     : value_to_json(doc, kv[i], budget);
+        std::string value = value_to_json(doc, kv[i + 1], budget);
+        if (const auto at = position.find(key); at != position.end()) {
+            out_.allocator_settings[at->second].second = std::move(value);
+        } else if (out_.allocator_settings.size() < kMaxSettings) {
+            position.emplace(key, out_.allocator_settings.size());
+            out_.allocator_settings.emplace_back(std::move(key), std::move(value));
+        } else {
+            ++dropped;
+        }
+    }
+    if (dropped)
+        out_.warnings.push_back(fmt::format("allocator_settings holds more than {} keys; {} left out", kMaxSettings,
+                                            dropped));
+    if (budget.values == 0 || budget.bytes == 0)
+        out_.warnings.push_back("allocator_settings is larger than memsnap renders; the rest is shown as \"...\"");
 }
 
 void ModelBuilder::name_generation() {
@@ -603,24 +637,30 @@ void ModelBuilder::name_generation() {
     if (out_.segments_only) g += ", segments-only list";
 }
 
-std::string value_to_json(const Document& doc, const Value& raw, int depth) {
-    // Shared memo references can make a small pickle describe an exponentially large tree:
-    // a budget of rendered values bounds the work.
-    int budget = 20000;
-    return value_to_json_bounded(doc, raw, depth, budget);
+namespace {
+
+std::string json_string(std::string_view text) {
+    return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string value_to_json_bounded(const Document& doc, const Value& raw, int depth, int& budget) {
+}  // namespace
+
+std::string value_to_json(const Document& doc, const Value& raw, RenderBudget& budget, int depth) {
     const Value v = doc.resolve(raw);
-    if (depth > 32 || --budget < 0) return "\"...\"";
+    if (depth > 32 || budget.values == 0 || budget.bytes == 0) return "\"...\"";
+    --budget.values;
+    const auto spend = [&](std::string text) {
+        budget.bytes = text.size() >= budget.bytes ? 0 : budget.bytes - text.size();
+        return text;
+    };
     switch (v.kind) {
         case Kind::none:
         case Kind::unset: return "null";
         case Kind::boolean: return v.i ? "true" : "false";
-        case Kind::integer: return std::to_string(v.i);
-        case Kind::big_integer: return std::to_string(v.u);
-        case Kind::floating: return nlohmann::json(v.d).dump();
-        case Kind::string: return nlohmann::json(std::string(doc.text(v))).dump();
+        case Kind::integer: return spend(std::to_string(v.i));
+        case Kind::big_integer: return spend(std::to_string(v.u));
+        case Kind::floating: return spend(nlohmann::json(v.d).dump());
+        case Kind::string: return spend(json_string(doc.text(v).substr(0, budget.bytes)));
         case Kind::bytes: return fmt::format("\"<{} bytes>\"", v.length);
         case Kind::opaque:
         case Kind::run: return "\"<record>\"";
@@ -629,12 +669,9 @@ std::string value_to_json_bounded(const Document& doc, const Value& raw, int dep
             const auto& kv = doc.items(v);
             for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
                 if (i) out += ",";
-                const std::string key = kv[i].kind == Kind::string
-                                            ? std::string(doc.text(kv[i]))
-                                            : value_to_json_bounded(doc, kv[i], depth + 1, budget);
-                out += nlohmann::json(key).dump(-1, ' ', false,
-                                                nlohmann::json::error_handler_t::replace);
-                out += ":" + value_to_json_bounded(doc, kv[i + 1], depth + 1, budget);
+                out += kv[i].kind == Kind::string ? spend(json_string(doc.text(kv[i]).substr(0, budget.bytes)))
+                                                  : json_string(value_to_json(doc, kv[i], budget, depth + 1));
+                out += ":" + value_to_json(doc, kv[i + 1], budget, depth + 1);
             }
             return out + "}";
         }
@@ -646,7 +683,7 @@ std::string value_to_json_bounded(const Document& doc, const Value& raw, int dep
             for (const Value& item : doc.items(v)) {
                 if (!first) out += ",";
                 first = false;
-                out += value_to_json_bounded(doc, item, depth + 1, budget);
+                out += value_to_json(doc, item, budget, depth + 1);
             }
             return out + "]";
         }

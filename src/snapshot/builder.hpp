@@ -85,6 +85,10 @@ private:
         StringId id;
     };
     std::array<CachedString, 256> string_cache_{};
+    // Long strings by position, exactly: a few long file names referenced in turn by many
+    // frames would otherwise be hashed in full at every reference.
+    util::IdIndex long_string_index_;
+    std::vector<std::pair<std::uint64_t, StringId>> long_strings_;  // (input offset, id)
     // Small side tables of TraceEvent: value -> index.
     std::uint16_t stream_index(std::int64_t stream);
     std::uint16_t action_index(StringId name);
@@ -99,9 +103,16 @@ private:
          seen_expandable_ = false, seen_cpp_frames_ = false;
 };
 
-// Renders any value as compact JSON text (for settings and unknown keys). Depth-bounded.
-std::string value_to_json(const pickle::Document& doc, const pickle::Value& v, int depth = 0);
-std::string value_to_json_bounded(const pickle::Document& doc, const pickle::Value& v, int depth,
-                                  int& budget);
+// What one rendering may still spend: values and bytes of text (memo sharing lets a small
+// pickle describe a huge tree).
+struct RenderBudget {
+    std::size_t values = 20000;
+    std::size_t bytes = 1 << 20;
+};
+constexpr std::size_t kMaxSettings = 1000;  // allocator_settings keys kept; torch has a few dozen
+
+// Renders any value as compact JSON text (for settings), depth-bounded; past the budget,
+// values render as "...".
+std::string value_to_json(const pickle::Document& doc, const pickle::Value& v, RenderBudget& budget, int depth = 0);
 
 }  // namespace memsnap::snapshot::detail

@@ -23,7 +23,7 @@ public:
           hook_(hook),
           limits_(limits),
           name_(name),
-          held_limit_(limits.max_held_bytes != 0 ? limits.max_held_bytes : (64ull << 20) + input_size / 2) {}
+          held_limit_(limits.held_limit(input_size)) {}
 
     bool null() override { return add(Value::make_none()); }
     bool boolean(bool b) override { return add(Value::make_bool(b)); }

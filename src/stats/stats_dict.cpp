@@ -63,25 +63,33 @@ std::optional<StatKey> classify(const std::vector<std::string_view>& segs) {
     return std::nullopt;
 }
 
-struct Leaf {
-    std::string key;        // flattened path
-    std::string last_key;   // the innermost dict key
-    std::int64_t value = 0;
+// The stats of one wrapper prefix ("" or "cuda:0", ...), as the parser meets them.
+struct Group {
+    std::string prefix;
+    StatsTable table;
+    std::map<std::string, ByteRange, std::less<>> values;  // table.stats, once read
+    bool array = false;   // holds a stat array or oversize entry: a memory_stats dict
+    bool nested = false;  // keys came nested ({"allocated_bytes": {"all": ...}}), not flat
 };
 
-// Recursive-descent reader for the JSON / Python-literal subset memory_stats dumps use.
+// Recursive-descent reader for the JSON / Python-literal subset memory_stats dumps use. Each
+// integer is filed under its group as it is read: the dotted path is one buffer that grows
+// and shrinks with the nesting, and long paths (no stats key is long) are not looked at, so
+// that the work stays linear in the text.
 class LiteralParser {
 public:
     LiteralParser(std::string_view text, std::size_t pos) : s_(text), pos_(pos) {}
 
-    bool parse() { return value("", "", true, 0); }
+    bool parse() { return value(true, 0); }
     std::size_t pos() const { return pos_; }
     bool python() const { return python_; }
-    std::vector<Leaf> leaves;
-    std::vector<std::string> too_big;  // integer keys that do not fit int64
+    std::vector<Group> groups;
+    std::vector<std::string> too_big;  // keys of integers that do not fit int64 (the first few)
 
 private:
     static constexpr int kMaxDepth = 64;
+    static constexpr std::size_t kMaxPath = 256;  // longer paths are not memory_stats keys
+    static constexpr std::size_t kMaxTooBig = 16;
 
     void ws() {
         while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -97,9 +105,6 @@ private:
     bool peek(char c) {
         ws();
         return pos_ < s_.size() && s_[pos_] == c;
-    }
-    static std::string join(const std::string& path, const std::string& key) {
-        return path.empty() ? key : path + "." + key;
     }
 
     bool string(std::string& out) {
@@ -119,14 +124,15 @@ private:
     }
 
     // A dict key: string, int, or a tuple of those (private-pool ids become "a_b").
-    bool key(std::string& out) {
+    bool key(std::string& out, int depth) {
+        if (depth > kMaxDepth) return false;
         ws();
         if (pos_ < s_.size() && (s_[pos_] == '"' || s_[pos_] == '\'')) return string(out);
         if (eat('(')) {
             out.clear();
             while (!eat(')')) {
                 std::string part;
-                if (!key(part)) return false;
+                if (!key(part, depth + 1)) return false;
                 out += (out.empty() ? "" : "_") + part;
                 eat(',');
             }
@@ -140,7 +146,32 @@ private:
         return true;
     }
 
-    bool number(const std::string& path, const std::string& last, bool record) {
+    // Files an integer under the current path, when the path ends in a memory_stats key (its
+    // last four segments at most: only those are looked at).
+    void record(std::int64_t v) {
+        if (path_.empty() || path_.size() > kMaxPath) return;
+        std::size_t tail = path_.size();
+        for (int dots = 0; dots < 4 && tail != std::string::npos; ++dots)
+            tail = tail == 0 ? std::string::npos : path_.rfind('.', tail - 1);
+        const std::size_t start = tail == std::string::npos ? 0 : tail + 1;
+        const auto segs = split_dots(std::string_view(path_).substr(start));
+        const auto k = classify(segs);
+        if (!k) return;
+        std::size_t stat_start = start;
+        for (std::size_t i = 0; i < k->first; ++i) stat_start += segs[i].size() + 1;
+        const std::string prefix = stat_start == 0 ? std::string() : path_.substr(0, stat_start - 1);
+        const std::string stat = path_.substr(stat_start);
+        const auto [at, inserted] = group_of_.try_emplace(prefix, groups.size());
+        if (inserted) groups.push_back({prefix, {}, {}, false, false});
+        Group& g = groups[at->second];
+        g.array = g.array || k->array;
+        g.nested = g.nested || last_key_ != stat;
+        if (stat == "num_ooms") g.table.num_ooms = ByteRange::exact(v);
+        else if (stat == "num_alloc_retries") g.table.num_alloc_retries = ByteRange::exact(v);
+        else g.values[stat] = ByteRange::exact(v);
+    }
+
+    bool number(bool recorded) {
         const std::size_t start = pos_;
         if (s_[pos_] == '-') ++pos_;
         bool integer = true;
@@ -158,24 +189,36 @@ private:
         }
         const auto text = s_.substr(start, pos_ - start);
         if (text.empty() || text == "-") return false;
-        if (!integer || !record || path.empty()) return true;
+        if (!integer || !recorded || path_.empty()) return true;
         std::int64_t v = 0;
         auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (ec == std::errc::result_out_of_range) {
-            too_big.push_back(path);
+            if (too_big.size() < kMaxTooBig) too_big.push_back(path_.substr(0, kMaxPath));
             return true;
         }
         if (ec != std::errc() || ptr != text.data() + text.size()) return false;
-        leaves.push_back({path, last, v});
+        record(v);
         return true;
     }
 
-    bool dict_entries(const std::string& path, bool record, int depth, char close) {
+    // The value of key `k`, with the path one segment longer while it is read.
+    bool entry(std::string& k, bool recorded, int depth) {
+        const std::size_t mark = path_.size();
+        if (!path_.empty()) path_ += '.';
+        path_ += k;
+        std::swap(last_key_, k);
+        const bool ok = value(recorded, depth + 1);
+        std::swap(last_key_, k);
+        path_.resize(mark);
+        return ok;
+    }
+
+    bool dict_entries(bool recorded, int depth, char close) {
         if (eat(close)) return true;
         while (true) {
             std::string k;
-            if (!key(k) || !eat(':')) return false;
-            if (!value(join(path, k), k, record, depth + 1)) return false;
+            if (!key(k, depth) || !eat(':')) return false;
+            if (!entry(k, recorded, depth)) return false;
             if (eat(close)) return true;
             if (!eat(',')) return false;
             if (eat(close)) return true;  // trailing comma (Python)
@@ -184,40 +227,41 @@ private:
 
     // OrderedDict([('k', v), ...]) — the repr of the flat memory_stats() result; Python >= 3.12
     // prints OrderedDict({'k': v, ...}) instead.
-    bool ordered_dict(const std::string& path, bool record, int depth) {
+    bool ordered_dict(bool recorded, int depth) {
         python_ = true;
         if (!eat('(')) return false;
         if (eat(')')) return true;
-        if (eat('{')) return dict_entries(path, record, depth, '}') && eat(')');
+        if (eat('{')) return dict_entries(recorded, depth, '}') && eat(')');
         if (!eat('[')) return false;
         while (!eat(']')) {
             std::string k;
-            if (!eat('(') || !key(k) || !eat(',')) return false;
-            if (!value(join(path, k), k, record, depth + 1)) return false;
+            if (!eat('(') || !key(k, depth) || !eat(',')) return false;
+            if (!entry(k, recorded, depth)) return false;
             if (!eat(')')) return false;
             if (!eat(',') && !peek(']')) return false;
         }
         return eat(')');
     }
 
+    // Values inside lists and tuples are not stats.
     bool sequence(char close, int depth) {
         if (eat(close)) return true;
         while (true) {
-            if (!value("", "", false, depth + 1)) return false;
+            if (!value(false, depth + 1)) return false;
             if (eat(close)) return true;
             if (!eat(',')) return false;
             if (eat(close)) return true;
         }
     }
 
-    bool value(const std::string& path, const std::string& last, bool record, int depth) {
+    bool value(bool recorded, int depth) {
         if (depth > kMaxDepth) return false;
         ws();
         if (pos_ >= s_.size()) return false;
         const char c = s_[pos_];
         if (c == '{') {
             ++pos_;
-            return dict_entries(path, record, depth, '}');
+            return dict_entries(recorded, depth, '}');
         }
         if (c == '[') {
             ++pos_;
@@ -231,14 +275,14 @@ private:
             std::string ignored;
             return string(ignored);
         }
-        if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) return number(path, last, record);
+        if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) return number(recorded);
         if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
             const std::size_t start = pos_;
             while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' ||
                                         s_[pos_] == '.'))
                 ++pos_;
             const auto word = s_.substr(start, pos_ - start);
-            if (word == "OrderedDict" || word == "collections.OrderedDict") return ordered_dict(path, record, depth);
+            if (word == "OrderedDict" || word == "collections.OrderedDict") return ordered_dict(recorded, depth);
             if (word == "True" || word == "False" || word == "None") {
                 python_ = true;
                 return true;
@@ -251,6 +295,9 @@ private:
     std::string_view s_;
     std::size_t pos_;
     bool python_ = false;
+    std::string path_;      // dotted keys from the dict where parsing began
+    std::string last_key_;  // the innermost key
+    std::map<std::string, std::size_t> group_of_;  // prefix -> index in groups
 };
 
 // Where dicts may start: '{' or "OrderedDict(". Each kind's next position is remembered, so
@@ -283,65 +330,41 @@ std::optional<int> trailing_int(std::string_view prefix) {
 
 }  // namespace
 
-std::vector<StatsTable> find_stats_dicts(std::string_view text, const std::string& file) {
-    std::vector<StatsTable> out;
+std::deque<StatsTable> find_stats_dicts(std::string_view text, const std::string& file) {
+    std::deque<StatsTable> out;
+    FileWarnings warnings(file);
     Starts starts(text);
     LineCounter lines(text);
     std::size_t pos = starts.next(0);
     while (pos < text.size()) {
         LiteralParser parser(text, pos);
         const bool ok = parser.parse();
-        // Group the leaves by wrapper prefix, in order of appearance.
-        struct Group {
-            std::string prefix;
-            StatsTable table;
-            bool array = false;
-            bool nested = false;
-        };
-        std::vector<Group> groups;
-        std::map<std::string, std::size_t> group_of;  // prefix -> index in groups
-        for (const auto& leaf : parser.leaves) {
-            const auto segs = split_dots(leaf.key);
-            const auto k = classify(segs);
-            if (!k) continue;
-            std::string prefix, stat;
-            for (std::size_t i = 0; i < segs.size(); ++i) {
-                auto& part = i < k->first ? prefix : stat;
-                if (!part.empty()) part += '.';
-                part += segs[i];
-            }
-            const auto [at, inserted] = group_of.try_emplace(prefix, groups.size());
-            if (inserted) groups.push_back({prefix, {}, false, false});
-            const auto g = groups.begin() + static_cast<std::ptrdiff_t>(at->second);
-            g->array = g->array || k->array;
-            g->nested = g->nested || leaf.last_key != stat;
-            if (stat == "num_ooms") g->table.num_ooms = ByteRange::exact(leaf.value);
-            else if (stat == "num_alloc_retries") g->table.num_alloc_retries = ByteRange::exact(leaf.value);
-            else g->table.stats[stat] = ByteRange::exact(leaf.value);
-        }
+        auto& groups = parser.groups;
         const std::size_t line = lines.line_of(pos);
         for (auto& g : groups) {
             if (!g.array) continue;
             StatsTable& t = g.table;
+            t.stats = StatMap(g.values);
             t.line = line;
             if (!g.prefix.empty()) t.device = trailing_int(g.prefix);
             t.layout = "memory_stats";
             if (g.nested) t.layout += ",nested";
             if (parser.python()) t.layout += ",python-repr";
             if (!ok)
-                t.warnings.push_back(located(file, lines.line_of(parser.pos()),
-                                             fmt::format("memory_stats dict starting at line {} cannot be read past "
-                                                         "here; kept the {} values read before",
-                                                         line, t.stats.size())));
+                warnings.add(t.warnings, lines.line_of(parser.pos()),
+                             fmt::format("memory_stats dict starting at line {} cannot be read past here; kept the {} "
+                                         "values read before",
+                                         line, t.stats.size()));
             for (const auto& big : parser.too_big)
                 if (big.find("max_split_size") == std::string::npos)
-                    t.warnings.push_back(located(file, line, fmt::format("value of '{}' does not fit 64 bits; skipped", big)));
+                    warnings.add(t.warnings, line, fmt::format("value of '{}' does not fit 64 bits; skipped", big));
             out.push_back(std::move(t));
         }
         // Past what this attempt read, found or not: whatever it read was read once, and a
         // dict inside a broken one has been read with it (its values are kept).
         pos = starts.next(std::max(parser.pos(), pos + 1));
     }
+    if (const auto more = warnings.summary(); more && !out.empty()) out.back().warnings.push_back(*more);
     return out;
 }
 

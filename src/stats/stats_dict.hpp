@@ -5,6 +5,7 @@
 
 #include <memsnap/stats/capture.hpp>
 
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,6 @@ namespace memsnap::stats {
 // in file order, values exact. A dict wrapped in other keys ({"cuda:1": {...}}) is found too;
 // a trailing integer in the wrapping key is taken as the device. A dict that breaks off
 // keeps the values read so far plus a warning naming the line. Never throws.
-std::vector<StatsTable> find_stats_dicts(std::string_view text, const std::string& file);
+std::deque<StatsTable> find_stats_dicts(std::string_view text, const std::string& file);
 
 }  // namespace memsnap::stats

@@ -145,6 +145,7 @@ std::string_view column_label(std::string_view column) {
 // One table under construction.
 struct Builder {
     StatsTable table;
+    std::map<std::string, ByteRange, std::less<>> values;  // table.stats, once finished
     bool title = false;      // saw "memory summary, device ID"
     bool has_rows = false;   // at least one value row
     bool closed = false;     // saw the closing '=' border after rows
@@ -160,18 +161,17 @@ struct Builder {
 
 class SummaryReader {
 public:
-    SummaryReader(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+    SummaryReader(std::string_view text, const std::string& file) : text_(text), file_(file), warnings_(file) {}
 
-    std::vector<StatsTable> run() {
+    std::deque<StatsTable> run() {
         for_each_text_line(text_, [this](const TextLine& l) { on_line(l); });
         finish();
+        if (const auto more = warnings_.summary(); more && !out_.empty()) out_.back().warnings.push_back(*more);
         return std::move(out_);
     }
 
 private:
-    void warn(std::size_t line, std::string_view message) {
-        open_->table.warnings.push_back(located(file_, line, message));
-    }
+    void warn(std::size_t line, std::string_view message) { warnings_.add(open_->table.warnings, line, message); }
 
     void start(std::size_t line) {
         finish();
@@ -187,7 +187,9 @@ private:
             if (!open_ || open_->title || open_->has_rows) start(l.line);
             open_->title = true;
             open_->table.device = [&]() -> std::optional<int> {
-                if (auto d = int_after(s, "device ID")) return static_cast<int>(*d);
+                const auto d = int_after(s, "device ID");
+                if (d && *d >= 0 && *d <= kMaxDevice) return static_cast<int>(*d);
+                if (d) warn(l.line, fmt::format("device ID {} is not a device index; the device is unknown", *d));
                 return std::nullopt;
             }();
             const auto at = s.find(" memory summary");
@@ -333,7 +335,7 @@ private:
             if (spec->size && (ends_with(cell, "KB") || ends_with(cell, "MB") || ends_with(cell, "GB") ||
                                ends_with(cell, "TB") || ends_with(cell, "PB")))
                 open_->old_units = true;
-            open_->table.stats[prefix + std::string(open_->columns[c])] = *value;
+            open_->values[prefix + std::string(open_->columns[c])] = *value;
         }
         if (!unreadable.empty()) {
             std::string names;
@@ -400,14 +402,15 @@ private:
         if (b.old_units) layout += ",old-units";
         for (const auto& f : b.forks) layout += ",fork:" + f;
         // cudaMallocAsync keeps only the current/peak byte counters of the `all` rows.
-        const auto cur = t.stats.find("allocated_bytes.all.current");
-        const auto tot = t.stats.find("allocated_bytes.all.allocated");
-        if (cur != t.stats.end() && tot != t.stats.end() && cur->second.low > 0 && tot->second == ByteRange{}) {
+        const auto cur = b.values.find("allocated_bytes.all.current");
+        const auto tot = b.values.find("allocated_bytes.all.allocated");
+        if (cur != b.values.end() && tot != b.values.end() && cur->second.low > 0 && tot->second == ByteRange{}) {
             layout += ",cudaMallocAsync";
             warn(t.line, "totals and counts are 0 although memory is allocated (cudaMallocAsync backend?): "
                          "only Cur/Peak of the byte rows are meaningful");
         }
         t.layout = std::move(layout);
+        t.stats = StatMap(b.values);
         out_.push_back(std::move(t));
         pool_seen_.clear();
         open_.reset();
@@ -418,12 +421,13 @@ private:
     std::vector<std::string_view> pieces_;  // of the current line
     std::optional<Builder> open_;
     std::set<std::string> pool_seen_;
-    std::vector<StatsTable> out_;
+    std::deque<StatsTable> out_;
+    FileWarnings warnings_{file_};
 };
 
 }  // namespace
 
-std::vector<StatsTable> find_summary_tables(std::string_view text, const std::string& file) {
+std::deque<StatsTable> find_summary_tables(std::string_view text, const std::string& file) {
     return SummaryReader(text, file).run();
 }
 

@@ -6,6 +6,7 @@
 
 #include <memsnap/stats/capture.hpp>
 
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,6 @@ namespace memsnap::stats {
 
 // All tables in `text`, in file order; empty when there is none. Never throws for bad cells:
 // what cannot be read becomes a warning "FILE:LINE: ..." on the table.
-std::vector<StatsTable> find_summary_tables(std::string_view text, const std::string& file);
+std::deque<StatsTable> find_summary_tables(std::string_view text, const std::string& file);
 
 }  // namespace memsnap::stats

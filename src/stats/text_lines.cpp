@@ -23,4 +23,18 @@ std::string located(const std::string& file, std::size_t line, std::string_view 
     return fmt::format("{}:{}: {}", file, line, message);
 }
 
+void FileWarnings::add(std::vector<std::string>& to, std::size_t line, std::string_view message) {
+    if (kept_ == kKept) {
+        ++dropped_;
+        return;
+    }
+    ++kept_;
+    to.push_back(located(file_, line, message));
+}
+
+std::optional<std::string> FileWarnings::summary() const {
+    if (dropped_ == 0) return std::nullopt;
+    return fmt::format("{} more warning(s) in {} were not kept", dropped_, file_.empty() ? "the input" : file_);
+}
+
 }  // namespace memsnap::stats

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <optional>
+#include <vector>
 
 namespace memsnap::stats {
 
@@ -34,6 +36,22 @@ private:
 
 // "FILE:LINE: message" ("line LINE: message" when `file` is empty).
 std::string located(const std::string& file, std::size_t line, std::string_view message);
+
+// The warnings of one file. The first hundred say what is wrong; a file of broken lines
+// would otherwise make one per line, and more memory than text.
+class FileWarnings {
+public:
+    explicit FileWarnings(const std::string& file) : file_(file) {}
+    // Adds "FILE:LINE: message" to `to`, or only counts it once the first hundred are kept.
+    void add(std::vector<std::string>& to, std::size_t line, std::string_view message);
+    // "N more warning(s) in FILE were not kept", when any were not.
+    std::optional<std::string> summary() const;
+
+private:
+    static constexpr std::size_t kKept = 100;
+    const std::string& file_;
+    std::size_t kept_ = 0, dropped_ = 0;
+};
 
 // Splits one physical line that holds an escaped table into its logical lines.
 template <class Visit>

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
 
 namespace memsnap::stats {
 
@@ -75,15 +76,20 @@ StatsCapture find_captures(std::string_view text, const std::string& file);
 
 StatsCapture read_stats_text(std::string_view text, const std::string& file) {
     StatsCapture capture = find_captures(text, file);
+    if (capture.tables.empty())
+        // Output saved inside JSON (a notebook, a JSON log): read the text of its strings.
+        if (auto strings = json_strings(text)) capture = find_captures(*strings, file + " (text in its JSON strings)");
     capture.file = file;
-    if (!capture.tables.empty()) return capture;
-    // Output saved inside JSON (a notebook, a JSON log): read the text of its strings.
-    if (auto strings = json_strings(text)) {
-        capture = find_captures(*strings, file + " (text in its JSON strings)");
-        capture.file = file;
-        if (!capture.tables.empty()) return capture;
-    }
-    throw input_error("no memory_summary table or memory_stats dict found", file);
+    if (capture.tables.empty()) throw input_error("no memory_summary table or memory_stats dict found", file);
+    std::set<int> devices;
+    for (const auto& t : capture.tables)
+        if (t.device) devices.insert(*t.device);
+    if (devices.size() > kMaxDevices)
+        throw input_error(fmt::format("tables of {} different devices: more than the {} a capture of one machine "
+                                      "can hold, so the file is damaged or crafted",
+                                      devices.size(), kMaxDevices),
+                          file);
+    return capture;
 }
 
 namespace {

@@ -16,8 +16,14 @@
 namespace memsnap::analysis {
 
 struct StatsInfo {
-    stats::StatsCapture capture;  // the tables of options.device (all when none)
+    stats::StatsCapture capture;  // the listed tables of options.device (all devices when none)
     std::optional<int> device;
+    // --top N keeps the first ceil(N/2) and the last floor(N/2) tables of a long series: the
+    // `omitted` tables in between would have been listed from position `omitted_at`.
+    std::size_t omitted = 0, omitted_at = 0;
+    std::size_t tables_total() const { return capture.tables.size() + omitted; }
+    // The 1-based number of the i-th listed table in the whole capture.
+    std::size_t table_number(std::size_t i) const { return i < omitted_at ? i + 1 : i + 1 + omitted; }
 };
 
 using InfoResult = std::variant<SnapshotInfo, StatsInfo>;

@@ -81,6 +81,6 @@ StatsDiff diff_stats(const stats::StatsCapture& before, const stats::StatsCaptur
 
 // The tables of `capture` of options.device (tables without a device stay). Throws Error
 // (input) naming the devices the capture holds when none is left.
-stats::StatsCapture select_device(const stats::StatsCapture& capture, std::optional<int> device);
+std::vector<const stats::StatsTable*> tables_of(const stats::StatsCapture& capture, std::optional<int> device);
 
 }  // namespace memsnap::analysis

@@ -4,6 +4,7 @@
 #include <memsnap/snapshot/model.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -29,6 +30,9 @@ struct MemoryTotals {
 
 // Totals over every segment, or over those of `device`.
 MemoryTotals compute_totals(const snapshot::Snapshot& snap, std::optional<int> device = std::nullopt);
+
+// Totals per device, in one pass.
+std::map<int, MemoryTotals> totals_by_device(const snapshot::Snapshot& snap);
 
 // The devices that hold segments.
 std::set<int> devices_of(const snapshot::Snapshot& snap);

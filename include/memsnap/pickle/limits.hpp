@@ -15,9 +15,13 @@ struct Limits {
     std::uint64_t max_container_length = 1ull << 28;
     // Bytes in one string or bytes value.
     std::uint64_t max_string_length = 64ull << 20;
-    // What the decoded document may hold at once, in bytes; 0: 64 MiB + half the input size.
-    // Real snapshots hold a small fraction of that: their bulk is replaced as it is read.
+    // What the decoded document may hold at once, in bytes; 0: 32 MiB + an eighth of the
+    // input size. Real snapshots hold under 1 MiB, even at 1 GB: their bulk is replaced as it
+    // is read. Growing vectors may take up to three times what is held, for a moment.
     std::uint64_t max_held_bytes = 0;
+    std::uint64_t held_limit(std::uint64_t input_size) const {
+        return max_held_bytes != 0 ? max_held_bytes : (std::uint64_t{32} << 20) + input_size / 8;
+    }
     // --max-depth above this is refused: deeper nesting would exhaust the stack of the JSON
     // reader and the 16-bit depth counters.
     static constexpr std::uint32_t depth_cap = 1000;

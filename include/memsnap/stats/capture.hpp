@@ -3,7 +3,9 @@
 // names to value ranges, so that summaries and stats dumps compare directly.
 
 #include <memsnap/stats/range.hpp>
+#include <memsnap/stats/stat_map.hpp>
 
+#include <deque>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -14,6 +16,11 @@
 namespace memsnap::stats {
 
 enum class CaptureKind { memory_summary, memory_stats };
+
+// Device indices are CUDA ordinals: a "device ID" past this is not one. A file with tables of
+// more devices than kMaxDevices is refused: no machine holds that many.
+constexpr int kMaxDevice = 65535;
+constexpr std::size_t kMaxDevices = 1024;
 std::string_view to_string(CaptureKind kind);
 
 // One memory_summary table or one memory_stats dict found in a file.
@@ -28,7 +35,7 @@ struct StatsTable {
     std::string layout;
     // memory_stats key → range, e.g. "allocated_bytes.all.current", "oversize_segments.peak".
     // num_ooms / num_alloc_retries are kept in the fields above, not here.
-    std::map<std::string, ByteRange> stats;
+    StatMap stats;
     std::vector<std::string> warnings;  // "FILE:LINE: what could not be read"
     std::size_t line = 0;               // 1-based line where the table starts
 };
@@ -36,7 +43,9 @@ struct StatsTable {
 struct StatsCapture {
     std::string file;  // as given
     CaptureKind kind = CaptureKind::memory_summary;
-    std::vector<StatsTable> tables;  // in file order; several tables form a series
+    // In file order; several tables form a series. A deque: a long log holds many, and
+    // growing it never copies them.
+    std::deque<StatsTable> tables;
 };
 
 }  // namespace memsnap::stats

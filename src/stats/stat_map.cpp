@@ -1,0 +1,90 @@
+#include <memsnap/stats/stat_map.hpp>
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+namespace memsnap::stats {
+
+namespace {
+
+// Every key torch's memory_stats() and memory_summary() give, sorted: what a table holds
+// costs an index into this list.
+const std::vector<std::string>& vocabulary() {
+    static const std::vector<std::string> keys = [] {
+        constexpr std::array<std::string_view, 9> arrays = {
+            "allocation", "segment", "active", "inactive_split", "allocated_bytes",
+            "reserved_bytes", "active_bytes", "inactive_split_bytes", "requested_bytes"};
+        constexpr std::array<std::string_view, 3> pools = {"all", "large_pool", "small_pool"};
+        constexpr std::array<std::string_view, 4> metrics = {"current", "peak", "allocated", "freed"};
+        constexpr std::array<std::string_view, 5> scalars = {
+            "max_split_size", "num_sync_all_streams", "num_device_alloc", "num_device_free", "num_oom_rejections"};
+        std::vector<std::string> out;
+        for (auto a : arrays)
+            for (auto p : pools)
+                for (auto m : metrics) out.push_back(std::string(a) + "." + std::string(p) + "." + std::string(m));
+        for (std::string_view o : {"oversize_allocations", "oversize_segments"})
+            for (auto m : metrics) out.push_back(std::string(o) + "." + std::string(m));
+        for (auto s : scalars) out.emplace_back(s);
+        std::sort(out.begin(), out.end());
+        return out;
+    }();
+    return keys;
+}
+
+}  // namespace
+
+StatMap::StatMap(const std::map<std::string, ByteRange, std::less<>>& values) {
+    entries_.reserve(values.size());
+    for (const auto& [key, range] : values) entries_.push_back({key_of(key), range});
+}
+
+std::string_view StatMap::key_text(std::uint32_t key) const {
+    const auto& known = vocabulary();
+    return key < known.size() ? std::string_view(known[key]) : std::string_view(extra_[key - known.size()]);
+}
+
+std::uint32_t StatMap::key_of(std::string_view text) {
+    const auto& known = vocabulary();
+    if (const auto it = std::lower_bound(known.begin(), known.end(), text); it != known.end() && *it == text)
+        return static_cast<std::uint32_t>(it - known.begin());
+    extra_.emplace_back(text);
+    return static_cast<std::uint32_t>(known.size() + extra_.size() - 1);
+}
+
+const StatMap::Entry* StatMap::lookup(std::string_view key) const {
+    const auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
+                                     [this](const Entry& e, std::string_view k) { return key_text(e.key) < k; });
+    return it != entries_.end() && key_text(it->key) == key ? &*it : nullptr;
+}
+
+StatMap::const_iterator StatMap::find(std::string_view key) const {
+    const Entry* e = lookup(key);
+    return e ? const_iterator(this, e) : end();
+}
+
+const ByteRange& StatMap::at(std::string_view key) const {
+    const Entry* e = lookup(key);
+    if (!e) throw std::out_of_range("StatMap::at: no such key");
+    return e->range;
+}
+
+void StatMap::set(std::string_view key, ByteRange range) {
+    if (const Entry* e = lookup(key)) {
+        entries_[static_cast<std::size_t>(e - entries_.data())].range = range;
+        return;
+    }
+    const auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
+                                     [this](const Entry& e, std::string_view k) { return key_text(e.key) < k; });
+    const auto at = it - entries_.begin();
+    const std::uint32_t id = key_of(key);
+    entries_.insert(entries_.begin() + at, Entry{id, range});
+}
+
+bool operator==(const StatMap& a, const StatMap& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+               return x.first == y.first && x.second == y.second;
+           });
+}
+
+}  // namespace memsnap::stats
