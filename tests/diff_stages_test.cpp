@@ -208,7 +208,7 @@ TEST_CASE("rank: leak sites first / then growth per step / bytes / name") {
     const auto e = explain(sites, true);
     const analysis::SameProcess same{true, {"test"}};
     const analysis::SiteDiagnoser diagnose(empty_index(), kSteps, same, e.noise_threshold);
-    const auto r = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true);
+    const auto r = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {0, 0, true});
     REQUIRE(r.sites.size() == 4);
     CHECK(r.sites[0].diagnosis.pattern == "retained_tensors");
     CHECK(r.sites[0].site.name == "leaky");  // a leak outranks bigger one-time growth
@@ -217,7 +217,8 @@ TEST_CASE("rank: leak sites first / then growth per step / bytes / name") {
     CHECK(r.sites[2].site.name == "a");  // ties broken by name
     CHECK(r.sites[3].site.name == "b");
     for (std::size_t i = 0; i < r.sites.size(); ++i) CHECK(r.sites[i].rank == i + 1);
-    CHECK(r.changed_stacks.size() == 2);
+    CHECK(r.grown_stacks.size() == 2);  // grads and leaky grew
+    CHECK(analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true).grown_stacks.empty());
     // --top and --min-growth: only the listed sites are built; the fastest is kept apart.
     const auto top = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {1, 0});
     REQUIRE(top.sites.size() == 1);

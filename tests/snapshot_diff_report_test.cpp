@@ -33,6 +33,17 @@ constexpr std::int64_t MiB = 1024 * 1024;
 
 // Three sites: a leak with a diagnosis and a stack, a site whose name holds `|`, `,` and a
 // quote (a lambda in a notebook), and a site whose blocks were freed.
+// A stack whose frames go into the diff's frame table, as the analysis writes them.
+analysis::RepresentativeStack stack_of(analysis::SnapshotDiff& d, std::int64_t size, std::int64_t blocks,
+                                       analysis::Category category, const std::vector<analysis::FrameText>& frames) {
+    analysis::RepresentativeStack s{size, blocks, blocks * size, category, {}, 0};
+    for (const auto& f : frames) {
+        s.frames.push_back(static_cast<std::uint32_t>(d.frame_table.size()));
+        d.frame_table.push_back(f);
+    }
+    return s;
+}
+
 analysis::SnapshotDiff hand_built() {
     analysis::SnapshotDiff d;
     d.before_file = "runs/step100.pickle";
@@ -81,11 +92,11 @@ analysis::SnapshotDiff hand_built() {
     leak.verdict = analysis::SiteVerdict::leak;
     leak.diagnosis = {"retained_graph", "likely activations kept across steps", "call .detach() before storing",
                       {"+1 block per step, same size each time"}};
-    leak.stacks = {{MiB, 300, 300 * MiB, analysis::Category::activation,
-                    {{"torch/nn/functional.py", 2000, "linear", true},
-                     {"??", 0, "at::native::addmm", false},
-                     {"model.py", 17, "forward", true},
-                     {"train.py", 42, "train_step", true}}}};
+    leak.stacks = {stack_of(d, MiB, 300, analysis::Category::activation,
+                            {{"torch/nn/functional.py", 2000, "linear", true},
+                             {"??", 0, "at::native::addmm", false},
+                             {"model.py", 17, "forward", true},
+                             {"train.py", 42, "train_step", true}})};
 
     analysis::SiteChange odd;
     odd.rank = 2;
@@ -99,7 +110,7 @@ analysis::SnapshotDiff hand_built() {
     odd.growth_bytes_per_step = 100.0 * MiB / 400;
     odd.share = 0.25;
     odd.verdict = analysis::SiteVerdict::shape_growth;
-    odd.stacks = {{MiB, 100, 100 * MiB, analysis::Category::unknown, {{"<ipython-input-3>", 5, "<lambda> | a, \"b\"", true}}}};
+    odd.stacks = {stack_of(d, MiB, 100, analysis::Category::unknown, {{"<ipython-input-3>", 5, "<lambda> | a, \"b\"", true}})};
 
     analysis::SiteChange freed;
     freed.rank = 3;

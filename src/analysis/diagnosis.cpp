@@ -87,10 +87,11 @@ Diagnosis from_pattern(std::string_view id) {
     return {std::string(text.id), std::string(text.summary), std::string(text.fix), {}};
 }
 
-bool is_forward_frame(const FrameText& frame) {
-    return frame.python && (frame.name == "forward" || frame.name == "_call_impl" ||
-                            frame.filename.find("torch/nn/modules/") != std::string::npos);
+bool is_forward_frame(bool python, std::string_view filename, std::string_view name) {
+    return python && (name == "forward" || name == "_call_impl" || filename.find("torch/nn/modules/") != std::string::npos);
 }
+
+bool is_forward_frame(const FrameText& frame) { return is_forward_frame(frame.python, frame.filename, frame.name); }
 
 Diagnosis diagnose_site(const SiteFacts& s) {
     switch (s.verdict) {

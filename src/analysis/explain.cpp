@@ -128,10 +128,16 @@ SiteFacts facts_of(const SiteGroups& s, SiteVerdict verdict, const StackIndex& i
     f.step_distance = steps.distance();
     f.one_process = same.value == std::optional<bool>(true);
     if (verdict == SiteVerdict::growth) f.growth_reason = growth_reason(same, threshold);
-    for (const auto& [key, counts] : s.groups)
-        if (counts.after > counts.before)
-            for (auto frame : index.frames(key.stack))
-                if (index.flags(frame).user) f.user_frames.push_back(index.frame(frame));
+    // The diagnosis looks for names among these: a few dozen distinct frames are plenty.
+    constexpr std::size_t kMaxUserFrames = 64;
+    std::vector<CanonFrameId> seen;
+    for (const auto& grown : grown_stacks(s))
+        for (auto frame : index.frames(grown.stack)) {
+            if (seen.size() == kMaxUserFrames) return f;
+            if (!index.flags(frame).user || std::find(seen.begin(), seen.end(), frame) != seen.end()) continue;
+            seen.push_back(frame);
+            f.user_frames.push_back(index.frame(frame));
+        }
     return f;
 }
 
@@ -139,13 +145,17 @@ std::optional<Convergence> converge(const std::vector<SiteGroups>& sites, const 
     GrowthGraph graph;
     std::int64_t top_site = 0;
     std::vector<std::uint32_t> ids;
+    // Convergence is near the outermost frames: deeper ones of a very deep stack add nothing.
+    constexpr std::size_t kMaxDepth = 1024;
     for (std::size_t r = 0; r < sites.size(); ++r) {
         const auto& s = sites[r];
         top_site = std::max(top_site, s.change.delta_bytes);
-        for (const auto& [key, counts] : s.groups) {
+        for (const auto& grown : grown_stacks(s)) {
+            const auto frames = index.frames(grown.stack);
+            const auto outer = frames.subspan(frames.size() > kMaxDepth ? frames.size() - kMaxDepth : 0);
             ids.clear();
-            for (auto f : index.frames(key.stack)) ids.push_back(f.value);
-            graph.add_stack(ids, (counts.after - counts.before) * key.size, r);
+            for (auto f : outer) ids.push_back(f.value);
+            graph.add_stack(ids, grown.bytes, r);
         }
     }
     // Only worth saying when the growth is spread: no single site carries most of it.

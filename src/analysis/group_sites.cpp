@@ -13,6 +13,24 @@ double per_step(std::int64_t delta, const util::Steps& steps) {
 }
 
 
+std::vector<StackGrowth> grown_stacks(const SiteGroups& site) {
+    std::vector<StackGrowth> out;
+    for (const auto& [key, counts] : site.groups)
+        if (counts.after > counts.before)
+            out.push_back({key.stack, (counts.after - counts.before) * key.size, counts.after - counts.before});
+    std::sort(out.begin(), out.end(), [](const StackGrowth& a, const StackGrowth& b) { return a.stack < b.stack; });
+    std::vector<StackGrowth> merged;
+    for (const auto& g : out) {
+        if (!merged.empty() && merged.back().stack == g.stack) {
+            merged.back().bytes += g.bytes;
+            merged.back().blocks += g.blocks;
+        } else {
+            merged.push_back(g);
+        }
+    }
+    return merged;
+}
+
 SiteKey site_key(const StackIndex& index, const GroupKey& group, bool stacks_recorded) {
     SiteKey site;
     if (stacks_recorded) site = index.site(group.stack);

@@ -12,10 +12,9 @@ namespace memsnap::analysis::detail {
 namespace {
 
 bool grows_through_forward(const SiteGroups& s, const StackIndex& index) {
-    for (const auto& [key, counts] : s.groups)
-        if (counts.after > counts.before)
-            for (auto f : index.frames(key.stack))
-                if (is_forward_frame(index.frame(f))) return true;
+    for (const auto& grown : grown_stacks(s))
+        for (auto f : index.frames(grown.stack))
+            if (index.is_forward(f)) return true;
     return false;
 }
 

@@ -6,14 +6,16 @@
 
 namespace memsnap::analysis {
 
-RepresentativeStack representative(const GroupKey& key, const GroupCounts& counts, const StackIndex& index) {
-    RepresentativeStack rs;
-    rs.size = key.size;
-    rs.delta_blocks = counts.after - counts.before;
-    rs.delta_bytes = rs.delta_blocks * key.size;
-    rs.category = key.category;
-    for (auto f : index.frames(key.stack)) rs.frames.push_back(index.frame(f));
-    return rs;
+void FrameTableBuilder::add_frames(CanonStackId stack, RepresentativeStack& out) {
+    const auto frames = index_.frames(stack);
+    const std::size_t kept = std::min(frames.size(), kMaxStackFrames);
+    out.frames.reserve(kept);
+    for (std::size_t i = 0; i < kept; ++i) {
+        const auto [at, added] = position_.try_emplace(frames[i].value, static_cast<std::uint32_t>(table_.size()));
+        if (added) table_.push_back(index_.frame(frames[i]));
+        out.frames.push_back(at->second);
+    }
+    out.frames_omitted = frames.size() - kept;
 }
 
 namespace {
@@ -46,6 +48,7 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
     });
     RankedSites out;
     out.total = sites.size();
+    FrameTableBuilder table(index, out.frame_table);
     std::optional<std::size_t> fastest;  // rank position; the first of equals
     for (std::size_t r = 0; r < order.size(); ++r) {
         const double growth = sites[order[r]].change.growth_bytes_per_step;
@@ -62,16 +65,30 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
         change.verdict = j.verdict;
         change.share = j.share;
         if (stacks_recorded)
-            for (std::size_t g = 0; g < s.groups.size() && g < 3; ++g)
-                change.stacks.push_back(representative(s.groups[g].first, s.groups[g].second, index));
+            for (std::size_t g = 0; g < s.groups.size() && g < 3; ++g) {
+                const auto& [key, counts] = s.groups[g];
+                RepresentativeStack rs;
+                rs.size = key.size;
+                rs.delta_blocks = counts.after - counts.before;
+                rs.delta_bytes = rs.delta_blocks * key.size;
+                rs.category = key.category;
+                table.add_frames(key.stack, rs);
+                change.stacks.push_back(std::move(rs));
+            }
         return change;
     };
     for (std::size_t r = 0; r < order.size(); ++r) {
         auto& s = sites[order[r]];
+        if (stacks_recorded && selection.grown_stacks)
+            for (const auto& grown : grown_stacks(s)) {
+                RepresentativeStack rs;
+                rs.delta_blocks = grown.blocks;
+                rs.delta_bytes = grown.bytes;
+                rs.category = s.change.category;
+                table.add_frames(grown.stack, rs);
+                out.grown_stacks.push_back(std::move(rs));
+            }
         order_groups(s.groups);
-        if (stacks_recorded)
-            for (const auto& [key, counts] : s.groups)
-                if (counts.after != counts.before) out.changed_stacks.push_back(representative(key, counts, index));
         if (fastest == r) out.fastest = complete(r, false);
         const bool below = std::llabs(s.change.delta_bytes) < selection.min_growth;
         const bool beyond = !below && selection.top != 0 && out.sites.size() >= selection.top;

@@ -108,14 +108,15 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     }
     const SiteDiagnoser diagnose(index, options.steps, diff.same_process, explanation.noise_threshold);
     auto ranked = rank_sites(std::move(grouped), explanation.sites, diagnose, index, diff.stacks_recorded,
-                             {options.top, options.min_growth});
+                             {options.top, options.min_growth, options.grown_stacks});
     diff.sites = std::move(ranked.sites);
     diff.sites_total = ranked.total;
     diff.sites_beyond_top = ranked.beyond_top;
     diff.sites_below_min_growth = ranked.below_min_growth;
     diff.sites_not_listed_delta_bytes = ranked.not_listed_delta_bytes;
     diff.fastest_site = std::move(ranked.fastest);
-    diff.changed_stacks = std::move(ranked.changed_stacks);
+    diff.grown_stacks = std::move(ranked.grown_stacks);
+    diff.frame_table = std::move(ranked.frame_table);
     return diff;
 }
 

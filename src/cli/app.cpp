@@ -77,7 +77,8 @@ CLI::App* add_diff(CLI::App& app, DiffOptions& diff) {
 }
 
 int finish(const CommandOutput& result) {
-    std::fwrite(result.text.data(), 1, result.text.size(), stdout);
+    if (result.stream) result.stream(stdout);
+    else std::fwrite(result.text.data(), 1, result.text.size(), stdout);
     std::fflush(stdout);
     for (const auto& w : result.warnings) fmt::print(stderr, "memsnap: warning: {}\n", util::printable(w));
     if (!result.gate_message.empty()) {

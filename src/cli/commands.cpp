@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include <charconv>
@@ -76,6 +77,7 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     // Machine formats list up to 1000 sites unless --top is given: every site of any real
     // capture, while a crafted one with a million sites cannot make a gigabyte of JSON.
     const bool machine = format == report::Format::json || format == report::Format::csv;
+    analysis.grown_stacks = format == report::Format::folded;
     analysis.top = static_cast<std::size_t>(
         whole_number("--top", options.top, 1'000'000'000).value_or(machine ? kMachineTop : 10));
     if (const auto d = whole_number("--device", options.device, 65535)) analysis.device = static_cast<int>(*d);
@@ -92,13 +94,22 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
                            std::filesystem::equivalent(options.before, options.after, ec) && !ec;
     std::optional<capture::Capture> other;
     if (!same_file) other = capture::load_capture(options.after, globals.limits, max_input(globals));
-    const auto result = analysis::diff(before, other ? *other : before, analysis);
+    auto result = analysis::diff(before, other ? *other : before, analysis);
     CommandOutput out;
-    out.text = report::render(result, format,
-                              {use_color(globals) && format == report::Format::text, options.cpp_frames});
     out.warnings = analysis::warnings_of(result);
     if (gate)
         if (auto message = analysis::check_growth_gate(result, *gate)) out.gate_message = *message;
+    const report::RenderOptions render{use_color(globals) && format == report::Format::text, options.cpp_frames};
+    if (format == report::Format::json) {
+        // Written as it is made: a long site list is never held whole.
+        out.stream = [result = std::make_shared<analysis::DiffResult>(std::move(result)), format,
+                      render](std::FILE* file) {
+            report::write(*result, format, render,
+                          [file](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), file); });
+        };
+    } else {
+        out.text = report::render(result, format, render);
+    }
     return out;
 }
 

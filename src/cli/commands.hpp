@@ -5,6 +5,8 @@
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/pickle/limits.hpp>
 
+#include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +42,7 @@ struct DiffOptions {
 
 struct CommandOutput {
     std::string text;
+    std::function<void(std::FILE*)> stream;  // when set, writes the output instead of `text`
     std::vector<std::string> warnings;  // for standard error
     std::string gate_message;           // non-empty: a gate tripped (exit 3)
 };

@@ -30,15 +30,20 @@ std::string frame_label(const analysis::FrameText& f) {
 
 std::string site_label(const analysis::SiteKey& site) { return util::printable(site.label()); }
 
-std::vector<std::string> stack_lines(const std::vector<analysis::FrameText>& frames, bool cpp_frames,
+std::vector<std::string> stack_lines(const analysis::RepresentativeStack& stack,
+                                     const std::vector<analysis::FrameText>& table, bool cpp_frames,
                                      std::size_t python_limit) {
     std::vector<std::string> out;
+    const std::string omitted =
+        stack.frames_omitted ? fmt::format("... {} outer frames not kept", stack.frames_omitted) : "";
     if (cpp_frames) {
-        for (const auto& f : frames) out.push_back(frame_label(f));
+        for (const auto i : stack.frames) out.push_back(frame_label(table[i]));
+        if (!omitted.empty()) out.push_back(omitted);
         return out;
     }
     std::size_t python = 0, cpp = 0;
-    for (const auto& f : frames) {
+    for (const auto i : stack.frames) {
+        const auto& f = table[i];
         if (!f.python) {
             ++cpp;
             continue;
@@ -51,6 +56,7 @@ std::vector<std::string> stack_lines(const std::vector<analysis::FrameText>& fra
                                   python - python_limit == 1 ? "" : "s"));
     if (cpp > 0)
         out.push_back(fmt::format("({} C++ frame{} not shown: --cpp-frames shows them)", cpp, cpp == 1 ? "" : "s"));
+    if (!omitted.empty()) out.push_back(omitted);
     return out;
 }
 

@@ -27,7 +27,9 @@ std::string site_label(const analysis::SiteKey& site);
 
 // A stack for people, innermost first: its Python frames (at most `python_limit`, 0 for all),
 // then how many C++ frames were left out; with `cpp_frames` every frame in recorded order.
-std::vector<std::string> stack_lines(const std::vector<analysis::FrameText>& frames, bool cpp_frames,
+// Ends with how many outer frames the analysis did not keep, if any.
+std::vector<std::string> stack_lines(const analysis::RepresentativeStack& stack,
+                                     const std::vector<analysis::FrameText>& table, bool cpp_frames,
                                      std::size_t python_limit);
 
 // "100 → 500 (400 steps, from file names)" or "unknown".

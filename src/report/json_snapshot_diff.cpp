@@ -8,21 +8,22 @@ namespace {
 
 using json::Json;
 
-Json stacks_json(const std::vector<analysis::RepresentativeStack>& stacks) {
+Json stacks_json(const std::vector<analysis::RepresentativeStack>& stacks, const std::vector<analysis::FrameText>& table) {
     Json out = Json::array();
     for (const auto& st : stacks) {
         Json frames = Json::array();
-        for (const auto& f : st.frames) frames.push_back(json::frame(f));
+        for (const auto i : st.frames) frames.push_back(json::frame(table[i]));
         out.push_back({{"size", st.size},
                        {"delta_blocks", st.delta_blocks},
                        {"delta_bytes", st.delta_bytes},
                        {"category", analysis::to_string(st.category)},
-                       {"frames", frames}});
+                       {"frames", frames},
+                       {"frames_omitted", st.frames_omitted}});
     }
     return out;
 }
 
-Json site_json(const analysis::SiteChange& s) {
+Json site_json(const analysis::SiteChange& s, const std::vector<analysis::FrameText>& table) {
     return {{"rank", s.rank},
             {"frame", json::site_frame(s.site)},
             {"user_code", s.site.user_code},
@@ -41,7 +42,7 @@ Json site_json(const analysis::SiteChange& s) {
             {"share", json::optional_number(s.share)},
             {"verdict", analysis::to_string(s.verdict)},
             {"diagnosis", json::diagnosis(s.diagnosis)},
-            {"stacks", stacks_json(s.stacks)}};
+            {"stacks", stacks_json(s.stacks, table)}};
 }
 
 Json categories_json(const analysis::SnapshotDiff& d) {
@@ -59,7 +60,7 @@ Json categories_json(const analysis::SnapshotDiff& d) {
 
 }  // namespace
 
-std::string snapshot_diff_json(const analysis::SnapshotDiff& d) {
+void snapshot_diff_json(const analysis::SnapshotDiff& d, const Sink& sink) {
     Json j = json::document("snapshot_diff");
     json::diff_header(j, d.before_file, d.after_file, d.steps, d.same_process);
     j["device"] = d.device ? Json(*d.device) : Json(nullptr);
@@ -100,7 +101,7 @@ std::string snapshot_diff_json(const analysis::SnapshotDiff& d) {
     j["sites_not_listed"] = {{"beyond_top", d.sites_beyond_top},
                              {"below_min_growth", d.sites_below_min_growth},
                              {"delta_bytes", d.sites_not_listed_delta_bytes}};
-    return json::dump(j, "sites", d.sites.size(), [&](std::size_t i) { return site_json(d.sites[i]); });
+    json::dump(j, "sites", d.sites.size(), [&](std::size_t i) { return site_json(d.sites[i], d.frame_table); }, sink);
 }
 
 }  // namespace memsnap::report::detail

@@ -67,8 +67,8 @@ std::string dump(const Json& doc) {
     return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::string dump(const Json& doc, std::string_view key, std::size_t count,
-                 const std::function<Json(std::size_t)>& element) {
+void dump(const Json& doc, std::string_view key, std::size_t count, const std::function<Json(std::size_t)>& element,
+          const std::function<void(std::string_view)>& sink) {
     std::string out = "{";
     bool first = true;
     for (const auto& [name, value] : doc.items()) {
@@ -83,11 +83,13 @@ std::string dump(const Json& doc, std::string_view key, std::size_t count,
         for (std::size_t i = 0; i < count; ++i) {
             out += i == 0 ? "\n    " : ",\n    ";
             append_indented(out, element(i), 2);
+            sink(out);  // one element at a time
+            out.clear();
         }
         out += "\n  ]";
     }
     out += first ? "}\n" : "\n}\n";
-    return out;
+    sink(out);
 }
 
 }  // namespace memsnap::report::json

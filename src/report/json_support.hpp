@@ -37,7 +37,7 @@ void diff_header(Json& doc, const std::string& before, const std::string& after,
 std::string dump(const Json& doc);
 // The same, with the array under `key` (a top-level key holding an empty array) written
 // from `count` elements made one at a time: a long list never exists as a document.
-std::string dump(const Json& doc, std::string_view key, std::size_t count,
-                 const std::function<Json(std::size_t)>& element);
+void dump(const Json& doc, std::string_view key, std::size_t count, const std::function<Json(std::size_t)>& element,
+          const std::function<void(std::string_view)>& sink);
 
 }  // namespace memsnap::report::json

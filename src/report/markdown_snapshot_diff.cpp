@@ -23,11 +23,12 @@ void diagnosis_block(std::string& out, const analysis::Diagnosis& d) {
     }
 }
 
-void stack_block(std::string& out, const analysis::RepresentativeStack& s, std::size_t index, bool cpp_frames) {
+void stack_block(std::string& out, const analysis::RepresentativeStack& s, const std::vector<analysis::FrameText>& table,
+                 std::size_t index, bool cpp_frames) {
     out += fmt::format("\nStack {}: {} blocks of {} ({})\n\n", index, util::signed_count(s.delta_blocks),
                        util::human_bytes(s.size), util::signed_bytes(s.delta_bytes));
     std::string body;
-    for (const auto& line : stack_lines(s.frames, cpp_frames, 0)) body += line + "\n";
+    for (const auto& line : stack_lines(s, table, cpp_frames, 0)) body += line + "\n";
     if (s.frames.empty()) body = "(no frames)\n";
     out += md::fence(body);
 }
@@ -116,7 +117,7 @@ std::string snapshot_diff_markdown(const SnapshotDiff& d, const RenderOptions& o
         if (s.diagnosis.empty()) out += "No diagnosis for this site.\n";
         else diagnosis_block(out, s.diagnosis);
         if (s.stacks.empty()) out += fmt::format("\n{}\n", d.stacks_recorded ? "No representative stack." : "No stacks recorded.");
-        for (std::size_t i = 0; i < s.stacks.size(); ++i) stack_block(out, s.stacks[i], i + 1, options.cpp_frames);
+        for (std::size_t i = 0; i < s.stacks.size(); ++i) stack_block(out, s.stacks[i], d.frame_table, i + 1, options.cpp_frames);
         out += "\n</details>\n";
     }
     if (!d.notes.empty()) {

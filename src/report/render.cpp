@@ -47,7 +47,11 @@ std::string render(const analysis::DiffResult& result, Format format, const Rend
     if (const auto* snap = std::get_if<analysis::SnapshotDiff>(&result)) {
         switch (format) {
             case Format::text: return detail::snapshot_diff_text(*snap, options);
-            case Format::json: return detail::snapshot_diff_json(*snap);
+            case Format::json: {
+                std::string out;
+                detail::snapshot_diff_json(*snap, [&out](std::string_view piece) { out += piece; });
+                return out;
+            }
             case Format::markdown: return detail::snapshot_diff_markdown(*snap, options);
             case Format::csv: return detail::snapshot_diff_csv(*snap);
             case Format::folded: return detail::snapshot_diff_folded(*snap);
@@ -62,6 +66,14 @@ std::string render(const analysis::DiffResult& result, Format format, const Rend
         case Format::folded: break;
     }
     throw unsupported(format, "summaries and stats, which have no stacks (folded needs two snapshots)");
+}
+
+void write(const analysis::DiffResult& result, Format format, const RenderOptions& options, const Sink& sink) {
+    if (const auto* snap = std::get_if<analysis::SnapshotDiff>(&result); snap && format == Format::json) {
+        detail::snapshot_diff_json(*snap, sink);
+        return;
+    }
+    sink(render(result, format, options));
 }
 
 }  // namespace memsnap::report

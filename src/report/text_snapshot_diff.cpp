@@ -76,7 +76,7 @@ void site(std::string& out, const analysis::SiteChange& s, const SnapshotDiff& d
     for (const auto& stack : s.stacks) {
         if (stack.delta_blocks == 0) continue;  // unchanged stacks say nothing here
         out += fmt::format("      stack ({} x {}):\n", util::signed_count(stack.delta_blocks), util::human_bytes(stack.size));
-        for (const auto& line : stack_lines(stack.frames, options.cpp_frames, 8)) out += fmt::format("        {}\n", line);
+        for (const auto& line : stack_lines(stack, d.frame_table, options.cpp_frames, 8)) out += fmt::format("        {}\n", line);
     }
 }
 

@@ -5,6 +5,7 @@
 #include <memsnap/report/render.hpp>
 
 #include <string>
+#include <string_view>
 
 namespace memsnap::report::detail {
 
@@ -14,7 +15,7 @@ std::string stats_info_text(const analysis::StatsInfo& info);
 std::string stats_info_json(const analysis::StatsInfo& info);
 
 std::string snapshot_diff_text(const analysis::SnapshotDiff& diff, const RenderOptions& options);
-std::string snapshot_diff_json(const analysis::SnapshotDiff& diff);
+void snapshot_diff_json(const analysis::SnapshotDiff& diff, const Sink& sink);
 std::string snapshot_diff_markdown(const analysis::SnapshotDiff& diff, const RenderOptions& options);
 std::string snapshot_diff_csv(const analysis::SnapshotDiff& diff);
 std::string snapshot_diff_folded(const analysis::SnapshotDiff& diff);

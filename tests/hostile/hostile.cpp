@@ -167,6 +167,7 @@ int main(int argc, char** argv) {
     fs::create_directories(work);
     auto all = cases();
     for (auto& m : more_cases()) all.push_back(std::move(m));
+    for (auto& m : amplification_cases()) all.push_back(std::move(m));
     int failures = 0;
     fmt::print("{:<28} {:>9} {:>5} {:>8} {:>8} {:>9} {:>9}  {}\n", "case", "input MB", "exit", "seconds", "budget",
                "peak MB", "budget", "result");

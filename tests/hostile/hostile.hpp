@@ -35,6 +35,8 @@ struct Case {
 
 // Every case but the regular-expression ones (hostile_cases.cpp).
 std::vector<Case> more_cases();
+// Small files that describe a lot (amplification_cases.cpp).
+std::vector<Case> amplification_cases();
 
 inline void write(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
 

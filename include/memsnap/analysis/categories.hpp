@@ -26,27 +26,37 @@ std::string_view to_string(Category category);
 // Every category, in report order.
 std::span<const Category> all_categories();
 
-// One rule of the table: a frame of the stack (Python or C++, as `frames` says) whose
-// "file:function" text matches `pattern`, and not `unless`, puts the block in `category`.
-// The first rule, in table order, that any frame of the stack matches decides.
+// One rule of the table: a frame of the stack (Python or C++, as `frames` says) whose path
+// (with '/' separators) matches `path` and not `unless_path`, and whose function name
+// matches `function`, puts the block in `category`; a null pattern matches anything. The
+// first rule, in table order, that any frame of the stack matches decides. Path and function
+// are matched apart, so that each file name and each function name is looked at once
+// however many frames share it.
 struct CategoryRule {
     Category category;
-    const char* frames;   // "python", "C++" or "any"
-    const char* pattern;
-    const char* unless;   // nullptr: no exception
-    const char* evidence; // for people: what the rule looks for
+    const char* frames;       // "python", "C++" or "any"
+    const char* path;         // nullptr: any path
+    const char* function;     // nullptr: any function
+    const char* unless_path;  // nullptr: no exception
+    const char* evidence;     // for people: what the rule looks for
 };
 std::span<const CategoryRule> category_rules();
 
-// The table compiled once. `classify_frame` gives the index of the first rule a single frame
-// matches (category_rules().size() when none); a stack's category is that of its smallest
-// index, see category_of_rule.
+// The table compiled once. A frame's rule is the first whose path and function conditions
+// both hold: `path_rules` and `function_rules` give a bit per rule for one text each (so
+// callers can keep them per string), `first_rule` combines them. A stack's category is that
+// of its smallest rule index, see category_of_rule; category_rules().size() means none.
 class CategoryClassifier {
 public:
     CategoryClassifier();
     ~CategoryClassifier();
     CategoryClassifier(CategoryClassifier&&) noexcept;
-    std::uint8_t classify_frame(std::string_view path, std::string_view name, bool python) const;
+    std::uint32_t path_rules(std::string_view path) const;
+    std::uint32_t function_rules(std::string_view name) const;
+    std::uint8_t first_rule(std::uint32_t path_rules, std::uint32_t function_rules, bool python) const;
+    std::uint8_t classify_frame(std::string_view path, std::string_view name, bool python) const {
+        return first_rule(path_rules(path), function_rules(name), python);
+    }
 
 private:
     struct Compiled;

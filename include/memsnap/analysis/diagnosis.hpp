@@ -43,5 +43,6 @@ Diagnosis from_pattern(std::string_view id);
 
 // True for a user frame in a module's forward pass.
 bool is_forward_frame(const FrameText& frame);
+bool is_forward_frame(bool python, std::string_view filename, std::string_view name);
 
 }  // namespace memsnap::analysis

@@ -47,13 +47,18 @@ struct DeviceSets {
     bool differ() const { return before != after; }
 };
 
+// A stack as a report shows it. Its frames are positions in SnapshotDiff::frame_table, where
+// each distinct frame's text is kept once however many stacks hold it.
 struct RepresentativeStack {
-    std::int64_t size = 0;  // block size of this (stack, size) group
+    std::int64_t size = 0;  // block size of this (stack, size) group; 0 for grown_stacks
     std::int64_t delta_blocks = 0;
     std::int64_t delta_bytes = 0;
     Category category = Category::unknown;
-    std::vector<FrameText> frames;  // normalised, innermost first
+    std::vector<std::uint32_t> frames;  // normalised, innermost first, at most kMaxStackFrames
+    std::size_t frames_omitted = 0;     // outermost frames past kMaxStackFrames
 };
+// Frames kept of one stack in a report: real stacks hold tens to a hundred or so.
+inline constexpr std::size_t kMaxStackFrames = 128;
 
 // What a site holds in each capture: all that grouping knows, before any judgement.
 struct SiteCounts {
@@ -110,7 +115,10 @@ struct SnapshotDiff {
     std::int64_t sites_not_listed_delta_bytes = 0;  // listed deltas + this = every site's
     std::optional<SiteChange> fastest_site;  // the fastest-growing site of all, for the gate
     // Every (stack, size) group whose bytes changed, in site rank order: for flame graphs.
-    std::vector<RepresentativeStack> changed_stacks;
+    // With AnalysisOptions::grown_stacks: every stack that grew, once, with the bytes its
+    // groups grew by (for flame graphs); empty otherwise.
+    std::vector<RepresentativeStack> grown_stacks;  // size 0: all sizes together
+    std::vector<FrameText> frame_table;  // the frames of every stack above
     std::vector<std::string> notes;
     std::vector<std::string> warnings;  // also worth standard error: devices that differ
 };

@@ -19,6 +19,15 @@ struct SiteGroups {
 std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& index, bool stacks_recorded,
                                     const util::Steps& steps);
 
+// The distinct stacks of a site whose groups grew, with the bytes and blocks those groups
+// grew by (one stack's groups of other sizes added up), in stack order: each stack once,
+// however many block sizes it has.
+struct StackGrowth {
+    CanonStackId stack;
+    std::int64_t bytes = 0, blocks = 0;
+};
+std::vector<StackGrowth> grown_stacks(const SiteGroups& site);
+
 // The site of a (stack, size, category) group: what `info` and `diff` both call it. Without
 // any recorded stack in the capture(s), blocks are told apart by size alone.
 SiteKey site_key(const StackIndex& index, const GroupKey& group, bool stacks_recorded);

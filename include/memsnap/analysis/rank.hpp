@@ -2,7 +2,7 @@
 // Stage 4 of the snapshot diff: sites in the order a reader needs them: leak sites first, then
 // by growth per step, then bytes after, then name (so the order never depends on anything but
 // the data); numbered, with their verdicts, diagnoses and representative stacks; and every
-// changed (stack, size) group for flame graphs. Only the sites that --top and --min-growth
+// grown stack for flame graphs. Only the sites that --top and --min-growth
 // list are built out in full, so that a capture of a million sites costs little more than
 // its counts.
 
@@ -10,6 +10,7 @@
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -18,6 +19,7 @@ namespace memsnap::analysis {
 struct SiteSelection {
     std::size_t top = 0;           // 0: all
     std::int64_t min_growth = 0;   // bytes of change, either way
+    bool grown_stacks = false;     // every grown stack too, for flame graphs
 };
 
 struct RankedSites {
@@ -25,7 +27,8 @@ struct RankedSites {
     std::size_t total = 0, beyond_top = 0, below_min_growth = 0;
     std::int64_t not_listed_delta_bytes = 0;  // of the sites left out, so that deltas add up
     std::optional<SiteChange> fastest;  // the fastest-growing site of all, listed or not
-    std::vector<RepresentativeStack> changed_stacks;
+    std::vector<RepresentativeStack> grown_stacks;  // with SiteSelection::grown_stacks
+    std::vector<FrameText> frame_table;             // the frames of every stack
 };
 
 // `judged` is parallel to `sites` (explain's output).
@@ -33,7 +36,17 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
                        const SiteDiagnoser& diagnose, const StackIndex& index, bool stacks_recorded,
                        const SiteSelection& selection = {});
 
-// A group as frames a writer can print.
-RepresentativeStack representative(const GroupKey& key, const GroupCounts& counts, const StackIndex& index);
+// Frames as positions in a RankedSites::frame_table, each distinct frame added once.
+class FrameTableBuilder {
+public:
+    FrameTableBuilder(const StackIndex& index, std::vector<FrameText>& table) : index_(index), table_(table) {}
+    // The innermost kMaxStackFrames frames of `stack` into `out`.
+    void add_frames(CanonStackId stack, RepresentativeStack& out);
+
+private:
+    const StackIndex& index_;
+    std::vector<FrameText>& table_;
+    std::map<std::uint32_t, std::uint32_t> position_;  // CanonFrameId -> table_
+};
 
 }  // namespace memsnap::analysis

@@ -24,7 +24,8 @@ struct StackOptions {
 };
 
 // Frames that normalisation always drops (allocator, unwinder, CPython, dispatcher), as
-// PyTorch's own viewer does. Matched against "filename:line name".
+// PyTorch's own viewer does: matched against the file name and against the function name,
+// each on its own, so that every name is looked at once.
 extern const char* const default_hidden_frames;
 
 using CanonFrameId = snapshot::Id<struct CanonFrameTag>;
@@ -56,7 +57,13 @@ public:
 
     std::span<const CanonFrameId> frames(CanonStackId stack) const;
     // The frame as text (built on each call: the index itself keeps views of the captures).
+    // File and function names longer than kMaxFrameText are cut in the middle ("…"): no
+    // real name is that long, and a crafted one shared by many frames must not be copied
+    // whole into every report line.
     FrameText frame(CanonFrameId frame) const;
+    static constexpr std::size_t kMaxFrameText = 4096;
+    // Whether the frame is a module's forward (see is_forward_frame), without copying text.
+    bool is_forward(CanonFrameId frame) const;
     const FrameFlags& flags(CanonFrameId frame) const;
     bool focused(CanonStackId stack) const;
     // The site of a stack (see pick_site); labelled sites for empty and C++-only stacks.

@@ -5,6 +5,7 @@
 
 #include <memsnap/analysis/run.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,5 +25,11 @@ struct RenderOptions {
 // folded needs snapshots).
 std::string render(const analysis::InfoResult& result, Format format, const RenderOptions& options);
 std::string render(const analysis::DiffResult& result, Format format, const RenderOptions& options);
+
+// The same output given to `sink` in pieces: a snapshot diff's JSON site list is written one
+// site at a time and never held whole, so a long list costs no memory. Throws as render does,
+// before anything is written.
+using Sink = std::function<void(std::string_view)>;
+void write(const analysis::DiffResult& result, Format format, const RenderOptions& options, const Sink& sink);
 
 }  // namespace memsnap::report

@@ -74,6 +74,7 @@ public:
         return {frames_.data() + offsets_[id.value], offsets_[id.value + 1] - offsets_[id.value]};
     }
     std::size_t size() const { return offsets_.size() - 1; }
+    std::size_t frame_count() const { return frames_.size(); }  // over all stacks
 
 private:
     std::vector<FrameId> frames_;
