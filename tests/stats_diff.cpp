@@ -8,6 +8,9 @@
 #include <memsnap/error.hpp>
 #include "analysis_support.hpp"
 #include <memsnap/stats/text_reader.hpp>
+#include <memsnap/analysis/run.hpp>
+#include <memsnap/capture/capture.hpp>
+#include <memsnap/report/render.hpp>
 
 #include <fmt/format.h>
 
@@ -143,4 +146,49 @@ TEST_CASE("stats info: goldens" * doctest::test_suite("unit")) {
         test::check_golden(fmt::format("stats/info_{}.json", stem), test::render(c, report::Format::json));
         test::check_golden(fmt::format("stats/info_{}.txt", stem), test::render(c));
     }
+}
+
+TEST_CASE("stats diff: a long series is listed at 1000 points / its trend judged on all" * doctest::test_suite("unit")) {
+    stats::StatsCapture log;
+    log.file = "train.log";
+    for (int i = 0; i < 1500; ++i) {
+        stats::StatsTable t;
+        t.device = 0;
+        t.line = static_cast<std::size_t>(1 + 50 * i);
+        // Rising except one dip near the end, between two listed points: the trend is mixed.
+        const std::int64_t value = i == 1498 ? 10 : std::int64_t{1000} * (i + 1);
+        t.stats.set("allocated_bytes.all.current", ByteRange::exact(value));
+        t.stats.set("reserved_bytes.all.current", ByteRange::exact(std::int64_t{1} << 30));
+        log.tables.push_back(std::move(t));
+    }
+    const auto diff = test::stats_diff(log, log);
+    const auto& d = diff.primary();
+    REQUIRE(d.series.size() == 1000);
+    CHECK(d.series.front().index == 0);
+    CHECK(d.series.back().index == 1499);
+    const auto& trend = d.trends.at("allocated_bytes.all.current");
+    CHECK(trend.values.size() == 1000);
+    CHECK(trend.direction == "mixed");
+    CHECK(trend.first_to_last == ByteRange::exact(1500 * 1000 - 1000));
+    bool noted = false;
+    for (const auto& n : d.notes) noted = noted || n.find("a series of 1500 tables: 1000 evenly spaced points") == 0;
+    CHECK(noted);
+}
+
+TEST_CASE("stats info: --top keeps the first and last tables of a series" * doctest::test_suite("unit")) {
+    std::string text;
+    for (int i = 0; i < 7; ++i)
+        text += fmt::format("| Allocated memory      | {:>6} MiB |   5245 MiB |   1149 GiB |   1144 GiB |\n\nstep\n\n", i + 1);
+    const capture::Capture c{"s.log", stats::read_stats_text(text, "s.log")};
+    analysis::AnalysisOptions options;
+    options.top = 4;
+    const auto info = std::get<analysis::StatsInfo>(analysis::info(c, options));
+    CHECK(info.tables_total() == 7);
+    REQUIRE(info.capture.tables.size() == 4);
+    CHECK(info.omitted == 3);
+    CHECK(info.table_number(1) == 2);
+    CHECK(info.table_number(2) == 6);
+    CHECK(info.capture.tables[2].stats.at("allocated_bytes.all.current").low == 6 * MiB);
+    const auto text_out = report::render(analysis::InfoResult(info), report::Format::text, {});
+    CHECK(text_out.find("… 3 table(s) not shown (--top 0 lists all)") != std::string::npos);
 }

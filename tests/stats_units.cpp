@@ -245,3 +245,14 @@ TEST_CASE("reader: memory_stats forms" * doctest::test_suite("unit")) {
         CHECK(c.tables[1].line == 2);
     }
 }
+
+TEST_CASE("reader: a hundred warnings per file, the rest counted" * doctest::test_suite("unit")) {
+    std::string text = "| Allocated memory      |   5245 MiB |   5245 MiB |   1149 GiB |   1144 GiB |\n";
+    for (int i = 0; i < 250; ++i) text += "...\n";
+    const auto c = stats::read_stats_text(text, "w.txt");
+    REQUIRE(c.tables.size() == 1);
+    const auto& w = c.tables[0].warnings;
+    REQUIRE(w.size() == 101);
+    // 252 in all: no header, 250 elisions, cut short.
+    CHECK(w.back() == "152 more warning(s) in w.txt were not kept");
+}

@@ -6,6 +6,7 @@
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -136,6 +137,22 @@ TEST_CASE("trace side tables hold each stream and action name once, however many
     CHECK(s.streams.size() == 1 + 26);   // stream 0 and the 26 others
     for (std::size_t i = 0; i < s.events.size(); ++i)
         CHECK(s.action_name(s.events[i]) == "action_" + std::to_string(i % 40));
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("unit") {
+
+TEST_CASE("allocator_settings: a key given twice keeps its last value / at most 1000 keys") {
+    // JSON objects keep one value per key already; pickles can repeat keys, as the fuzz and
+    // hostile cases do. Here: the cap, through JSON.
+    json doc = json::object();
+    doc["segments"] = json::array();
+    doc["allocator_settings"] = json::object();
+    for (int i = 0; i < 1500; ++i) doc["allocator_settings"][fmt::format("key{:04}", i)] = i;
+    const auto s = snapshot::load_snapshot_bytes(doc.dump(), "t.json");
+    CHECK(s.allocator_settings.size() == 1000);
+    CHECK(warning_with(s, "allocator_settings holds more than 1000 keys; 500 left out") != "");
 }
 
 }  // TEST_SUITE
