@@ -65,7 +65,9 @@ CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals)
     (void)max_input(globals);
     const auto capture = capture::load_capture(options.file, globals.limits, max_input(globals));
     const auto result = analysis::info(capture, analysis);
-    return {report::render(result, format, {use_color(globals) && format == report::Format::text, false}), {}, {}};
+    CommandOutput out;
+    out.text = report::render(result, format, {use_color(globals) && format == report::Format::text, false});
+    return out;
 }
 
 CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals) {
