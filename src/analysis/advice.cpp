@@ -72,6 +72,23 @@ constexpr PatternText kPatterns[] = {
      "cache growth, not a leak: live memory is flat and the extra reserved memory is free blocks the caching "
      "allocator keeps for reuse",
      kCacheGrowthFix},
+    // Out-of-memory events (trace and info), by classification.
+    {"device_full",
+     "the device was full of live tensors: neither the cache nor the device had the free memory the request needed",
+     "find what holds the memory (the live sites below); then reduce the batch size or sequence length, use "
+     "activation checkpointing or mixed precision, or shard the model (FSDP, ZeRO)"},
+    {"fragmentation_oom",
+     "fragmentation: the cache held enough free memory in all, but no free block of the request's size on its "
+     "stream, and the device could not give a new segment",
+     kFragmentationFix},
+    {"other_process",
+     "another process held memory on this device: this process's cache and the free memory together are far "
+     "below the device's capacity",
+     "check nvidia-smi for other processes on this GPU; give each process its own GPU (CUDA_VISIBLE_DEVICES)"},
+    {"single_huge_request",
+     "one request larger than the device could give even with every cached block returned",
+     "look for a tensor far bigger than intended at the failing line (a shape bug, an accidental broadcast or "
+     "outer product), or a batch or sequence too large for this GPU"},
 };
 
 }  // namespace

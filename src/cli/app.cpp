@@ -51,6 +51,23 @@ CLI::App* add_info(CLI::App& app, InfoOptions& info) {
     return cmd;
 }
 
+CLI::App* add_trace(CLI::App& app, TraceOptions& trace) {
+    auto* cmd = app.add_subcommand("trace", "Replay one snapshot's trace: timeline, peak, iterations, what each "
+                                            "iteration leaves live, out-of-memory events explained");
+    cmd->add_option("file", trace.file, "Snapshot with a trace ('-' reads standard input)")->required();
+    cmd->add_option("--format", trace.format, "Output format: text, json, markdown or csv");
+    cmd->add_option("--top", trace.top, "How many sites to list; 0 lists all (default 10)");
+    cmd->add_option("--device", trace.device, "The CUDA device whose trace to replay (default: the first)");
+    cmd->add_option("--device-memory", trace.device_memory,
+                    "The GPU's total memory (e.g. 80GiB): tells an out-of-memory caused by another process");
+    cmd->add_option("--hide", trace.hide, "Drop frames whose 'file:line name' matches this regex (repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_option("--focus", trace.focus, "Keep only allocations whose stack has a frame matching this regex")
+        ->allow_extra_args(false);
+    cmd->add_flag("--cpp-frames", trace.cpp_frames, "Show C++ frames in text and markdown stacks (default: a count)");
+    return cmd;
+}
+
 CLI::App* add_diff(CLI::App& app, DiffOptions& diff) {
     auto* cmd = app.add_subcommand("diff", "Compare two captures (e.g. step 100 and step 500) and rank the growth");
     cmd->add_option("before", diff.before, "The earlier capture")->required();
@@ -99,8 +116,10 @@ int run(int argc, char** argv) {
     add_global_options(app, globals);
     InfoOptions info;
     DiffOptions diff;
+    TraceOptions trace;
     add_info(app, info);
     auto* diff_cmd = add_diff(app, diff);
+    auto* trace_cmd = add_trace(app, trace);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -111,6 +130,7 @@ int run(int argc, char** argv) {
     // The one place where errors become exit codes and one line on standard error.
     try {
         if (*diff_cmd) return finish(run_diff(diff, globals));
+        if (*trace_cmd) return finish(run_trace(trace, globals));
         return finish(run_info(info, globals));
     } catch (const Error& e) {
         fmt::print(stderr, "memsnap: error: {}\n", util::printable(e.describe()));

@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include <memsnap/analysis/run.hpp>
+#include <memsnap/analysis/trace.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>
@@ -67,6 +68,27 @@ CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals)
     const auto result = analysis::info(capture, analysis);
     CommandOutput out;
     out.text = report::render(result, format, {use_color(globals) && format == report::Format::text, false});
+    return out;
+}
+
+CommandOutput run_trace(const TraceOptions& options, const GlobalOptions& globals) {
+    analysis::AnalysisOptions analysis;
+    analysis.rules = globals.rules;
+    analysis.stacks = {options.hide, options.focus, false};
+    analysis.top = static_cast<std::size_t>(whole_number("--top", options.top, 1'000'000'000).value_or(10));
+    if (const auto d = whole_number("--device", options.device, 65535)) analysis.device = static_cast<int>(*d);
+    analysis::TraceOptions trace;
+    if (!options.device_memory.empty()) trace.device_memory = util::parse_size(options.device_memory);
+    const auto format = format_of(options.format);
+    analysis::validate(analysis);
+    (void)max_input(globals);
+    const auto capture = capture::load_capture(options.file, globals.limits, max_input(globals));
+    if (!capture.is_snapshot())
+        throw usage_error(fmt::format("trace needs a snapshot; {} is a {}", capture.path, capture.kind_name()));
+    const auto result = analysis::analyze_trace(capture.snapshot(), analysis, trace);
+    CommandOutput out;
+    out.text = report::render(result, format, {use_color(globals) && format == report::Format::text, options.cpp_frames});
+    out.warnings = capture.snapshot().warnings;
     return out;
 }
 

@@ -27,6 +27,16 @@ struct InfoOptions {
     std::string device;  // empty: every device
 };
 
+struct TraceOptions {
+    std::string file;
+    std::string format = "text";
+    std::string top;  // empty: 10
+    std::string device;  // empty: the first device with a trace
+    std::string device_memory;  // the GPU's capacity, e.g. 80GiB: tells an OOM from another process
+    std::vector<std::string> hide, focus;
+    bool cpp_frames = false;
+};
+
 struct DiffOptions {
     std::string before, after;
     std::string steps;  // "A,B"
@@ -50,5 +60,6 @@ struct CommandOutput {
 // Both throw memsnap::Error; the caller maps it to an exit code.
 CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals);
 CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals);
+CommandOutput run_trace(const TraceOptions& options, const GlobalOptions& globals);
 
 }  // namespace memsnap::cli

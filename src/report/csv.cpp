@@ -66,3 +66,22 @@ std::string stats_diff_csv(const analysis::StatsDiff& diff) {
 }
 
 }  // namespace memsnap::report::detail
+
+namespace memsnap::report::detail {
+
+std::string trace_csv(const analysis::TraceResult& t) {
+    std::string out =
+        "rank,filename,line,name,category,verdict,live_allocations,live_bytes,warmup_allocations,"
+        "current_allocations,leak_allocations_per_iteration,leak_bytes_per_iteration,per_iteration\n";
+    for (const auto& s : t.sites) {
+        std::string per;
+        for (const auto c : s.per_iteration) per += fmt::format("{}{}", per.empty() ? "" : " ", c);
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.rank, field(s.site.filename), s.site.line,
+                           field(s.site.name), analysis::to_string(s.category), s.verdict, s.live_allocations,
+                           s.live_bytes, s.warmup_allocations, s.current_allocations, s.leak_allocations_per_iteration,
+                           s.leak_bytes_per_iteration, per);
+    }
+    return out;
+}
+
+}  // namespace memsnap::report::detail

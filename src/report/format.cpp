@@ -60,6 +60,18 @@ std::vector<std::string> stack_lines(const analysis::RepresentativeStack& stack,
     return out;
 }
 
+std::string run_lengths(const std::vector<std::int64_t>& counts) {
+    std::string out;
+    for (std::size_t i = 0; i < counts.size();) {
+        std::size_t j = i;
+        while (j < counts.size() && counts[j] == counts[i]) ++j;
+        out += fmt::format("{}{}", out.empty() ? "" : " ", counts[i]);
+        if (j - i > 1) out += fmt::format("×{}", j - i);
+        i = j;
+    }
+    return out;
+}
+
 std::string steps_text(const util::Steps& steps) {
     if (!steps.known()) return "unknown";
     return fmt::format("{} → {} ({} steps, from {})", steps.span->first, steps.span->second, steps.distance(),

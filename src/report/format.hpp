@@ -32,6 +32,9 @@ std::vector<std::string> stack_lines(const analysis::RepresentativeStack& stack,
                                      const std::vector<analysis::FrameText>& table, bool cpp_frames,
                                      std::size_t python_limit);
 
+// Counts with runs written once: "2×31", "0×3 1 0×414".
+std::string run_lengths(const std::vector<std::int64_t>& counts);
+
 // "100 → 500 (400 steps, from file names)" or "unknown".
 std::string steps_text(const util::Steps& steps);
 // "yes", "no" or "unknown", then the first piece of evidence.

@@ -8,21 +8,6 @@ namespace {
 
 using json::Json;
 
-Json stacks_json(const std::vector<analysis::RepresentativeStack>& stacks, const std::vector<analysis::FrameText>& table) {
-    Json out = Json::array();
-    for (const auto& st : stacks) {
-        Json frames = Json::array();
-        for (const auto i : st.frames) frames.push_back(json::frame(table[i]));
-        out.push_back({{"size", st.size},
-                       {"delta_blocks", st.delta_blocks},
-                       {"delta_bytes", st.delta_bytes},
-                       {"category", analysis::to_string(st.category)},
-                       {"frames", frames},
-                       {"frames_omitted", st.frames_omitted}});
-    }
-    return out;
-}
-
 Json site_json(const analysis::SiteChange& s, const std::vector<analysis::FrameText>& table) {
     return {{"rank", s.rank},
             {"frame", json::site_frame(s.site)},
@@ -42,7 +27,7 @@ Json site_json(const analysis::SiteChange& s, const std::vector<analysis::FrameT
             {"share", json::optional_number(s.share)},
             {"verdict", analysis::to_string(s.verdict)},
             {"diagnosis", json::diagnosis(s.diagnosis)},
-            {"stacks", stacks_json(s.stacks, table)}};
+            {"stacks", json::stacks(s.stacks, table)}};
 }
 
 Json categories_json(const analysis::SnapshotDiff& d) {

@@ -26,6 +26,58 @@ Json diagnosis(const analysis::Diagnosis& d) {
     return {{"pattern", d.pattern}, {"summary", d.summary}, {"fix", d.fix}, {"evidence", d.evidence}};
 }
 
+Json stacks(const std::vector<analysis::RepresentativeStack>& stacks, const std::vector<analysis::FrameText>& table) {
+    Json out = Json::array();
+    for (const auto& st : stacks) {
+        Json frames = Json::array();
+        for (const auto i : st.frames) frames.push_back(frame(table[i]));
+        out.push_back({{"size", st.size},
+                       {"delta_blocks", st.delta_blocks},
+                       {"delta_bytes", st.delta_bytes},
+                       {"category", analysis::to_string(st.category)},
+                       {"frames", frames},
+                       {"frames_omitted", st.frames_omitted}});
+    }
+    return out;
+}
+
+Json usage(const analysis::MomentUsage& usage) {
+    Json categories = Json::object();
+    for (const auto c : analysis::all_categories())
+        categories[std::string(analysis::to_string(c))] = usage.category_bytes[static_cast<std::size_t>(c)];
+    Json sites = Json::array();
+    for (const auto& s : usage.sites)
+        sites.push_back({{"rank", s.rank},
+                         {"frame", site_frame(s.site)},
+                         {"user_code", s.site.user_code},
+                         {"category", analysis::to_string(s.category)},
+                         {"bytes", s.bytes},
+                         {"allocations", s.allocations}});
+    return {{"categories", categories}, {"sites", sites}};
+}
+
+Json oom(const analysis::OomExplanation& o, const std::vector<analysis::FrameText>& table) {
+    const auto live = usage(o.usage);
+    return {{"device", o.device},
+            {"time_us", o.time_us >= 0 ? Json(o.time_us) : Json(nullptr)},
+            {"event", o.event},
+            {"requested_bytes", o.requested_bytes},
+            {"device_free_bytes", o.device_free_bytes},
+            {"allocated_bytes", o.allocated_bytes},
+            {"reserved_bytes", o.reserved_bytes},
+            {"largest_free_block_bytes", o.largest_free_block_bytes},
+            {"largest_free_block_same_stream_bytes", o.largest_free_block_same_stream_bytes},
+            {"stream", o.stream},
+            {"device_memory_bytes", o.device_memory_bytes ? Json(*o.device_memory_bytes) : Json(nullptr)},
+            {"frame", o.frame ? frame(*o.frame) : Json(nullptr)},
+            {"classification", o.classification},
+            {"evidence", o.evidence},
+            {"advice", o.advice},
+            {"categories", live.at("categories")},
+            {"sites", live.at("sites")},
+            {"stack", stacks({o.stack}, table).at(0)}};
+}
+
 Json range(ByteRange r) { return {{"low", r.low}, {"high", r.high}}; }
 
 Json optional_range(const std::optional<ByteRange>& r) { return r ? range(*r) : Json(nullptr); }

@@ -4,6 +4,7 @@
 
 #include <memsnap/analysis/diagnosis.hpp>
 #include <memsnap/analysis/diff_model.hpp>
+#include <memsnap/analysis/trace.hpp>
 #include <memsnap/stats/range.hpp>
 #include <memsnap/util/steps.hpp>
 
@@ -24,6 +25,12 @@ Json frame(const std::string& filename, std::int64_t line, const std::string& na
 Json frame(const analysis::FrameText& f);
 Json site_frame(const analysis::SiteKey& site);
 Json diagnosis(const analysis::Diagnosis& d);  // null when empty
+// Representative stacks, their frames looked up in `table`.
+Json stacks(const std::vector<analysis::RepresentativeStack>& stacks, const std::vector<analysis::FrameText>& table);
+// What was live at a moment of a trace: {"categories": {...}, "sites": [...]}.
+Json usage(const analysis::MomentUsage& usage);
+// One explained out-of-memory event (trace and info).
+Json oom(const analysis::OomExplanation& oom, const std::vector<analysis::FrameText>& table);
 Json range(ByteRange r);
 Json optional_range(const std::optional<ByteRange>& r);
 Json same_process(const analysis::SameProcess& same);  // true, false or null

@@ -68,6 +68,17 @@ std::string render(const analysis::DiffResult& result, Format format, const Rend
     throw unsupported(format, "summaries and stats, which have no stacks (folded needs two snapshots)");
 }
 
+std::string render(const analysis::TraceResult& result, Format format, const RenderOptions& options) {
+    switch (format) {
+        case Format::text: return detail::trace_text(result, options);
+        case Format::json: return detail::trace_json(result);
+        case Format::markdown: return detail::trace_markdown(result, options);
+        case Format::csv: return detail::trace_csv(result);
+        case Format::folded: break;
+    }
+    throw unsupported(format, "trace (text, json, markdown, csv)");
+}
+
 void write(const analysis::DiffResult& result, Format format, const RenderOptions& options, const Sink& sink) {
     if (const auto* snap = std::get_if<analysis::SnapshotDiff>(&result); snap && format == Format::json) {
         detail::snapshot_diff_json(*snap, sink);

@@ -20,6 +20,11 @@ std::string snapshot_diff_markdown(const analysis::SnapshotDiff& diff, const Ren
 std::string snapshot_diff_csv(const analysis::SnapshotDiff& diff);
 std::string snapshot_diff_folded(const analysis::SnapshotDiff& diff);
 
+std::string trace_text(const analysis::TraceResult& trace, const RenderOptions& options);
+std::string trace_json(const analysis::TraceResult& trace);
+std::string trace_markdown(const analysis::TraceResult& trace, const RenderOptions& options);
+std::string trace_csv(const analysis::TraceResult& trace);
+
 std::string stats_diff_text(const analysis::StatsDiff& diff);
 std::string stats_diff_json(const analysis::StatsDiff& diff);
 std::string stats_diff_markdown(const analysis::StatsDiff& diff);

@@ -4,6 +4,7 @@
 // to print.
 
 #include <memsnap/analysis/run.hpp>
+#include <memsnap/analysis/trace.hpp>
 
 #include <functional>
 #include <optional>
@@ -25,6 +26,8 @@ struct RenderOptions {
 // folded needs snapshots).
 std::string render(const analysis::InfoResult& result, Format format, const RenderOptions& options);
 std::string render(const analysis::DiffResult& result, Format format, const RenderOptions& options);
+// trace: text, json, markdown, csv.
+std::string render(const analysis::TraceResult& result, Format format, const RenderOptions& options);
 
 // The same output given to `sink` in pieces: a snapshot diff's JSON site list is written one
 // site at a time and never held whole, so a long list costs no memory. Throws as render does,

@@ -22,6 +22,11 @@ constexpr std::uint64_t mix_hash(std::uint64_t h, std::uint64_t value) {
 // A seeded hash of text, for unordered containers keyed by strings from the input.
 std::uint64_t hash_text(std::string_view text);
 
+struct SeededIntHash {
+    std::size_t operator()(std::uint64_t value) const { return mix_hash(hash_seed(), value); }
+    std::size_t operator()(std::int64_t value) const { return mix_hash(hash_seed(), static_cast<std::uint64_t>(value)); }
+};
+
 struct SeededTextHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view text) const { return hash_text(text); }

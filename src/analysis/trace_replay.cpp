@@ -1,0 +1,176 @@
+#include "trace_replay.hpp"
+
+#include <memsnap/util/hash.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <unordered_map>
+
+namespace memsnap::analysis::detail {
+
+using snapshot::Snapshot;
+using snapshot::TraceAction;
+
+namespace {
+
+std::int64_t reserved_change(const snapshot::TraceEvent& e) {
+    switch (e.action) {
+        case TraceAction::segment_alloc:
+        case TraceAction::segment_map: return e.size;
+        case TraceAction::segment_free:
+        case TraceAction::segment_unmap: return -e.size;
+        default: return 0;
+    }
+}
+
+// Trace entries give the size the caller asked for; the block it got is rounded up to 512
+// bytes (torch's round_size), or is the snapshot's block when that is still live.
+std::int64_t block_size(std::int64_t requested) {
+    constexpr std::int64_t kMinBlock = 512;
+    if (requested <= kMinBlock) return kMinBlock;
+    return requested > INT64_MAX - kMinBlock ? requested : (requested + kMinBlock - 1) / kMinBlock * kMinBlock;
+}
+
+std::optional<std::int64_t> max_entries(const Snapshot& snap) {
+    for (const auto& [key, value] : snap.allocator_settings)
+        if (key == "trace_alloc_max_entries") {
+            std::int64_t v = 0;
+            const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+            if (ec == std::errc() && ptr == value.data() + value.size()) return v;
+        }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Replay replay(const Snapshot& snap, int device) {
+    Replay r;
+    for (const auto& e : snap.events)
+        if (e.device == device) r.events.push_back(&e);
+    const std::size_t n = r.events.size();
+
+    // Forward: pair each alloc with the free that completes it, by address.
+    std::unordered_map<std::int64_t, std::size_t, util::SeededIntHash> live;  // address -> allocation
+    std::int64_t double_allocs = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& e = *r.events[i];
+        if (e.action == TraceAction::alloc) {
+            if (const auto it = live.find(e.addr); it != live.end()) {
+                r.allocations[it->second].free_event = i;  // its free fell out of the trace
+                ++double_allocs;
+            }
+            live[e.addr] = r.allocations.size();
+            r.allocations.push_back({e.addr, block_size(e.size), e.stack, i, std::nullopt});
+        } else if (e.action == TraceAction::free_completed) {
+            if (const auto it = live.find(e.addr); it != live.end()) {
+                r.allocations[it->second].free_event = i;
+                live.erase(it);
+            } else {
+                // Allocated before the trace began: the free carries the allocation's stack.
+                r.allocations.push_back({e.addr, block_size(e.size), e.stack, std::nullopt, i});
+                ++r.frees_unseen;
+            }
+        }
+    }
+
+    // The end: the snapshot's active blocks are what is live. Those the trace did not
+    // allocate were there before it.
+    std::int64_t allocated_end = 0, reserved_end = 0;
+    std::map<std::int64_t, std::int64_t> snapshot_blocks;  // address -> size
+    for (const auto& seg : snap.segments) {
+        if (seg.device != device) continue;
+        reserved_end += seg.total_size;
+        for (const auto& b : snap.blocks_of(seg)) {
+            if (!b.active()) continue;
+            allocated_end += b.size;
+            snapshot_blocks[b.address] = b.size;
+            if (!live.count(b.address)) r.allocations.push_back({b.address, b.size, b.stack, std::nullopt, std::nullopt});
+        }
+    }
+    std::int64_t missing = 0;
+    for (const auto& [address, index] : live) {
+        auto& a = r.allocations[index];
+        const auto it = snapshot_blocks.find(address);
+        if (it == snapshot_blocks.end() || it->second < a.size) ++missing;
+        else a.size = it->second;  // the block as the snapshot has it
+    }
+    if (missing)
+        r.disagreements.push_back(fmt::format(
+            "{} allocation(s) the trace leaves live are not active blocks of the snapshot at that address and size",
+            missing));
+    if (double_allocs)
+        r.disagreements.push_back(fmt::format(
+            "{} address(es) allocated twice without a free in between: their frees are not in the trace", double_allocs));
+
+    // Backward from the snapshot's totals.
+    std::vector<std::int64_t> allocated_change(n, 0);
+    for (const auto& a : r.allocations) {
+        if (a.alloc_event) allocated_change[*a.alloc_event] += a.size;
+        if (a.free_event) allocated_change[*a.free_event] -= a.size;
+    }
+    r.allocated.assign(n + 1, 0);
+    r.reserved.assign(n + 1, 0);
+    r.allocated[n] = allocated_end;
+    r.reserved[n] = reserved_end;
+    for (std::size_t i = n; i-- > 0;) {
+        r.allocated[i] = r.allocated[i + 1] - allocated_change[i];
+        r.reserved[i] = r.reserved[i + 1] - reserved_change(*r.events[i]);
+    }
+
+    if (r.frees_unseen > 0) {
+        r.truncated = true;
+        r.truncation_evidence.push_back(fmt::format(
+            "{} free(s) of blocks the trace never saw allocated: they were allocated before its first entry",
+            r.frees_unseen));
+    }
+    if (const auto limit = max_entries(snap); limit && *limit > 0 && static_cast<std::int64_t>(n) >= *limit) {
+        r.truncated = true;
+        r.truncation_evidence.push_back(
+            fmt::format("the trace holds {} entries, its max_entries: older entries were overwritten", n));
+    }
+    if (n > 0 && (r.allocated[0] < 0 || r.reserved[0] < 0))
+        r.disagreements.push_back("counted back from the snapshot, memory before the first entry would be negative: "
+                                  "the trace does not match the snapshot's blocks and segments");
+    return r;
+}
+
+std::vector<ReservedRange> reserved_at(const Snapshot& snap, const Replay& r, int device, std::size_t moment) {
+    std::map<std::int64_t, ReservedRange> ranges;
+    for (const auto& seg : snap.segments)
+        if (seg.device == device) ranges[seg.address] = {seg.address, seg.total_size, seg.stream};
+    for (std::size_t i = r.events.size(); i-- > moment;) {
+        const auto& e = *r.events[i];
+        const std::int64_t stream = snap.stream_of(e);
+        switch (e.action) {
+            case TraceAction::segment_alloc:
+            case TraceAction::segment_map: {
+                // Undone: the range was not reserved yet. A mapped range may be a part of a
+                // larger segment: cut it out.
+                const auto it = ranges.upper_bound(e.addr);
+                if (it == ranges.begin()) break;
+                auto& range = std::prev(it)->second;
+                if (e.addr >= range.address + range.size) break;
+                const std::int64_t end = e.addr + e.size, range_end = range.address + range.size;
+                const ReservedRange before{range.address, e.addr - range.address, range.stream};
+                const ReservedRange after{end, range_end - end, range.stream};
+                ranges.erase(std::prev(it));
+                if (before.size > 0) ranges[before.address] = before;
+                if (after.size > 0) ranges[after.address] = after;
+                break;
+            }
+            case TraceAction::segment_free:
+            case TraceAction::segment_unmap:
+                ranges[e.addr] = {e.addr, e.size, stream};  // undone: still reserved
+                break;
+            default: break;
+        }
+    }
+    std::vector<ReservedRange> out;
+    for (const auto& [address, range] : ranges) out.push_back(range);
+    return out;
+}
+
+}  // namespace memsnap::analysis::detail

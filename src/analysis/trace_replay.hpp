@@ -1,0 +1,50 @@
+#pragma once
+// Internal to `trace`: one device's trace replayed forward against the snapshot taken at its
+// end. Every allocation the trace or the snapshot knows gets its alloc and free positions,
+// and allocated and reserved bytes are known before each event (counted back from the
+// snapshot's totals, so a truncated ring buffer still gives absolute values).
+
+#include <memsnap/snapshot/model.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memsnap::analysis::detail {
+
+struct Allocation {
+    std::int64_t address = 0, size = 0;
+    snapshot::StackId stack;
+    std::optional<std::size_t> alloc_event;  // none: made before the trace begins
+    std::optional<std::size_t> free_event;   // none: live at the end
+    bool live_at(std::size_t moment) const {  // before event `moment`
+        return (!alloc_event || *alloc_event < moment) && (!free_event || *free_event >= moment);
+    }
+};
+
+// A reserved address range: a segment, or a mapped part of an expandable one.
+struct ReservedRange {
+    std::int64_t address = 0, size = 0;
+    std::int64_t stream = 0;
+};
+
+struct Replay {
+    std::vector<const snapshot::TraceEvent*> events;  // this device's, oldest first
+    // Before event i; index events.size() is the end (the snapshot's own totals).
+    std::vector<std::int64_t> allocated, reserved;
+    std::vector<Allocation> allocations;
+    std::int64_t frees_unseen = 0;  // frees of blocks allocated before the trace
+    bool truncated = false;
+    std::vector<std::string> truncation_evidence;
+    std::vector<std::string> disagreements;
+};
+
+Replay replay(const snapshot::Snapshot& snap, int device);
+
+// The reserved ranges just before event `moment`: the snapshot's segments with the segment
+// events from `moment` on undone.
+std::vector<ReservedRange> reserved_at(const snapshot::Snapshot& snap, const Replay& r, int device,
+                                       std::size_t moment);
+
+}  // namespace memsnap::analysis::detail
