@@ -4,6 +4,8 @@
 #include <memsnap/analysis/stack_index.hpp>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace memsnap::analysis {
 
@@ -27,6 +29,32 @@ void describe_segments(const snapshot::Snapshot& snap, std::optional<int> device
     for (const auto& [state, count] : by_state) s.blocks_by_state[std::string(snap.str(state))] += count;
     for (auto& [d, totals] : totals_by_device(snap))
         if (!device || d == *device) s.devices.push_back({d, totals});
+}
+
+void describe_pools(const snapshot::Snapshot& snap, std::optional<int> device, SnapshotInfo& s) {
+    std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>, PoolUsage> pools;
+    for (const auto& seg : snap.segments) {
+        if (device && seg.device != *device) continue;
+        auto& p = pools[{seg.device, seg.stream, seg.pool_id[0], seg.pool_id[1]}];
+        p.device = seg.device;
+        p.stream = seg.stream;
+        p.pool_id[0] = seg.pool_id[0];
+        p.pool_id[1] = seg.pool_id[1];
+        ++p.segments;
+        if (seg.is_expandable) ++p.expandable_segments;
+        p.reserved_bytes += seg.total_size;
+        for (const auto& b : snap.blocks_of(seg)) {
+            if (b.live()) p.allocated_bytes += b.size;
+            if (b.state == snapshot::BlockState::inactive) {
+                p.free_bytes += b.size;
+                p.largest_free_block_bytes = std::max(p.largest_free_block_bytes, b.size);
+            }
+        }
+    }
+    for (auto& [key, p] : pools) {
+        s.largest_free_block_bytes = std::max(s.largest_free_block_bytes, p.largest_free_block_bytes);
+        s.pools.push_back(p);
+    }
 }
 
 void describe_trace(const snapshot::Snapshot& snap, std::optional<int> device, SnapshotInfo& s) {
@@ -93,6 +121,8 @@ SnapshotInfo describe_snapshot(const snapshot::Snapshot& snap, const AnalysisOpt
     describe_segments(snap, options.device, s);
     describe_trace(snap, options.device, s);
     describe_sites(snap, options, s);
+    describe_pools(snap, options.device, s);
+    s.ooms = explain_ooms(snap, options);
     s.allocator_settings = snap.allocator_settings;
     s.has_allocator_settings = snap.has_allocator_settings;
     s.annotations = static_cast<std::int64_t>(snap.annotations.size());

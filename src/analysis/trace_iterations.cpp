@@ -111,7 +111,12 @@ bool returns_between(const Replay& r, const std::vector<std::size_t>& starts) {
 
 Iterations find_iterations(const snapshot::Snapshot& snap, const Replay& r, int device) {
     Iterations out;
-    if (auto steps = from_annotations(snap, r, device, "ProfilerStep#", "START", false); steps.size() >= 2) {
+    auto steps = from_annotations(snap, r, device, "ProfilerStep#", "START", false);
+    // The end of the last step closes it: a loop of N steps is N iterations.
+    if (const auto ends = from_annotations(snap, r, device, "ProfilerStep#", "END", true);
+        !steps.empty() && !ends.empty() && ends.back() > steps.back())
+        steps.push_back(ends.back());
+    if (steps.size() >= 2) {
         out.starts = std::move(steps);
         out.source = "annotations: ProfilerStep";
     } else if (auto ends = from_annotations(snap, r, device, "Optimizer.step", "END", true); ends.size() >= 2) {

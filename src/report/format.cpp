@@ -60,6 +60,30 @@ std::vector<std::string> stack_lines(const analysis::RepresentativeStack& stack,
     return out;
 }
 
+void usage_lines(std::string& out, const analysis::MomentUsage& usage, const char* indent) {
+    std::string categories;
+    for (const auto c : analysis::all_categories()) {
+        const auto bytes = usage.category_bytes[static_cast<std::size_t>(c)];
+        if (bytes > 0) categories += fmt::format("{}{} {}", categories.empty() ? "" : ", ", analysis::to_string(c),
+                                                 util::human_bytes(bytes));
+    }
+    out += fmt::format("{}categories: {}\n", indent, categories.empty() ? "none" : categories);
+    for (const auto& s : usage.sites)
+        out += fmt::format("{}#{:<3} {:>12}  {:>6} allocations  {}  [{}]\n", indent, s.rank, util::human_bytes(s.bytes),
+                           s.allocations, site_label(s.site), analysis::to_string(s.category));
+}
+
+void oom_text(std::string& out, const analysis::OomExplanation& o, const Style& style, const std::string& when) {
+    out += fmt::format("\n{} {}: requested {}, {} free on the device → {}\n", style.bold("Out of memory"), when,
+                       util::human_bytes(o.requested_bytes), util::human_bytes(o.device_free_bytes),
+                       style.verdict(o.classification));
+    if (o.frame) out += fmt::format("  at {}\n", frame_label(*o.frame));
+    for (const auto& e : o.evidence) out += fmt::format("  - {}\n", util::printable(e));
+    for (const auto& a : o.advice) out += fmt::format("  fix: {}\n", a);
+    out += "  live at that moment:\n";
+    usage_lines(out, o.usage, "    ");
+}
+
 std::string run_lengths(const std::vector<std::int64_t>& counts) {
     std::string out;
     for (std::size_t i = 0; i < counts.size();) {

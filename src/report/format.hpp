@@ -3,6 +3,7 @@
 // adds the report-level pieces: colour, frame and site labels, stacks, steps, same-process.
 
 #include <memsnap/analysis/diff_model.hpp>
+#include <memsnap/analysis/trace.hpp>
 #include <memsnap/util/steps.hpp>
 
 #include <string>
@@ -31,6 +32,11 @@ std::string site_label(const analysis::SiteKey& site);
 std::vector<std::string> stack_lines(const analysis::RepresentativeStack& stack,
                                      const std::vector<analysis::FrameText>& table, bool cpp_frames,
                                      std::size_t python_limit);
+
+// What was live at a moment of a trace: categories, then sites, each line after `indent`.
+void usage_lines(std::string& out, const analysis::MomentUsage& usage, const char* indent);
+// One explained out-of-memory event, for `trace` and `info`; `when` says when it happened.
+void oom_text(std::string& out, const analysis::OomExplanation& oom, const Style& style, const std::string& when);
 
 // Counts with runs written once: "2×31", "0×3 1 0×414".
 std::string run_lengths(const std::vector<std::int64_t>& counts);

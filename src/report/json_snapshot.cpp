@@ -101,6 +101,23 @@ std::string snapshot_info_json(const analysis::SnapshotInfo& s) {
         j["categories"][std::string(analysis::to_string(c))] = {{"bytes", u.bytes}, {"blocks", u.blocks}};
     }
     j["warnings"] = s.warnings;
+    j["largest_free_block_bytes"] = s.largest_free_block_bytes;
+    Json pools = Json::array();
+    for (const auto& p : s.pools)
+        pools.push_back({{"device", p.device},
+                         {"stream", p.stream},
+                         {"pool_id", {p.pool_id[0], p.pool_id[1]}},
+                         {"private", p.is_private()},
+                         {"segments", p.segments},
+                         {"expandable_segments", p.expandable_segments},
+                         {"reserved_bytes", p.reserved_bytes},
+                         {"allocated_bytes", p.allocated_bytes},
+                         {"free_bytes", p.free_bytes},
+                         {"largest_free_block_bytes", p.largest_free_block_bytes}});
+    j["pools"] = std::move(pools);
+    Json ooms = Json::array();
+    for (const auto& o : s.ooms.ooms) ooms.push_back(json::oom(o, s.ooms.frame_table));
+    j["ooms"] = std::move(ooms);
     j["site_count"] = s.site_count;
     j["top_sites"] = info_sites(s);
     return json::dump(j);

@@ -66,6 +66,19 @@ void info_memory(std::string& out, const analysis::SnapshotInfo& s) {
                                util::human_bytes(d.totals.reserved_bytes), util::human_bytes(d.totals.allocated_bytes),
                                d.totals.segments);
     }
+    if (!s.pools.empty()) {
+        out += fmt::format("\nPools (largest free block of all: {})\n", util::human_bytes(s.largest_free_block_bytes));
+        for (const auto& p : s.pools)
+            out += fmt::format("  cuda:{} stream {} {}: {} segment{}{}, reserved {}, allocated {}, free {}, largest free "
+                               "block {}\n",
+                               p.device, p.stream,
+                               p.is_private() ? fmt::format("private pool ({}, {})", p.pool_id[0], p.pool_id[1])
+                                              : std::string("default pool"),
+                               p.segments, p.segments == 1 ? "" : "s",
+                               p.expandable_segments ? fmt::format(" ({} expandable)", p.expandable_segments) : "",
+                               util::human_bytes(p.reserved_bytes), util::human_bytes(p.allocated_bytes),
+                               util::human_bytes(p.free_bytes), util::human_bytes(p.largest_free_block_bytes));
+    }
     out += "\nCategories of live memory\n";
     bool any = false;
     for (const auto c : analysis::all_categories()) {
@@ -112,7 +125,7 @@ void info_sites(std::string& out, const analysis::SnapshotInfo& s) {
 
 }  // namespace
 
-std::string snapshot_info_text(const analysis::SnapshotInfo& s, const RenderOptions&) {
+std::string snapshot_info_text(const analysis::SnapshotInfo& s, const RenderOptions& options) {
     std::string out;
     info_header(out, s);
     if (!s.warnings.empty()) {
@@ -121,6 +134,13 @@ std::string snapshot_info_text(const analysis::SnapshotInfo& s, const RenderOpti
     }
     info_memory(out, s);
     info_trace(out, s);
+    const Style style{options.color};
+    for (const auto& o : s.ooms.ooms)
+        oom_text(out, o, style, fmt::format("on device {}{}", o.device,
+                                            s.trace_first_us && o.time_us >= 0
+                                                ? fmt::format(", {:.3f} s into the trace",
+                                                              static_cast<double>(o.time_us - *s.trace_first_us) / 1e6)
+                                                : ""));
     info_sites(out, s);
     return out;
 }

@@ -42,24 +42,12 @@ std::string seconds_since(std::int64_t first_us, std::int64_t us) {
     return fmt::format("+{:.3f} s", static_cast<double>(us - first_us) / 1e6);
 }
 
-void usage_lines(std::string& out, const analysis::MomentUsage& usage, const char* indent) {
-    std::string categories;
-    for (const auto c : analysis::all_categories()) {
-        const auto bytes = usage.category_bytes[static_cast<std::size_t>(c)];
-        if (bytes > 0) categories += fmt::format("{}{} {}", categories.empty() ? "" : ", ", analysis::to_string(c),
-                                                 util::human_bytes(bytes));
-    }
-    out += fmt::format("{}categories: {}\n", indent, categories.empty() ? "none" : categories);
-    for (const auto& s : usage.sites)
-        out += fmt::format("{}#{:<3} {:>12}  {:>6} allocations  {}  [{}]\n", indent, s.rank, util::human_bytes(s.bytes),
-                           s.allocations, site_label(s.site), analysis::to_string(s.category));
-}
-
 }  // namespace
 
 std::string trace_text(const analysis::TraceResult& t, const RenderOptions& options) {
     const Style st{options.color};
-    std::string out = fmt::format("trace of {}, device {} ({})\n", util::printable(t.file), t.device, t.generation);
+    std::string out = fmt::format("trace of {}, device {} ({})\n", util::printable(t.file), t.device,
+                                  t.generation.empty() ? "generation unknown" : t.generation);
     if (t.devices.size() > 1) out += fmt::format("  devices with a trace: {} (--device N for another)\n", device_list(t.devices));
     out += fmt::format("  events      {}", t.events);
     if (t.time_first_us >= 0 && t.time_last_us >= 0)
@@ -80,16 +68,7 @@ std::string trace_text(const analysis::TraceResult& t, const RenderOptions& opti
                        util::human_bytes(t.peak.bytes), seconds_since(t.time_first_us, t.peak.time_us), t.peak.event);
     usage_lines(out, t.peak.usage, "  ");
 
-    for (const auto& o : t.ooms) {
-        out += fmt::format("\n{} {}: requested {}, {} free on the device → {}\n", st.bold("Out of memory"),
-                           seconds_since(t.time_first_us, o.time_us), util::human_bytes(o.requested_bytes),
-                           util::human_bytes(o.device_free_bytes), st.verdict(o.classification));
-        if (o.frame) out += fmt::format("  at {}\n", frame_label(*o.frame));
-        for (const auto& e : o.evidence) out += fmt::format("  - {}\n", util::printable(e));
-        for (const auto& a : o.advice) out += fmt::format("  fix: {}\n", a);
-        out += "  live at that moment:\n";
-        usage_lines(out, o.usage, "    ");
-    }
+    for (const auto& o : t.ooms) oom_text(out, o, st, seconds_since(t.time_first_us, o.time_us));
 
     out += fmt::format("\n{} ({} of {} sites)\n", st.bold("Live at the end, by site"), t.sites.size(), t.sites_total);
     for (const auto& s : t.sites) {

@@ -6,6 +6,7 @@
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/analysis/totals.hpp>
+#include <memsnap/analysis/trace.hpp>
 #include <memsnap/snapshot/model.hpp>
 
 #include <array>
@@ -34,6 +35,18 @@ struct CategoryUsage {
     std::int64_t blocks = 0;
 };
 
+// Segments of one stream and memory pool (the default pool, or a private pool of a CUDA
+// graph or a MemPool): a request is served from free blocks of its own stream and pool only.
+struct PoolUsage {
+    int device = 0;
+    std::int64_t stream = 0;
+    std::int64_t pool_id[2] = {0, 0};  // {0, 0}: the default pool
+    std::int64_t segments = 0, expandable_segments = 0;
+    std::int64_t reserved_bytes = 0, allocated_bytes = 0, free_bytes = 0;
+    std::int64_t largest_free_block_bytes = 0;
+    bool is_private() const { return pool_id[0] != 0 || pool_id[1] != 0; }
+};
+
 struct SnapshotInfo {
     std::string file;
     std::string encoding, writer, generation;
@@ -59,6 +72,9 @@ struct SnapshotInfo {
     std::vector<std::string> warnings;  // what does not add up in the file (Snapshot::warnings)
     std::vector<SiteUsage> top_sites;  // by live bytes, at most options.top (0: all)
     std::int64_t site_count = 0;
+    std::int64_t largest_free_block_bytes = 0;  // the largest inactive block of any pool
+    std::vector<PoolUsage> pools;               // by device, stream, pool
+    OomReport ooms;                              // every oom event of the trace, explained
 };
 
 // Throws Error: usage for invalid site rules, input when options.device is not in the capture.
