@@ -7,6 +7,7 @@
 #include <memsnap/analysis/totals.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -258,6 +259,18 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
 
     out.ooms = ooms_of(snap, r, out.device, index, tally, frames, options, trace_options);
     auto sites = live_sites(r, it, index, frames);
+    // An OOM after iterations that each kept memory: say how much of what was live they kept.
+    for (auto& oom : out.ooms)
+        for (const auto& s : sites) {
+            if (s.verdict != "leak") continue;
+            for (const auto& live : oom.usage.sites)
+                if (live.site == s.site)
+                    oom.evidence.push_back(fmt::format(
+                        "{} keeps {} allocation(s) ({}) every iteration and held {} in {} allocation(s) at that "
+                        "moment: a leak (see the live sites)",
+                        s.site.label(), s.leak_allocations_per_iteration, util::human_bytes(s.leak_bytes_per_iteration),
+                        util::human_bytes(live.bytes), live.allocations));
+        }
     out.sites_total = sites.size();
     if (options.top != 0 && sites.size() > options.top) sites.resize(options.top);
     out.sites = std::move(sites);

@@ -75,8 +75,8 @@ std::string trace_text(const analysis::TraceResult& t, const RenderOptions& opti
         out += fmt::format("#{:<3} {:>12}  {:>6} allocations  {:<9} {}  [{}]\n", s.rank, util::human_bytes(s.live_bytes),
                            s.live_allocations, st.verdict(s.verdict), site_label(s.site), analysis::to_string(s.category));
         if (s.verdict == "leak")
-            out += fmt::format("      +{} allocations ({}) every iteration, still live\n", s.leak_allocations_per_iteration,
-                               util::human_bytes(s.leak_bytes_per_iteration));
+            out += fmt::format("      +{} allocation{} ({}) every iteration, still live\n", s.leak_allocations_per_iteration,
+                               s.leak_allocations_per_iteration == 1 ? "" : "s", util::human_bytes(s.leak_bytes_per_iteration));
         if (!s.per_iteration.empty())
             out += fmt::format("      per iteration: {}; before the first: {}; in the unfinished last: {}\n",
                                run_lengths(s.per_iteration), s.warmup_allocations, s.current_allocations);
