@@ -140,3 +140,80 @@ TEST_CASE("CLI on memory_summary and memory_stats captures" * doctest::test_suit
                                 test::quote(real / "gpt-neo-generation_pair_after.txt"))
                   .exit_code == 0);
 }
+
+TEST_CASE("trace from the command line: formats, options and exit codes" * doctest::test_suite("cli")) {
+    const auto loop = test::quote(test::fixtures_dir() / "snapshots" / "oom_loop.pickle");
+    // The OOM example the README shows, as printed, run from the checkout as the README does.
+    const auto text = test::run_memsnap("trace --top 5 fixtures/snapshots/oom_loop.pickle",
+                                        "cd " + test::quote(test::source_dir()) + " &&");
+    REQUIRE(text.exit_code == 0);
+    CHECK(text.err.empty());
+    test::check_golden("trace/oom_loop.txt", text.out);
+    // The README shows it as printed, up to the first live site's stack.
+    const auto readme = test::read_text(test::source_dir() / "README.md");
+    const auto shown = text.out.substr(0, text.out.find("      stack ("));
+    CHECK(readme.find(shown) != std::string::npos);
+
+    const auto json = test::run_memsnap("trace --format json " + loop);
+    REQUIRE(json.exit_code == 0);
+    const auto j = nlohmann::json::parse(json.out);
+    for (const char* key : {"schema_version", "kind", "device", "iterations", "iteration_source", "truncated", "peak",
+                            "ooms", "sites", "timeline"})
+        CHECK(j.contains(key));
+    CHECK(j.at("kind") == "trace");
+    CHECK(j.at("iterations") == 5);
+    CHECK(j.at("iteration_source") == "annotations: ProfilerStep");
+    CHECK(j.at("truncated") == false);
+    REQUIRE(j.at("ooms").size() == 1);
+    const auto& oom = j.at("ooms").at(0);
+    for (const char* key : {"device", "time_us", "requested_bytes", "device_free_bytes", "allocated_bytes",
+                            "reserved_bytes", "largest_free_block_bytes", "frame", "classification", "sites"})
+        CHECK(oom.contains(key));
+    CHECK(oom.at("classification") == "device_full");
+    CHECK(oom.at("requested_bytes") == 1536ll << 20);
+    CHECK(oom.at("device_free_bytes") == 200ll << 20);
+    CHECK(oom.at("frame").at("name") == "forward");
+    const auto& top = j.at("sites").at(0);
+    for (const char* key : {"rank", "frame", "category", "live_allocations", "live_bytes", "per_iteration", "verdict",
+                            "stacks"})
+        CHECK(top.contains(key));
+    CHECK(top.at("verdict") == "leak");
+    CHECK(top.at("frame").at("line") == 57);
+    CHECK(top.at("per_iteration") == nlohmann::json::array({1, 1, 1, 1, 1}));
+
+    // --device-memory turns "cannot be told" into a judgement; here the device is 4 GiB and
+    // the process held 3.5 GiB of it, so it was this process that filled it.
+    const auto capacity = test::run_memsnap("trace --format json --device-memory 4GiB " + loop);
+    REQUIRE(capacity.exit_code == 0);
+    CHECK(nlohmann::json::parse(capacity.out).at("ooms").at(0).at("classification") == "device_full");
+
+    for (const char* format : {"markdown", "csv"}) {
+        const auto r = test::run_memsnap("trace --format " + std::string(format) + " " + loop);
+        CHECK(r.exit_code == 0);
+        CHECK(r.out.find("train.py") != std::string::npos);
+    }
+    // Usage errors (exit 1): an unknown format, a bad size, a summary instead of a snapshot.
+    CHECK(test::run_memsnap("trace --format yaml " + loop).exit_code == 1);
+    const auto size = test::run_memsnap("trace --device-memory 12XB " + loop);
+    CHECK(size.exit_code == 1);
+    CHECK(size.err.find("unknown size unit") != std::string::npos);
+    const auto summary =
+        test::run_memsnap("trace " + test::quote(test::fixtures_dir() / "summaries" / "pair_leak_before.txt"));
+    CHECK(summary.exit_code == 1);
+    CHECK(summary.err.find("trace needs a snapshot") != std::string::npos);
+    // Unreadable input (exit 2): no trace, a device the capture does not hold.
+    const auto no_trace =
+        test::run_memsnap("trace " + test::quote(test::fixtures_dir() / "snapshots" / "gen_segments_only_list.pickle"));
+    CHECK(no_trace.exit_code == 2);
+    CHECK(no_trace.err.find("_record_memory_history()") != std::string::npos);
+    const auto device7 = test::run_memsnap("trace --device 7 " + loop);
+    CHECK(device7.exit_code == 2);
+    CHECK(device7.err.find("device 0 only") != std::string::npos);
+    // info explains the same OOM with the same numbers.
+    const auto info = test::run_memsnap("info --format json " + loop);
+    REQUIRE(info.exit_code == 0);
+    const auto i = nlohmann::json::parse(info.out);
+    REQUIRE(i.at("ooms").size() == 1);
+    CHECK(i.at("ooms").at(0).at("allocated_bytes") == oom.at("allocated_bytes"));
+    CHECK(i.at("ooms").at(0).at("classification") == "device_full");
+}

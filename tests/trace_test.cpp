@@ -274,3 +274,42 @@ TEST_CASE("trace: out-of-memory events explained for each class, with the number
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("trace: torch 2.0 and older captures with a history per block and no trace events") {
+    // memory_snapshot() of torch 1.13: the segments list, each block with its history.
+    auto snap = snapshot::load_snapshot(
+        (test::fixtures_dir() / "snapshots" / "gen_torch1.13_segments_history.pickle").string());
+    snap.source.path = "gen_torch1.13_segments_history.pickle";
+    REQUIRE(snap.events.empty());
+    const auto t = trace(snap);
+    CHECK(t.source == "block history");
+    CHECK_FALSE(t.ordered());
+    CHECK(t.iterations == 0);
+    CHECK(t.timeline.empty());
+    CHECK(t.ooms.empty());
+    // Every live block with a history is one live allocation, named by its site.
+    std::int64_t live_blocks = 0, live_bytes = 0;
+    for (const auto& b : snap.blocks)
+        if (b.live() && b.stack != snapshot::no_stack) {
+            ++live_blocks;
+            live_bytes += b.size;
+        }
+    std::int64_t allocations = 0, bytes = 0;
+    for (const auto& s : t.sites) {
+        CHECK(s.verdict == "live");
+        allocations += s.live_allocations;
+        bytes += s.live_bytes;
+    }
+    CHECK(t.sites.size() == t.sites_total);
+    CHECK(allocations == live_blocks);
+    CHECK(bytes == live_bytes);
+    CHECK(t.sites.front().site.name == "forward");
+    CHECK(t.sites.front().live_bytes == 62 * MiB);
+    REQUIRE_FALSE(t.notes.empty());
+    CHECK(t.notes.back().find("no timeline, peak, iterations or OOM replay") != std::string::npos);
+    test::check_golden("trace/block_history.txt", report::render(t, report::Format::text, {}));
+    const auto j = nlohmann::json::parse(report::render(t, report::Format::json, {}));
+    CHECK(j.at("source") == "block history");
+    CHECK(j.at("peak").is_null());
+    CHECK(j.at("timeline").empty());
+}

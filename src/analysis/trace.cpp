@@ -33,60 +33,85 @@ int pick_device(const Snapshot& snap, std::optional<int> wanted) {
         if (!traced.count(*wanted) && !devices_of(snap).count(*wanted)) require_device(snap, wanted);
         return *wanted;
     }
-    if (traced.empty())
-        throw input_error("the capture holds no trace events: record them with "
-                          "torch.cuda.memory._record_memory_history() before taking the snapshot",
-                          snap.source.path);
-    return *traced.begin();
+    if (!traced.empty()) return *traced.begin();
+    if (snap.has_history && !snap.segments.empty()) {
+        std::set<int> devices = devices_of(snap);
+        return *devices.begin();
+    }
+    throw input_error("the capture holds no trace events: record them with "
+                      "torch.cuda.memory._record_memory_history() before taking the snapshot",
+                      snap.source.path);
 }
 
-// Sites and categories of the allocations live just before event `moment` (or selected by
-// `keep`), by bytes.
+// Sites and categories of the allocations selected by `keep` (those live at one moment), by
+// bytes. Each allocation's site is resolved once, so a moment costs one pass of additions.
 class SiteTally {
 public:
-    SiteTally(const Snapshot& snap, StackIndex& index) : snap_(snap), index_(index) {}
-
-    template <class Keep>
-    MomentUsage usage(const std::vector<Allocation>& allocations, Keep&& keep, std::size_t top) {
-        MomentUsage out;
-        std::map<std::pair<std::uint64_t, Category>, std::size_t> position;
+    SiteTally(const std::vector<Allocation>& allocations, StackIndex& index) : allocations_(allocations) {
+        std::map<std::pair<std::uint64_t, Category>, std::uint32_t> ids;
+        site_of_.reserve(allocations.size());
         for (const auto& a : allocations) {
-            if (!keep(a)) continue;
-            const auto canon = index_.stack(0, a.stack);
-            const auto category = index_.category(0, a.stack);
-            out.category_bytes[static_cast<std::size_t>(category)] += a.size;
-            const auto [at, added] = position.try_emplace({index_.site_token(canon), category}, out.sites.size());
+            const auto canon = index.stack(0, a.stack);
+            const auto category = index.category(0, a.stack);
+            const auto [at, added] =
+                ids.try_emplace({index.site_token(canon), category}, static_cast<std::uint32_t>(sites_.size()));
             if (added) {
                 LiveSite s;
-                s.site = index_.site(canon);
+                s.site = index.site(canon);
                 s.site.category = category;
                 s.category = category;
-                out.sites.push_back(std::move(s));
+                sites_.push_back(std::move(s));
             }
-            out.sites[at->second].bytes += a.size;
-            ++out.sites[at->second].allocations;
+            site_of_.push_back(at->second);
         }
-        std::sort(out.sites.begin(), out.sites.end(), [](const LiveSite& a, const LiveSite& b) {
-            return a.bytes != b.bytes ? a.bytes > b.bytes : a.site < b.site;
-        });
-        if (top != 0 && out.sites.size() > top) out.sites.resize(top);
-        for (std::size_t i = 0; i < out.sites.size(); ++i) out.sites[i].rank = i + 1;
+    }
+
+    template <class Keep>
+    MomentUsage usage(Keep&& keep, std::size_t top) const {
+        MomentUsage out;
+        std::vector<std::int64_t> bytes(sites_.size(), 0), count(sites_.size(), 0);
+        for (std::size_t i = 0; i < allocations_.size(); ++i) {
+            const auto& a = allocations_[i];
+            if (!keep(a)) continue;
+            out.category_bytes[static_cast<std::size_t>(sites_[site_of_[i]].category)] += a.size;
+            bytes[site_of_[i]] += a.size;
+            ++count[site_of_[i]];
+        }
+        std::vector<std::uint32_t> held;
+        for (std::uint32_t s = 0; s < sites_.size(); ++s)
+            if (count[s] != 0) held.push_back(s);
+        const std::size_t limit = std::min(held.size(), top == 0 ? kMaxTraceSitesListed : top);
+        std::partial_sort(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(limit), held.end(),
+                          [&](std::uint32_t a, std::uint32_t b) {
+                              return bytes[a] != bytes[b] ? bytes[a] > bytes[b] : sites_[a].site < sites_[b].site;
+                          });
+        for (std::size_t k = 0; k < limit; ++k) {
+            LiveSite s = sites_[held[k]];
+            s.rank = k + 1;
+            s.bytes = bytes[held[k]];
+            s.allocations = count[held[k]];
+            out.sites.push_back(std::move(s));
+        }
         return out;
     }
 
+    std::size_t site_count() const { return sites_.size(); }
+    const LiveSite& site(std::uint32_t id) const { return sites_[id]; }
+    std::uint32_t site_of(std::size_t allocation) const { return site_of_[allocation]; }
+
 private:
-    const Snapshot& snap_;
-    StackIndex& index_;
+    const std::vector<Allocation>& allocations_;
+    std::vector<LiveSite> sites_;          // one per (site, category), unranked
+    std::vector<std::uint32_t> site_of_;  // per allocation
 };
 
-// At most kMaxPoints points of the timeline, evenly spaced, with the peak and `marks` kept.
+// At most kMaxTimelinePoints points of the timeline, evenly spaced, with the peak and `marks` kept.
 std::vector<TimelinePoint> timeline(const Replay& r, std::size_t peak, const std::vector<std::size_t>& marks) {
-    constexpr std::size_t kMaxPoints = 1000;
     const std::size_t n = r.events.size();
     std::set<std::size_t> keep(marks.begin(), marks.end());
     keep.insert(peak);
     keep.insert(n);
-    const std::size_t step = std::max<std::size_t>(1, (n + kMaxPoints - 1) / kMaxPoints);
+    const std::size_t step = std::max<std::size_t>(1, (n + kMaxTimelinePoints - 1) / kMaxTimelinePoints);
     for (std::size_t i = 0; i <= n; i += step) keep.insert(i);
     std::vector<TimelinePoint> out;
     for (const std::size_t i : keep) {
@@ -102,13 +127,16 @@ std::optional<FrameText> user_frame(const StackIndex& index, CanonStackId stack)
     return std::nullopt;
 }
 
+// The OOM events of the replay, the first `limit` of them explained (each costs a pass over
+// the allocations), all of them counted in `total`.
 std::vector<OomExplanation> ooms_of(const Snapshot& snap, const Replay& r, int device, StackIndex& index,
-                                    SiteTally& tally, FrameTableBuilder& frames, const AnalysisOptions& options,
-                                    const TraceOptions& trace_options) {
+                                    const SiteTally& tally, FrameTableBuilder& frames, const AnalysisOptions& options,
+                                    const TraceOptions& trace_options, std::size_t limit, std::size_t& total) {
     std::vector<OomExplanation> out;
     for (std::size_t i = 0; i < r.events.size(); ++i) {
         const auto& e = *r.events[i];
         if (e.action != TraceAction::oom) continue;
+        if (total++ >= limit) continue;
         OomExplanation oom;
         oom.device = device;
         oom.time_us = e.time_us;
@@ -127,96 +155,179 @@ std::vector<OomExplanation> ooms_of(const Snapshot& snap, const Replay& r, int d
         oom.stack.size = e.size;
         oom.stack.category = index.category(0, e.stack);
         frames.add_frames(canon, oom.stack);
-        oom.usage = tally.usage(r.allocations, [i](const Allocation& a) { return a.live_at(i); }, options.top);
+        oom.usage = tally.usage([i](const Allocation& a) { return a.live_at(i); }, options.top);
         detail::classify_oom(oom);
         out.push_back(std::move(oom));
     }
     return out;
 }
 
-// The allocations live at the end, by site, with what each iteration left.
-std::vector<TraceSite> live_sites(const Replay& r, const detail::Iterations& it, StackIndex& index,
-                                  FrameTableBuilder& frames) {
-    struct Group {
-        TraceSite site;
-        std::map<CanonStackId, std::pair<std::int64_t, std::int64_t>> stacks;  // -> (allocations, bytes)
-        std::vector<std::int64_t> bytes_per_iteration;
+// The allocations live at the end, by site, with what each iteration left; the first
+// `limit` sites by rank are kept. Sites times iterations can be far more than the
+// allocations, so counts per iteration are kept sparse, as sorted (site, iteration) records.
+std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const detail::Iterations& it,
+                                  StackIndex& index, FrameTableBuilder& frames, std::size_t limit, std::size_t& total) {
+    struct Made {  // one live allocation
+        std::uint32_t site;
+        std::size_t iteration;  // complete iterations only
+        std::int64_t bytes;
+        bool operator<(const Made& o) const { return site != o.site ? site < o.site : iteration < o.iteration; }
     };
-    std::map<std::pair<std::uint64_t, Category>, Group> groups;
+    struct Counts {  // a TraceSite's numbers, before the site is known to be kept
+        std::int64_t live_allocations = 0, live_bytes = 0, warmup_allocations = 0, current_allocations = 0;
+        std::int64_t leak_allocations_per_iteration = 0, leak_bytes_per_iteration = 0;
+        const char* verdict = "";
+    };
     const std::size_t complete = it.complete();
-    for (const auto& a : r.allocations) {
+    std::vector<Counts> all(tally.site_count());
+    std::vector<Made> made;
+    for (std::size_t i = 0; i < r.allocations.size(); ++i) {
+        const auto& a = r.allocations[i];
         if (a.free_event) continue;
-        const auto canon = index.stack(0, a.stack);
-        const auto category = index.category(0, a.stack);
-        auto& g = groups[{index.site_token(canon), category}];
-        if (g.site.live_allocations == 0) {
-            g.site.site = index.site(canon);
-            g.site.site.category = category;
-            g.site.category = category;
-            g.site.per_iteration.assign(complete, 0);
-            g.bytes_per_iteration.assign(complete, 0);
-        }
-        ++g.site.live_allocations;
-        g.site.live_bytes += a.size;
-        auto& s = g.stacks[canon];
-        ++s.first;
-        s.second += a.size;
+        auto& s = all[tally.site_of(i)];
+        ++s.live_allocations;
+        s.live_bytes += a.size;
         const long k = a.alloc_event && !it.starts.empty() ? it.index_of(*a.alloc_event) : -1;
-        if (k < 0) {
-            ++g.site.warmup_allocations;
-        } else if (static_cast<std::size_t>(k) < complete) {
-            ++g.site.per_iteration[static_cast<std::size_t>(k)];
-            g.bytes_per_iteration[static_cast<std::size_t>(k)] += a.size;
-        } else {
-            ++g.site.current_allocations;
-        }
+        if (k < 0)
+            ++s.warmup_allocations;
+        else if (static_cast<std::size_t>(k) < complete)
+            made.push_back({tally.site_of(i), static_cast<std::size_t>(k), a.size});
+        else
+            ++s.current_allocations;
     }
-    std::vector<TraceSite> out;
-    for (auto& [key, g] : groups) {
-        auto& s = g.site;
-        const auto& per = s.per_iteration;
-        // The same number every iteration (after the first, when there are three or more:
-        // the first may hold one-time growth).
-        const std::size_t from = per.size() >= 3 ? 1 : 0;
-        const bool steady = per.size() >= 2 && per[from] > 0 &&
-                            std::all_of(per.begin() + static_cast<std::ptrdiff_t>(from), per.end(),
-                                        [&](std::int64_t c) { return c == per[from]; });
+    std::sort(made.begin(), made.end());
+    // Where each site's records begin in `made`.
+    std::vector<std::size_t> begin(all.size() + 1, made.size());
+    for (std::size_t m = made.size(); m-- > 0;) begin[made[m].site] = m;
+    for (std::size_t id = all.size(); id-- > 0;) begin[id] = std::min(begin[id], begin[id + 1]);
+
+    std::vector<std::uint32_t> ranked;
+    const std::size_t from = complete >= 3 ? 1 : 0;  // the first may hold one-time growth
+    for (std::uint32_t id = 0; id < all.size(); ++id) {
+        auto& s = all[id];
+        if (s.live_allocations == 0) continue;
+        // Count per iteration from `from` on: steady when every iteration made the same number.
+        std::int64_t first_count = -1, bytes = 0;
+        std::size_t iterations_seen = 0;
+        bool steady = complete >= 2;
+        for (std::size_t m = begin[id]; m < begin[id + 1] && steady;) {
+            const std::size_t k = made[m].iteration;
+            std::int64_t count = 0;
+            for (; m < begin[id + 1] && made[m].iteration == k; ++m) {
+                ++count;
+                if (k >= from) bytes += made[m].bytes;
+            }
+            if (k < from) continue;
+            ++iterations_seen;
+            if (first_count < 0) first_count = count;
+            steady = count == first_count;
+        }
+        steady = steady && iterations_seen == complete - from && first_count > 0;
         if (steady) {
             s.verdict = "leak";
-            s.leak_allocations_per_iteration = per[from];
-            std::int64_t bytes = 0;
-            for (std::size_t k = from; k < per.size(); ++k) bytes += g.bytes_per_iteration[k];
-            s.leak_bytes_per_iteration = bytes / static_cast<std::int64_t>(per.size() - from);
+            s.leak_allocations_per_iteration = first_count;
+            s.leak_bytes_per_iteration = bytes / static_cast<std::int64_t>(complete - from);
         } else if (it.starts.empty()) {
             s.verdict = "live";
-        } else if (std::all_of(per.begin(), per.end(), [](std::int64_t c) { return c == 0; })) {
+        } else if (begin[id] == begin[id + 1]) {
             s.verdict = s.current_allocations > 0 ? "current" : "warmup";
         } else {
             s.verdict = "one_time";
         }
-        // The biggest stacks, up to three.
-        std::vector<std::pair<CanonStackId, std::pair<std::int64_t, std::int64_t>>> stacks(g.stacks.begin(),
-                                                                                          g.stacks.end());
-        std::stable_sort(stacks.begin(), stacks.end(),
-                         [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
-        for (std::size_t k = 0; k < stacks.size() && k < 3; ++k) {
-            RepresentativeStack rs;
-            rs.delta_blocks = stacks[k].second.first;
-            rs.delta_bytes = stacks[k].second.second;
-            rs.category = s.category;
-            frames.add_frames(stacks[k].first, rs);
-            s.stacks.push_back(std::move(rs));
-        }
-        out.push_back(std::move(s));
+        ranked.push_back(id);
     }
-    std::sort(out.begin(), out.end(), [](const TraceSite& a, const TraceSite& b) {
-        const bool la = a.verdict == "leak", lb = b.verdict == "leak";
+    const auto before = [&](std::uint32_t x, std::uint32_t y) {
+        const Counts& a = all[x];
+        const Counts& b = all[y];
+        const bool la = std::string_view(a.verdict) == "leak", lb = std::string_view(b.verdict) == "leak";
         if (la != lb) return la;
         if (la && a.leak_bytes_per_iteration != b.leak_bytes_per_iteration)
             return a.leak_bytes_per_iteration > b.leak_bytes_per_iteration;
-        return a.live_bytes != b.live_bytes ? a.live_bytes > b.live_bytes : a.site < b.site;
-    });
-    for (std::size_t i = 0; i < out.size(); ++i) out[i].rank = i + 1;
+        return a.live_bytes != b.live_bytes ? a.live_bytes > b.live_bytes : tally.site(x).site < tally.site(y).site;
+    };
+    total = ranked.size();
+    const std::size_t kept = std::min(limit, ranked.size());
+    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(kept), ranked.end(), before);
+    ranked.resize(kept);
+
+    // The biggest stacks of the kept sites, up to three each.
+    std::map<std::uint32_t, std::map<CanonStackId, std::pair<std::int64_t, std::int64_t>>> stacks;
+    for (const auto id : ranked) stacks[id];
+    for (std::size_t i = 0; i < r.allocations.size(); ++i) {
+        const auto& a = r.allocations[i];
+        if (a.free_event) continue;
+        const auto at = stacks.find(tally.site_of(i));
+        if (at == stacks.end()) continue;
+        auto& st = at->second[index.stack(0, a.stack)];
+        ++st.first;
+        st.second += a.size;
+    }
+    std::vector<TraceSite> out;
+    const std::size_t listed_from = complete > kMaxIterationsListed ? complete - kMaxIterationsListed : 0;
+    for (const auto id : ranked) {
+        const auto& c = all[id];
+        TraceSite s;
+        s.site = tally.site(id).site;
+        s.category = tally.site(id).category;
+        s.live_allocations = c.live_allocations;
+        s.live_bytes = c.live_bytes;
+        s.warmup_allocations = c.warmup_allocations;
+        s.current_allocations = c.current_allocations;
+        s.leak_allocations_per_iteration = c.leak_allocations_per_iteration;
+        s.leak_bytes_per_iteration = c.leak_bytes_per_iteration;
+        s.verdict = c.verdict;
+        s.per_iteration_first = listed_from;
+        s.per_iteration.assign(complete - listed_from, 0);
+        for (std::size_t m = begin[id]; m < begin[id + 1]; ++m)
+            if (made[m].iteration >= listed_from) ++s.per_iteration[made[m].iteration - listed_from];
+        std::vector<std::pair<CanonStackId, std::pair<std::int64_t, std::int64_t>>> by_bytes(stacks[id].begin(),
+                                                                                            stacks[id].end());
+        std::stable_sort(by_bytes.begin(), by_bytes.end(),
+                         [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+        for (std::size_t k = 0; k < by_bytes.size() && k < 3; ++k) {
+            RepresentativeStack rs;
+            rs.delta_blocks = by_bytes[k].second.first;
+            rs.delta_bytes = by_bytes[k].second.second;
+            rs.category = s.category;
+            frames.add_frames(by_bytes[k].first, rs);
+            s.stacks.push_back(std::move(rs));
+        }
+        s.rank = out.size() + 1;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::size_t sites_limit(const AnalysisOptions& options) {
+    return options.top == 0 ? kMaxTraceSitesListed : std::min(options.top, kMaxTraceSitesListed);
+}
+
+// torch <= 2.0 without a ring buffer: each block's history holds the allocation that lives
+// in it, with its stack, but nothing says when. What is live can still be named by site.
+TraceResult history_trace(TraceResult out, const Snapshot& snap, const AnalysisOptions& options) {
+    out.source = "block history";
+    out.iteration_source = "none";
+    StackIndex index({&snap}, options.rules, options.stacks);
+    FrameTableBuilder frames(index, out.frame_table);
+    Replay live;  // no events: every allocation is live at the end
+    for (const auto& b : snap.blocks) {
+        if (!b.live() || snap.segments[b.segment].device != out.device || b.stack == snapshot::no_stack) continue;
+        Allocation a;
+        a.size = b.size;
+        a.stack = b.stack;
+        live.allocations.push_back(a);
+    }
+    out.events = live.allocations.size();
+    if (live.allocations.empty())
+        throw input_error(fmt::format("the capture holds no trace events and no block history of live allocations "
+                                      "for device {}",
+                                      out.device),
+                          snap.source.path);
+    const SiteTally tally(live.allocations, index);
+    out.sites = live_sites(live, tally, detail::Iterations{}, index, frames, sites_limit(options), out.sites_total);
+    out.notes.push_back("this capture has a history per block (torch 2.0 or older) and no trace events: it does not "
+                        "say when anything happened, so there is no timeline, peak, iterations or OOM replay; the "
+                        "live allocations are named by site only");
     return out;
 }
 
@@ -231,6 +342,8 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     for (const auto& e : snap.events) traced.insert(e.device);
     out.devices.assign(traced.begin(), traced.end());
 
+    if (out.devices.empty()) return history_trace(std::move(out), snap, options);
+
     const auto r = detail::replay(snap, out.device);
     out.events = r.events.size();
     if (r.events.empty())
@@ -242,8 +355,8 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     out.disagreements = r.disagreements;
 
     StackIndex index({&snap}, options.rules, options.stacks);
-    SiteTally tally(snap, index);
     FrameTableBuilder frames(index, out.frame_table);
+    const SiteTally tally(r.allocations, index);
 
     const auto it = detail::find_iterations(snap, r, out.device);
     out.iterations = it.complete();
@@ -255,10 +368,11 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     out.peak.bytes = r.allocated[peak];
     out.peak.event = peak;
     out.peak.time_us = peak < r.events.size() ? r.events[peak]->time_us : out.time_last_us;
-    out.peak.usage = tally.usage(r.allocations, [peak](const Allocation& a) { return a.live_at(peak); }, options.top);
+    out.peak.usage = tally.usage([peak](const Allocation& a) { return a.live_at(peak); }, options.top);
 
-    out.ooms = ooms_of(snap, r, out.device, index, tally, frames, options, trace_options);
-    auto sites = live_sites(r, it, index, frames);
+    out.ooms = ooms_of(snap, r, out.device, index, tally, frames, options, trace_options, kMaxOomsExplained,
+                       out.ooms_total);
+    auto sites = live_sites(r, tally, it, index, frames, sites_limit(options), out.sites_total);
     // An OOM after iterations that each kept memory: say how much of what was live they kept.
     for (auto& oom : out.ooms)
         for (const auto& s : sites) {
@@ -266,22 +380,29 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
             for (const auto& live : oom.usage.sites)
                 if (live.site == s.site)
                     oom.evidence.push_back(fmt::format(
-                        "{} keeps {} allocation(s) ({}) every iteration and held {} in {} allocation(s) at that "
+                        "{} keeps {} allocation{} ({}) every iteration and held {} in {} allocation{} at that "
                         "moment: a leak (see the live sites)",
-                        s.site.label(), s.leak_allocations_per_iteration, util::human_bytes(s.leak_bytes_per_iteration),
-                        util::human_bytes(live.bytes), live.allocations));
+                        s.site.label(), s.leak_allocations_per_iteration, s.leak_allocations_per_iteration == 1 ? "" : "s",
+                        util::human_bytes(s.leak_bytes_per_iteration), util::human_bytes(live.bytes), live.allocations,
+                        live.allocations == 1 ? "" : "s"));
         }
-    out.sites_total = sites.size();
-    if (options.top != 0 && sites.size() > options.top) sites.resize(options.top);
     out.sites = std::move(sites);
 
-    std::vector<std::size_t> marks = it.starts;
+    // Iteration starts are marked while they fit in the timeline's points.
+    std::vector<std::size_t> marks;
+    if (it.starts.size() <= kMaxTimelinePoints / 2) marks = it.starts;
     for (const auto& o : out.ooms) marks.push_back(o.event);
     out.timeline = timeline(r, peak, marks);
     for (std::size_t k = 0; k < it.complete(); ++k)
         out.allocated_by_iteration.push_back(*std::max_element(r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k]),
                                                                r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k + 1]) + 1));
 
+    if (out.ooms_total > out.ooms.size())
+        out.notes.push_back(fmt::format("{} out-of-memory events; the first {} are explained", out.ooms_total,
+                                        out.ooms.size()));
+    if (it.complete() > kMaxIterationsListed)
+        out.notes.push_back(fmt::format("{} iterations: verdicts weigh them all, each site lists its last {}",
+                                        it.complete(), kMaxIterationsListed));
     if (out.truncated)
         out.notes.push_back("the ring buffer was truncated: allocations made before its first entry count as warmup, "
                             "and the timeline starts at its first entry");
@@ -300,11 +421,12 @@ OomReport explain_ooms(const Snapshot& snap, const AnalysisOptions& options, con
         if (e.action == TraceAction::oom && (!options.device || e.device == *options.device)) devices.insert(e.device);
     if (devices.empty()) return out;
     StackIndex index({&snap}, options.rules, options.stacks);
-    SiteTally tally(snap, index);
     FrameTableBuilder frames(index, out.frame_table);
     for (const int device : devices) {
         const auto r = detail::replay(snap, device);
-        for (auto& o : ooms_of(snap, r, device, index, tally, frames, options, trace_options))
+        const SiteTally tally(r.allocations, index);
+        const std::size_t room = kMaxOomsExplained - std::min(kMaxOomsExplained, out.ooms.size());
+        for (auto& o : ooms_of(snap, r, device, index, tally, frames, options, trace_options, room, out.ooms_total))
             out.ooms.push_back(std::move(o));
     }
     return out;

@@ -69,8 +69,8 @@ void usage_lines(std::string& out, const analysis::MomentUsage& usage, const cha
     }
     out += fmt::format("{}categories: {}\n", indent, categories.empty() ? "none" : categories);
     for (const auto& s : usage.sites)
-        out += fmt::format("{}#{:<3} {:>12}  {:>6} allocations  {}  [{}]\n", indent, s.rank, util::human_bytes(s.bytes),
-                           s.allocations, site_label(s.site), analysis::to_string(s.category));
+        out += fmt::format("{}#{:<3} {:>12}  {:>18}  {}  [{}]\n", indent, s.rank, util::human_bytes(s.bytes),
+                           counted(s.allocations, "allocation"), site_label(s.site), analysis::to_string(s.category));
 }
 
 void oom_text(std::string& out, const analysis::OomExplanation& o, const Style& style, const std::string& when) {
@@ -82,6 +82,10 @@ void oom_text(std::string& out, const analysis::OomExplanation& o, const Style& 
     for (const auto& a : o.advice) out += fmt::format("  fix: {}\n", a);
     out += "  live at that moment:\n";
     usage_lines(out, o.usage, "    ");
+}
+
+std::string counted(std::int64_t n, std::string_view noun) {
+    return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
 }
 
 std::string run_lengths(const std::vector<std::int64_t>& counts) {

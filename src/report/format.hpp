@@ -40,6 +40,8 @@ void oom_text(std::string& out, const analysis::OomExplanation& oom, const Style
 
 // Counts with runs written once: "2×31", "0×3 1 0×414".
 std::string run_lengths(const std::vector<std::int64_t>& counts);
+// "1 allocation", "6 allocations".
+std::string counted(std::int64_t n, std::string_view noun);
 
 // "100 → 500 (400 steps, from file names)" or "unknown".
 std::string steps_text(const util::Steps& steps);

@@ -118,6 +118,7 @@ std::string snapshot_info_json(const analysis::SnapshotInfo& s) {
     Json ooms = Json::array();
     for (const auto& o : s.ooms.ooms) ooms.push_back(json::oom(o, s.ooms.frame_table));
     j["ooms"] = std::move(ooms);
+    j["ooms_total"] = s.ooms.ooms_total;
     j["site_count"] = s.site_count;
     j["top_sites"] = info_sites(s);
     return json::dump(j);

@@ -18,6 +18,7 @@ std::string trace_json(const analysis::TraceResult& t) {
     j["generation"] = t.generation;
     j["device"] = t.device;
     j["devices"] = t.devices;
+    j["source"] = t.source;
     j["events"] = t.events;
     j["time_first_us"] = time_or_null(t.time_first_us);
     j["time_last_us"] = time_or_null(t.time_last_us);
@@ -28,14 +29,18 @@ std::string trace_json(const analysis::TraceResult& t) {
     j["truncation_evidence"] = t.truncation_evidence;
     j["disagreements"] = t.disagreements;
     const auto peak = json::usage(t.peak.usage);
-    j["peak"] = {{"bytes", t.peak.bytes},
-                 {"time_us", time_or_null(t.peak.time_us)},
-                 {"event", t.peak.event},
-                 {"categories", peak.at("categories")},
-                 {"sites", peak.at("sites")}};
+    if (t.ordered())
+        j["peak"] = {{"bytes", t.peak.bytes},
+                     {"time_us", time_or_null(t.peak.time_us)},
+                     {"event", t.peak.event},
+                     {"categories", peak.at("categories")},
+                     {"sites", peak.at("sites")}};
+    else
+        j["peak"] = nullptr;  // block history says nothing of when
     Json ooms = Json::array();
     for (const auto& o : t.ooms) ooms.push_back(json::oom(o, t.frame_table));
     j["ooms"] = std::move(ooms);
+    j["ooms_total"] = t.ooms_total;
     Json sites = Json::array();
     for (const auto& s : t.sites)
         sites.push_back({{"rank", s.rank},
@@ -45,6 +50,7 @@ std::string trace_json(const analysis::TraceResult& t) {
                          {"live_allocations", s.live_allocations},
                          {"live_bytes", s.live_bytes},
                          {"per_iteration", s.per_iteration},
+                         {"per_iteration_first", s.per_iteration_first},
                          {"warmup_allocations", s.warmup_allocations},
                          {"current_allocations", s.current_allocations},
                          {"verdict", s.verdict},

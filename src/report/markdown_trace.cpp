@@ -22,14 +22,19 @@ void usage_table(std::string& out, const analysis::MomentUsage& usage) {
 
 std::string trace_markdown(const analysis::TraceResult& t, const RenderOptions& options) {
     std::string out = fmt::format("## memsnap trace: {} (device {})\n\n", md::one_line(t.file), t.device);
-    out += fmt::format("- **Events:** {}{}\n", t.events, t.truncated ? " (ring buffer truncated)" : "");
+    out += fmt::format("- **{}:** {}{}\n", t.ordered() ? "Events" : "Allocations", t.events, t.truncated ? " (ring buffer truncated)" : "");
     out += fmt::format("- **Iterations:** {} ({})\n", t.iterations, t.iteration_source);
-    out += fmt::format("- **Peak:** {} allocated at event {}\n", util::human_bytes(t.peak.bytes), t.peak.event);
+    if (t.ordered())
+        out += fmt::format("- **Peak:** {} allocated at event {}\n", util::human_bytes(t.peak.bytes), t.peak.event);
+    else
+        out += "- **Source:** block history (no trace events)\n";
     md::bullets(out, t.truncation_evidence);
     md::bullets(out, t.disagreements);
 
-    out += "\n### At the peak\n";
-    usage_table(out, t.peak.usage);
+    if (t.ordered()) {
+        out += "\n### At the peak\n";
+        usage_table(out, t.peak.usage);
+    }
 
     for (const auto& o : t.ooms) {
         out += fmt::format("\n### Out of memory: **{}**\n\nRequested {}, {} free on the device, {} allocated, {} "

@@ -141,6 +141,9 @@ std::string snapshot_info_text(const analysis::SnapshotInfo& s, const RenderOpti
                                                 ? fmt::format(", {:.3f} s into the trace",
                                                               static_cast<double>(o.time_us - *s.trace_first_us) / 1e6)
                                                 : ""));
+    if (s.ooms.ooms_total > s.ooms.ooms.size())
+        out += fmt::format("\n{} more out-of-memory events, not explained (the first {} are)\n",
+                           s.ooms.ooms_total - s.ooms.ooms.size(), s.ooms.ooms.size());
     info_sites(out, s);
     return out;
 }

@@ -49,11 +49,14 @@ std::string trace_text(const analysis::TraceResult& t, const RenderOptions& opti
     std::string out = fmt::format("trace of {}, device {} ({})\n", util::printable(t.file), t.device,
                                   t.generation.empty() ? "generation unknown" : t.generation);
     if (t.devices.size() > 1) out += fmt::format("  devices with a trace: {} (--device N for another)\n", device_list(t.devices));
-    out += fmt::format("  events      {}", t.events);
+    if (!t.ordered()) out += "  source      block history (no trace events)\n";
+    out += fmt::format("  {}", t.ordered() ? "events      " : "allocations ");
+    out += fmt::format("{}", t.events);
     if (t.time_first_us >= 0 && t.time_last_us >= 0)
         out += fmt::format(" over {:.3f} s", static_cast<double>(t.time_last_us - t.time_first_us) / 1e6);
     out += "\n";
-    out += fmt::format("  ring buffer {}\n", t.truncated ? "truncated: the trace does not reach back to the start"
+    if (t.ordered())
+        out += fmt::format("  ring buffer {}\n", t.truncated ? "truncated: the trace does not reach back to the start"
                                                          : "complete as far as the trace shows");
     for (const auto& e : t.truncation_evidence) out += fmt::format("              - {}\n", e);
     for (const auto& d : t.disagreements) out += fmt::format("  disagrees   {}\n", d);
@@ -64,25 +67,30 @@ std::string trace_text(const analysis::TraceResult& t, const RenderOptions& opti
                            util::human_bytes(*lo), util::human_bytes(*hi));
     }
 
-    out += fmt::format("\n{} {} allocated, {} into the trace (event {})\n", st.bold("Peak"),
-                       util::human_bytes(t.peak.bytes), seconds_since(t.time_first_us, t.peak.time_us), t.peak.event);
-    usage_lines(out, t.peak.usage, "  ");
+    if (t.ordered()) {
+        out += fmt::format("\n{} {} allocated, {} into the trace (event {})\n", st.bold("Peak"),
+                           util::human_bytes(t.peak.bytes), seconds_since(t.time_first_us, t.peak.time_us), t.peak.event);
+        usage_lines(out, t.peak.usage, "  ");
+    }
 
     for (const auto& o : t.ooms) oom_text(out, o, st, seconds_since(t.time_first_us, o.time_us));
 
     out += fmt::format("\n{} ({} of {} sites)\n", st.bold("Live at the end, by site"), t.sites.size(), t.sites_total);
     for (const auto& s : t.sites) {
-        out += fmt::format("#{:<3} {:>12}  {:>6} allocations  {:<9} {}  [{}]\n", s.rank, util::human_bytes(s.live_bytes),
-                           s.live_allocations, st.verdict(s.verdict), site_label(s.site), analysis::to_string(s.category));
+        out += fmt::format("#{:<3} {:>12}  {:>18}  {:<9} {}  [{}]\n", s.rank, util::human_bytes(s.live_bytes),
+                           counted(s.live_allocations, "allocation"), st.verdict(s.verdict), site_label(s.site), analysis::to_string(s.category));
         if (s.verdict == "leak")
-            out += fmt::format("      +{} allocation{} ({}) every iteration, still live\n", s.leak_allocations_per_iteration,
-                               s.leak_allocations_per_iteration == 1 ? "" : "s", util::human_bytes(s.leak_bytes_per_iteration));
+            out += fmt::format("      +{} ({}) every iteration, still live\n",
+                               counted(s.leak_allocations_per_iteration, "allocation"),
+                               util::human_bytes(s.leak_bytes_per_iteration));
         if (!s.per_iteration.empty())
-            out += fmt::format("      per iteration: {}; before the first: {}; in the unfinished last: {}\n",
+            out += fmt::format("      per iteration{}: {}; before the first: {}; in the unfinished last: {}\n",
+                               s.per_iteration_first ? fmt::format(" from #{}", s.per_iteration_first + 1) : "",
                                run_lengths(s.per_iteration), s.warmup_allocations, s.current_allocations);
         for (const auto& stack : s.stacks) {
             if (stack.frames.empty()) continue;
-            out += fmt::format("      stack ({} allocations, {}):\n", stack.delta_blocks, util::human_bytes(stack.delta_bytes));
+            out += fmt::format("      stack ({}, {}):\n", counted(stack.delta_blocks, "allocation"),
+                               util::human_bytes(stack.delta_bytes));
             for (const auto& line : stack_lines(stack, t.frame_table, options.cpp_frames, 8))
                 out += fmt::format("        {}\n", line);
         }

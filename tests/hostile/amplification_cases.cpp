@@ -226,6 +226,43 @@ std::string repeat(std::string_view unit, std::size_t count) {
     return out;
 }
 
+// A trace for `memsnap trace`: `sites` allocations, each with a stack of its own (file name
+// m<k>.py), spread over `iterations` ProfilerStep annotations, then `ooms` out-of-memory
+// events. Sites times iterations, and OOMs times live allocations, are far more than the file.
+std::string trace_flood(int sites, int iterations, int ooms) {
+    PickleWriter w = with_keys();
+    w.str("f").binput(k_first_free).op('0').str("stream").binput(k_first_free + 1).op('0');
+    w.str("time_us").binput(k_first_free + 2).op('0').str("alloc").binput(k_first_free + 3).op('0');
+    w.str("oom").binput(k_first_free + 4).op('0').str("/home/u/train.py").binput(k_first_free + 5).op('0');
+    const std::int64_t base = std::int64_t{1} << 40;
+    w.empty_dict().mark().str("segments").empty_list();
+    w.str("device_traces").empty_list().mark().empty_list().mark();
+    std::int64_t time = 0;
+    for (int k = 0; k < sites; ++k) {
+        w.empty_dict().mark().binget(k_action).binget(k_first_free + 3).binget(k_addr).integer(base + 512 * k);
+        w.binget(k_size).integer(512).binget(k_first_free + 1).integer(0).binget(k_first_free + 2).integer(time++);
+        w.binget(k_frames).empty_list().mark();
+        w.empty_dict().mark().binget(k_filename).str(fmt::format("/home/u/m{}.py", k)).binget(k_name).binget(k_first_free);
+        w.binget(k_line).integer(1).setitems().appends().setitems();
+    }
+    for (int k = 0; k < ooms; ++k) {
+        w.empty_dict().mark().binget(k_action).binget(k_first_free + 4).binget(k_addr).integer(0);
+        w.binget(k_size).integer(std::int64_t{1} << 30).binget(k_first_free + 1).integer(0);
+        w.binget(k_first_free + 2).integer(time++).binget(k_frames).empty_list().mark();
+        frame_ref(w, k_first_free + 5, k_first_free, 1);
+        w.appends().setitems();
+    }
+    w.appends().appends();
+    w.str("external_annotations").empty_list().mark();
+    for (int k = 0; k < iterations; ++k) {
+        w.empty_dict().mark().str("stage").str("START").str("name").str(fmt::format("ProfilerStep#{}", k));
+        w.binget(k_device).integer(0).binget(k_first_free + 2).integer(std::int64_t{k} * sites / std::max(1, iterations));
+        w.setitems();
+    }
+    w.appends().setitems().stop();
+    return w.bytes();
+}
+
 const std::string kRow = "|Allocated memory|1 B|1 B|1 B|1 B|\n";
 
 Case info_case(std::string name, std::string what, std::function<std::string()> make, std::set<int> exits = {0, 2}) {
@@ -303,6 +340,20 @@ std::vector<Case> amplification_cases() {
                          return Args{"diff", (d / "train.log").string(), (d / "train.log").string()};
                      }});
     }
+    const auto trace_case = [](std::string name, std::string what, int sites, int iterations, int ooms,
+                               const char* format) {
+        return Case{std::move(name), std::move(what), [=](const fs::path& d) {
+                        write(d / "trace.in", trace_flood(sites, iterations, ooms));
+                        return Args{"trace", "--top", "0", "--format", format, (d / "trace.in").string()};
+                    }};
+    };
+    c.push_back(trace_case("trace-oom-flood", "20000 live allocations of their own stacks, then 20000 OOM events",
+                           20000, 0, 20000, "json"));
+    c.push_back(trace_case("trace-sites-by-iterations", "90000 sites of one allocation each over 3000 iterations",
+                           90000, 3000, 0, "json"));
+    c.push_back(trace_case("trace-sites-by-iterations-text", "the same in text", 90000, 3000, 0, "text"));
+    c.push_back(info_case("trace-oom-flood-info", "info of 20000 live allocations and 20000 OOM events",
+                          [] { return trace_flood(20000, 0, 20000); }));
     c.push_back(info_case("summary-devices", "100000 one-row tables of 100000 devices", [] {
         std::string out;
         for (int k = 0; k < 100000; ++k) out += fmt::format("memory summary, device ID {}\n{}\n", k, kRow);

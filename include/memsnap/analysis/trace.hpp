@@ -18,6 +18,11 @@
 
 namespace memsnap::analysis {
 
+// Bounds on what one capture can make memsnap hold, whatever the file says.
+inline constexpr std::size_t kMaxOomsExplained = 20;       // the rest are counted
+inline constexpr std::size_t kMaxTraceSitesListed = 1000;  // with --top 0
+inline constexpr std::size_t kMaxIterationsListed = 1000;  // per site
+inline constexpr std::size_t kMaxTimelinePoints = 1000;
 // Memory held at one moment by one site (or one category, in `categories`).
 struct LiveSite {
     std::size_t rank = 0;
@@ -61,7 +66,10 @@ struct TraceSite {
     std::int64_t live_allocations = 0, live_bytes = 0;
     // Of these, how many each iteration made (index 0: the first iteration); empty without
     // iterations. Allocations made before the first iteration, or before the trace, are warmup.
+    // At most the last kMaxIterationsListed iterations, from per_iteration_first on; the
+    // verdict weighs them all.
     std::vector<std::int64_t> per_iteration;
+    std::size_t per_iteration_first = 0;
     std::int64_t warmup_allocations = 0;    // made before the first iteration (or the trace)
     std::int64_t current_allocations = 0;   // made in the last, unfinished iteration
     // leak (the same number every complete iteration, after the first when there are three
@@ -84,7 +92,11 @@ struct TraceResult {
     std::string generation;
     int device = 0;
     std::vector<int> devices;  // that have a trace
-    std::size_t events = 0;    // of this device
+    // "ring buffer" (device_traces, torch 2.0+) or "block history" (torch <= 2.0 captures
+    // with only a history per block: no order in time, so no timeline, peak or iterations).
+    std::string source = "ring buffer";
+    bool ordered() const { return source == "ring buffer"; }
+    std::size_t events = 0;    // of this device (block history: the recorded allocations)
     std::int64_t time_first_us = -1, time_last_us = -1;
     // The ring buffer was full or had dropped entries: frees of blocks the trace never saw
     // allocated, or max_entries reached. Then the start is not the start of the process.
@@ -102,7 +114,8 @@ struct TraceResult {
         std::size_t event = 0;
         MomentUsage usage;
     } peak;
-    std::vector<OomExplanation> ooms;
+    std::vector<OomExplanation> ooms;  // the first kMaxOomsExplained
+    std::size_t ooms_total = 0;
     std::vector<TraceSite> sites;  // still live at the end, leaks first, then by bytes
     std::size_t sites_total = 0;
     std::vector<TimelinePoint> timeline;  // at most 1000 points, the peak and the OOMs included
@@ -122,7 +135,8 @@ TraceResult analyze_trace(const snapshot::Snapshot& snap, const AnalysisOptions&
 
 // The OOM events of a capture, explained (for `info`): none when it has none or no trace.
 struct OomReport {
-    std::vector<OomExplanation> ooms;
+    std::vector<OomExplanation> ooms;  // the first kMaxOomsExplained
+    std::size_t ooms_total = 0;
     std::vector<FrameText> frame_table;  // the frames of their stacks
 };
 OomReport explain_ooms(const snapshot::Snapshot& snap, const AnalysisOptions& options,
