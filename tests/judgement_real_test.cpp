@@ -67,29 +67,6 @@ void check_no_false_leak(const analysis::SnapshotDiff& d) {
     }
 }
 
-// Adds `count` live blocks of `size` with `stack` in a new segment at `address`.
-void inject_blocks(snapshot::Snapshot& snap, snapshot::StackId stack, std::int64_t size, int count,
-                   std::int64_t address = 0x7fff00000000) {
-    snapshot::Segment seg;
-    seg.device = snap.segments.empty() ? 0 : snap.segments.front().device;
-    seg.address = address;
-    seg.total_size = size * count;
-    seg.first_block = static_cast<std::uint32_t>(snap.blocks.size());
-    seg.block_count = static_cast<std::uint32_t>(count);
-    seg.segment_type = snap.strings.intern("large");
-    for (int i = 0; i < count; ++i) {
-        snapshot::Block b;
-        b.address = seg.address + i * size;
-        b.size = b.requested_size = size;
-        b.stack = stack;
-        b.state = snapshot::BlockState::active_allocated;
-        b.state_name = snap.strings.intern("active_allocated");
-        b.segment = static_cast<std::uint32_t>(snap.segments.size());
-        snap.blocks.push_back(b);
-    }
-    snap.segments.push_back(seg);
-}
-
 // A live block whose stack names a user-code site outside one-time categories.
 std::optional<snapshot::StackId> user_stack(const snapshot::Snapshot& snap) {
     analysis::StackIndex index({&snap}, {}, {});
@@ -134,7 +111,7 @@ TEST_CASE("a re-run in another checkout is two workloads: no leak / sites matche
         const auto stack = user_stack(after);
         if (!stack) continue;
         auto grown = after;
-        inject_blocks(grown, *stack, kLeakSize, kLeakCount);
+        test::inject_blocks(grown, *stack, kLeakSize, kLeakCount);
         const auto g = analysis::diff_snapshots(before, grown, test::with_steps(100, 500));
         REQUIRE(!g.sites.empty());
         CHECK(g.sites.front().delta_bytes == kLeakSize * kLeakCount);
@@ -153,7 +130,7 @@ TEST_CASE("an injected leak in one process ranks first and is called a leak / wh
         const auto stack = user_stack(before);
         if (!stack) continue;
         auto after = before;
-        inject_blocks(after, *stack, kLeakSize, kLeakCount);
+        test::inject_blocks(after, *stack, kLeakSize, kLeakCount);
         const auto d = analysis::diff_snapshots(before, after, test::with_steps(100, 500));
         CHECK(d.same_process.value == std::optional<bool>(true));
         CHECK(d.verdict.verdict == Verdict::leak);
@@ -246,7 +223,7 @@ TEST_CASE("a forward pass against a full training step is one-time growth / not 
     auto leaky = step;
     const auto stack = user_stack(step);
     REQUIRE(stack);
-    inject_blocks(leaky, *stack, kLeakSize, kLeakCount);
+    test::inject_blocks(leaky, *stack, kLeakSize, kLeakCount);
     const auto l = analysis::diff_snapshots(forward, leaky, test::all_sites());
     CHECK(l.verdict.verdict == Verdict::leak);
     CHECK(l.sites.front().verdict == SiteVerdict::leak);
@@ -291,7 +268,7 @@ TEST_CASE("stacks='all': Python frames first in text and Markdown / C++ frames a
     auto after = before;
     const auto stack = user_stack(before);
     REQUIRE(stack);
-    inject_blocks(after, *stack, kLeakSize, kLeakCount);
+    test::inject_blocks(after, *stack, kLeakSize, kLeakCount);
     auto options = test::all_sites();
     options.top = 3;
     const auto d = analysis::diff_snapshots(before, after, options);

@@ -15,7 +15,7 @@ TEST_CASE("every CLI option appears in man/memsnap.1 and README.md" * doctest::t
     const std::string readme = test::read_text(test::source_dir() / "README.md");
     REQUIRE(!man.empty());
     std::set<std::string> options;
-    for (const char* command : {"--help", "info --help", "diff --help", "trace --help"}) {
+    for (const char* command : {"--help", "info --help", "diff --help", "trace --help", "trend --help", "ranks --help"}) {
         // (the options of every command)
         const auto help = test::run_memsnap(command);
         REQUIRE(help.exit_code == 0);
@@ -32,7 +32,7 @@ TEST_CASE("every CLI option appears in man/memsnap.1 and README.md" * doctest::t
         CHECK(man_plain.find(o) != std::string::npos);
         if (o != "--help") CHECK(readme.find(o) != std::string::npos);
     }
-    for (const char* word : {"info", "diff", "trace", "TRACE OPTIONS", "EXIT STATUS", "schema_version"})
+    for (const char* word : {"info", "diff", "trace", "trend", "ranks", "jsonl", "TRACE OPTIONS", "TREND OPTIONS", "EXIT STATUS", "schema_version"})
         CHECK(man_plain.find(word) != std::string::npos);
 }
 

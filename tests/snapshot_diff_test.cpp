@@ -2,6 +2,7 @@
 // in real captures, and the text/JSON reports.
 
 #include "support.hpp"
+#include "variants.hpp"
 
 #include "analysis_support.hpp"
 
@@ -174,28 +175,6 @@ TEST_CASE("fixture pairs: verdicts / leak sites and growth per step exact to the
 
 namespace {
 
-// Adds `count` live blocks of `size` with stack `stack` in a new segment of `after`.
-void inject_blocks(snapshot::Snapshot& snap, snapshot::StackId stack, std::int64_t size, int count) {
-    snapshot::Segment seg;
-    seg.device = snap.segments.empty() ? 0 : snap.segments.front().device;
-    seg.address = 0x7fff00000000;
-    seg.total_size = size * count;
-    seg.first_block = static_cast<std::uint32_t>(snap.blocks.size());
-    seg.block_count = static_cast<std::uint32_t>(count);
-    seg.segment_type = snap.strings.intern("large");
-    for (int i = 0; i < count; ++i) {
-        snapshot::Block b;
-        b.address = seg.address + i * size;
-        b.size = b.requested_size = size;
-        b.stack = stack;
-        b.state = snapshot::BlockState::active_allocated;
-        b.state_name = snap.strings.intern("active_allocated");
-        b.segment = static_cast<std::uint32_t>(snap.segments.size());
-        snap.blocks.push_back(b);
-    }
-    snap.segments.push_back(seg);
-}
-
 }  // namespace
 
 TEST_CASE("an injected leak in real captures ranks first / exact to the byte" * doctest::test_suite("real")) {
@@ -234,7 +213,7 @@ TEST_CASE("an injected leak in real captures ranks first / exact to the byte" * 
             }
         const std::int64_t size = 3 * 1024 * 1024 + 512;
         const int count = 40;
-        inject_blocks(after, leak_stack, size, count);
+        test::inject_blocks(after, leak_stack, size, count);
         const auto d = analysis::diff_snapshots(before, after, with_steps(100, 500));
         REQUIRE(!d.sites.empty());
         const auto& top = d.sites.front();

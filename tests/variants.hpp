@@ -62,6 +62,37 @@ inline snapshot::Snapshot make_variant(const snapshot::Snapshot& in, const Varia
     return out;
 }
 
+// Adds `count` live blocks of `size` with `stack` in a new segment at `address`.
+inline void inject_blocks(snapshot::Snapshot& snap, snapshot::StackId stack, std::int64_t size, int count,
+                          std::int64_t address = 0x7fff00000000) {
+    snapshot::Segment seg;
+    seg.device = snap.segments.empty() ? 0 : snap.segments.front().device;
+    seg.address = address;
+    seg.total_size = size * count;
+    seg.first_block = static_cast<std::uint32_t>(snap.blocks.size());
+    seg.block_count = static_cast<std::uint32_t>(count);
+    seg.segment_type = snap.strings.intern("large");
+    for (int i = 0; i < count; ++i) {
+        snapshot::Block b;
+        b.address = seg.address + i * size;
+        b.size = b.requested_size = size;
+        b.stack = stack;
+        b.state = snapshot::BlockState::active_allocated;
+        b.state_name = snap.strings.intern("active_allocated");
+        b.segment = static_cast<std::uint32_t>(snap.segments.size());
+        snap.blocks.push_back(b);
+    }
+    snap.segments.push_back(seg);
+}
+
+// A new stack: `under` with one more frame, innermost, `file`:`line` `name`.
+inline snapshot::StackId stack_with_frame(snapshot::Snapshot& snap, snapshot::StackId under, const std::string& file,
+                                          std::int64_t line, const std::string& name) {
+    std::vector<snapshot::FrameId> frames{snap.frames.intern({snap.strings.intern(file), snap.strings.intern(name), line})};
+    for (const auto f : snap.stacks.frames(under)) frames.push_back(f);
+    return snap.stacks.intern(frames);
+}
+
 // Another checkout on another machine: the project root and the install prefix change.
 inline std::function<std::string(std::string_view)> rerun_paths(std::string project_root) {
     return [root = std::move(project_root)](std::string_view name) {

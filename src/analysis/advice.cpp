@@ -64,6 +64,15 @@ constexpr PatternText kPatterns[] = {
      "two workloads, site by site",
      "to find a leak, take both captures in one run, a few hundred steps apart"},
     {"below_noise", "grew, but less than the noise floor of allocated memory", "nothing to fix from these captures"},
+    {"one_time_growth",
+     "a jump, then flat: memory allocated once at a later step (a cache filled, a buffer sized up, state made at "
+     "its first use), not a leak",
+     "nothing to fix unless the new level is too high; then look at what this line allocates once"},
+    {"sawtooth",
+     "memory that comes and goes: it grows and is freed again across the captures, so it is held for a while, "
+     "not leaked",
+     "if its peaks are too high, free it sooner (del the references, or process in smaller chunks); a capture "
+     "taken at the peaks tells what holds it"},
     {"fragmentation",
      "fragmentation, not a leak: live blocks did not grow, but the allocator holds more partly used segments it "
      "cannot release",

@@ -44,8 +44,12 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
 
 CLI::App* add_info(CLI::App& app, InfoOptions& info) {
     auto* cmd = app.add_subcommand("info", "Describe one capture: snapshot pickle/JSON, memory_summary text or memory_stats");
-    cmd->add_option("file", info.file, "Capture file ('-' reads standard input)")->required();
-    cmd->add_option("--format", info.format, "Output format: text or json");
+    cmd->add_option("files", info.files,
+                    "Capture file ('-' reads standard input); several files or directories with --format jsonl or text")
+        ->required();
+    cmd->add_option("--format", info.format,
+                    "Output format: text, json, or jsonl (one record per line per total, category and site, for "
+                    "DuckDB or Spark)");
     cmd->add_option("--top", info.top, "How many allocation sites to list; 0 lists all (default 10)");
     cmd->add_option("--device", info.device, "Only this CUDA device");
     return cmd;
@@ -70,8 +74,9 @@ CLI::App* add_trace(CLI::App& app, TraceOptions& trace) {
 
 CLI::App* add_diff(CLI::App& app, DiffOptions& diff) {
     auto* cmd = app.add_subcommand("diff", "Compare two captures (e.g. step 100 and step 500) and rank the growth");
-    cmd->add_option("before", diff.before, "The earlier capture")->required();
-    cmd->add_option("after", diff.after, "The later capture")->required();
+    cmd->add_option("files", diff.files, "The earlier and the later capture; more than two make a trend")
+        ->required()
+        ->expected(2, -1);
     cmd->add_option("--steps", diff.steps,
                     "Training steps of the two captures, as A,B with A < B (default: a step word in the file names)");
     cmd->add_option("--format", diff.format,
@@ -90,6 +95,35 @@ CLI::App* add_diff(CLI::App& app, DiffOptions& diff) {
     cmd->add_option("--granularity", diff.granularity, "Group frames by source line or by function: line or function")
         ->check(CLI::IsMember({"line", "function"}));
     cmd->add_flag("--cpp-frames", diff.cpp_frames, "Show C++ frames in text and markdown stacks (default: a count)");
+    return cmd;
+}
+
+CLI::App* add_trend(CLI::App& app, TrendOptions& trend) {
+    auto* cmd = app.add_subcommand("trend", "Growth over many captures of one run: slope, R² and verdict per total, "
+                                            "category and site");
+    cmd->add_option("files", trend.files, "Snapshots, or memory_summary/memory_stats files (a log with many tables), "
+                                          "or directories of them")
+        ->required();
+    cmd->add_option("--steps", trend.steps, "The step of each capture, as 100,200,300 (default: step words in the file "
+                                            "names or log lines, else the trace time)");
+    cmd->add_option("--warmup", trend.warmup, "Leave the first N intervals out of the fit (default 0)");
+    cmd->add_option("--format", trend.format, "Output format: text, json, markdown or csv");
+    cmd->add_option("--top", trend.top, "How many sites to list; 0 lists all (default: 10 in text and markdown, 1000 in "
+                                        "json and csv); leaks are always listed");
+    cmd->add_option("--device", trend.device, "Only this CUDA device");
+    cmd->add_option("--fail-on-growth", trend.fail_on_growth,
+                    "Exit 3 when allocated memory or a site leaks faster than RATE bytes per step (e.g. 10MiB)");
+    return cmd;
+}
+
+CLI::App* add_ranks(CLI::App& app, RanksOptions& ranks) {
+    auto* cmd = app.add_subcommand("ranks", "Compare one capture per rank of one job: the ranks that stand out from the "
+                                            "median, and where");
+    cmd->add_option("files", ranks.files, "Snapshots, one per rank (rank3, rank_3, -r3 in the name), or directories")
+        ->required();
+    cmd->add_option("--format", ranks.format, "Output format: text, json, markdown or csv");
+    cmd->add_option("--top", ranks.top, "How many top sites to list per rank; 0 lists all (default 10)");
+    cmd->add_option("--device", ranks.device, "Only this CUDA device");
     return cmd;
 }
 
@@ -117,9 +151,13 @@ int run(int argc, char** argv) {
     InfoOptions info;
     DiffOptions diff;
     TraceOptions trace;
+    TrendOptions trend;
+    RanksOptions ranks;
     add_info(app, info);
     auto* diff_cmd = add_diff(app, diff);
     auto* trace_cmd = add_trace(app, trace);
+    auto* trend_cmd = add_trend(app, trend);
+    auto* ranks_cmd = add_ranks(app, ranks);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -131,6 +169,8 @@ int run(int argc, char** argv) {
     try {
         if (*diff_cmd) return finish(run_diff(diff, globals));
         if (*trace_cmd) return finish(run_trace(trace, globals));
+        if (*trend_cmd) return finish(run_trend(trend, globals));
+        if (*ranks_cmd) return finish(run_ranks(ranks, globals));
         return finish(run_info(info, globals));
     } catch (const Error& e) {
         fmt::print(stderr, "memsnap: error: {}\n", util::printable(e.describe()));

@@ -1,7 +1,9 @@
 #include "commands.hpp"
 
+#include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/analysis/trace.hpp>
+#include <memsnap/analysis/trend.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>
@@ -14,8 +16,12 @@
 #include <memory>
 #include <optional>
 
+#include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdlib>
+#include <exception>
+#include <thread>
 
 #include <unistd.h>
 
@@ -54,20 +60,97 @@ report::Format format_of(const std::string& name) {
     throw usage_error(fmt::format("--format: unknown format '{}'", name));
 }
 
+// The files named, a directory standing for the regular files in it (sorted by name, hidden
+// ones left out): a job's captures are often thousands of files in one folder.
+std::vector<std::string> expand(const std::vector<std::string>& names) {
+    std::vector<std::string> out;
+    for (const auto& name : names) {
+        std::error_code ec;
+        if (name == "-" || !std::filesystem::is_directory(name, ec)) {
+            out.push_back(name);
+            continue;
+        }
+        std::vector<std::string> inside;
+        for (const auto& entry : std::filesystem::directory_iterator(name, ec)) {
+            const auto base = entry.path().filename().string();
+            if (!base.empty() && base.front() != '.' && entry.is_regular_file(ec)) inside.push_back(entry.path().string());
+        }
+        if (ec) throw input_error(fmt::format("cannot list the directory: {}", ec.message()), name);
+        std::sort(inside.begin(), inside.end());
+        out.insert(out.end(), inside.begin(), inside.end());
+    }
+    return out;
+}
+
+// `work(i)` for every file, one file per core at a time: each worker holds one capture while
+// it reduces it, so memory stays near one capture per core. The first error in file order
+// is thrown once all are done.
+template <class Result, class Work>
+std::vector<Result> for_each_file(std::size_t count, Work&& work) {
+    std::vector<std::optional<Result>> results(count);
+    std::vector<std::exception_ptr> errors(count);
+    std::atomic<std::size_t> next{0};
+    const auto worker = [&] {
+        for (std::size_t i = next++; i < count; i = next++) {
+            try {
+                results[i].emplace(work(i));
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
+        }
+    };
+    const std::size_t threads = std::min<std::size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
+    std::vector<Result> out;
+    out.reserve(count);
+    for (auto& r : results) out.push_back(std::move(*r));
+    return out;
+}
+
+std::optional<int> device_option(const std::string& text) {
+    if (const auto d = whole_number("--device", text, 65535)) return static_cast<int>(*d);
+    return std::nullopt;
+}
+
+// A snapshot reduced to its totals, categories and every site (what trend and ranks need).
+analysis::SnapshotInfo reduce(const capture::Capture& capture, const analysis::AnalysisOptions& options) {
+    auto every_site = options;
+    every_site.top = 0;
+    return std::get<analysis::SnapshotInfo>(analysis::info(capture, every_site));
+}
+
 }  // namespace
 
 CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals) {
     analysis::AnalysisOptions analysis;
     analysis.rules = globals.rules;
-    analysis.top = static_cast<std::size_t>(whole_number("--top", options.top, 1'000'000'000).value_or(10));
-    if (const auto d = whole_number("--device", options.device, 65535)) analysis.device = static_cast<int>(*d);
     const auto format = format_of(options.format);
+    const bool lines = format == report::Format::jsonl;
+    analysis.top = static_cast<std::size_t>(
+        whole_number("--top", options.top, 1'000'000'000).value_or(lines ? kMachineTop : 10));
+    analysis.device = device_option(options.device);
     analysis::validate(analysis);
-    (void)max_input(globals);
-    const auto capture = capture::load_capture(options.file, globals.limits, max_input(globals));
-    const auto result = analysis::info(capture, analysis);
+    const auto limit = max_input(globals);
+    const auto files = expand(options.files);
+    if (files.empty()) throw usage_error("info: the directories named hold no files");
+    if (files.size() > 1 && format != report::Format::text && !lines)
+        throw usage_error(fmt::format("--format {}: one file at a time (--format jsonl takes many)", options.format));
+    const report::RenderOptions render{use_color(globals) && format == report::Format::text, false};
+    const auto pieces = for_each_file<std::string>(files.size(), [&](std::size_t i) {
+        const auto capture = capture::load_capture(files[i], globals.limits, limit);
+        const auto result = analysis::info(capture, analysis);
+        if (lines)
+            return report::render_jsonl(result, {files[i], util::rank_from_file_name(files[i]),
+                                                 util::step_from_file_name(files[i])});
+        return report::render(result, format, render);
+    });
     CommandOutput out;
-    out.text = report::render(result, format, {use_color(globals) && format == report::Format::text, false});
+    for (std::size_t i = 0; i < pieces.size(); ++i) out.text += (i && !lines ? "\n" : "") + pieces[i];
     return out;
 }
 
@@ -96,7 +179,20 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     const auto format = format_of(options.format);
     analysis::AnalysisOptions analysis;
     analysis.rules = globals.rules;
-    analysis.steps = util::resolve_steps(options.steps, options.before, options.after);
+    if (options.files.size() > 2) {
+        TrendOptions trend;
+        trend.files = options.files;
+        trend.steps = options.steps;
+        trend.format = options.format;
+        trend.top = options.top;
+        trend.device = options.device;
+        trend.fail_on_growth = options.fail_on_growth;
+        return run_trend(trend, globals);
+    }
+    if (options.files.size() != 2) throw usage_error("diff needs two captures (more make a trend)");
+    const std::string& before_file = options.files[0];
+    const std::string& after_file = options.files[1];
+    analysis.steps = util::resolve_steps(options.steps, before_file, after_file);
     analysis.stacks = {options.hide, options.focus, options.granularity == "function"};
     // Machine formats list up to 1000 sites unless --top is given: every site of any real
     // capture, while a crafted one with a million sites cannot make a gigabyte of JSON.
@@ -111,13 +207,17 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     analysis::validate(analysis);
     (void)max_input(globals);
 
-    const auto before = capture::load_capture(options.before, globals.limits, max_input(globals));
-    // A log diffed with itself (its series of tables) is read once.
+    // The two files are read concurrently; a log diffed with itself (its series of tables) is
+    // read once.
     std::error_code ec;
-    const bool same_file = options.before != "-" && options.after != "-" &&
-                           std::filesystem::equivalent(options.before, options.after, ec) && !ec;
-    std::optional<capture::Capture> other;
-    if (!same_file) other = capture::load_capture(options.after, globals.limits, max_input(globals));
+    const bool same_file = before_file != "-" && after_file != "-" &&
+                           std::filesystem::equivalent(before_file, after_file, ec) && !ec;
+    auto loaded = for_each_file<capture::Capture>(same_file ? 1 : 2, [&](std::size_t i) {
+        return capture::load_capture(options.files[i], globals.limits, max_input(globals));
+    });
+    const capture::Capture& before = loaded[0];
+    const std::optional<capture::Capture> other =
+        same_file ? std::nullopt : std::optional<capture::Capture>(std::move(loaded[1]));
     auto result = analysis::diff(before, other ? *other : before, analysis);
     CommandOutput out;
     out.warnings = analysis::warnings_of(result);
@@ -134,6 +234,79 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     } else {
         out.text = report::render(result, format, render);
     }
+    return out;
+}
+
+CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& globals) {
+    const auto format = format_of(options.format);
+    analysis::AnalysisOptions analysis;
+    analysis.rules = globals.rules;
+    const bool machine = format == report::Format::json || format == report::Format::csv;
+    analysis.top = static_cast<std::size_t>(
+        whole_number("--top", options.top, 1'000'000'000).value_or(machine ? kMachineTop : 10));
+    analysis.device = device_option(options.device);
+    analysis::TrendOptions trend;
+    trend.warmup = static_cast<std::size_t>(whole_number("--warmup", options.warmup, 1'000'000).value_or(0));
+    std::optional<std::int64_t> gate;
+    if (!options.fail_on_growth.empty()) gate = util::parse_size(options.fail_on_growth);
+    analysis::validate(analysis);
+    const auto limit = max_input(globals);
+    const auto files = expand(options.files);
+    if (!options.steps.empty()) trend.steps = util::parse_step_list(options.steps, files.size());
+
+    // Snapshots are reduced as they are read; summaries and stats are small and kept.
+    struct Reduced {
+        std::string file;
+        std::optional<analysis::SnapshotInfo> snapshot;
+        std::optional<stats::StatsCapture> stats;
+    };
+    auto reduced = for_each_file<Reduced>(files.size(), [&](std::size_t i) {
+        auto capture = capture::load_capture(files[i], globals.limits, limit);
+        Reduced r{files[i], std::nullopt, std::nullopt};
+        if (capture.is_snapshot()) r.snapshot = reduce(capture, analysis);
+        else r.stats = std::move(std::get<stats::StatsCapture>(capture.content));
+        return r;
+    });
+    const bool snapshots = std::all_of(reduced.begin(), reduced.end(), [](const Reduced& r) { return r.snapshot.has_value(); });
+    const bool tables = std::none_of(reduced.begin(), reduced.end(), [](const Reduced& r) { return r.snapshot.has_value(); });
+    if (!snapshots && !tables)
+        throw usage_error("trend needs captures of one kind: all snapshots, or memory_summary/memory_stats files");
+    analysis::TrendResult result;
+    if (snapshots) {
+        std::vector<analysis::SeriesCapture> series;
+        for (auto& r : reduced) series.push_back({r.file, std::move(*r.snapshot)});
+        result = analysis::trend_snapshots(std::move(series), analysis, trend);
+    } else {
+        std::vector<stats::StatsCapture> series;
+        for (auto& r : reduced) series.push_back(std::move(*r.stats));
+        result = analysis::trend_stats(series, analysis, trend);
+    }
+    CommandOutput out;
+    out.warnings = result.warnings;
+    if (gate)
+        if (auto message = analysis::check_trend_gate(result, *gate)) out.gate_message = *message;
+    out.text = report::render(result, format, {use_color(globals) && format == report::Format::text, false});
+    return out;
+}
+
+CommandOutput run_ranks(const RanksOptions& options, const GlobalOptions& globals) {
+    const auto format = format_of(options.format);
+    analysis::AnalysisOptions analysis;
+    analysis.rules = globals.rules;
+    analysis.top = static_cast<std::size_t>(whole_number("--top", options.top, 1'000'000'000).value_or(10));
+    analysis.device = device_option(options.device);
+    analysis::validate(analysis);
+    const auto limit = max_input(globals);
+    const auto files = expand(options.files);
+    auto captures = for_each_file<analysis::RankCapture>(files.size(), [&](std::size_t i) {
+        const auto capture = capture::load_capture(files[i], globals.limits, limit);
+        if (!capture.is_snapshot())
+            throw usage_error(fmt::format("ranks needs snapshots; {} is a {}", capture.path, capture.kind_name()));
+        return analysis::RankCapture{util::rank_from_file_name(files[i]), files[i], reduce(capture, analysis)};
+    });
+    const auto result = analysis::compare_ranks(std::move(captures), analysis);
+    CommandOutput out;
+    out.text = report::render(result, format, {use_color(globals) && format == report::Format::text, false});
     return out;
 }
 

@@ -21,7 +21,7 @@ struct GlobalOptions {
 };
 
 struct InfoOptions {
-    std::string file;
+    std::vector<std::string> files;  // several (or a directory) with --format jsonl or text
     std::string format = "text";
     std::string top;     // empty: 10
     std::string device;  // empty: every device
@@ -38,8 +38,8 @@ struct TraceOptions {
 };
 
 struct DiffOptions {
-    std::string before, after;
-    std::string steps;  // "A,B"
+    std::vector<std::string> files;  // two; more make a trend
+    std::string steps;  // "A,B" (a trend: one step per capture)
     std::string format = "text";
     std::string top;  // empty: 10 for text and markdown, all for json and csv
     std::string min_growth;
@@ -48,6 +48,23 @@ struct DiffOptions {
     std::vector<std::string> hide, focus;
     std::string granularity = "line";
     bool cpp_frames = false;
+};
+
+struct TrendOptions {
+    std::vector<std::string> files;  // captures, or directories of them
+    std::string steps;               // "100,200,300": one per capture
+    std::string warmup;              // intervals left out of the fit
+    std::string format = "text";
+    std::string top;
+    std::string device;
+    std::string fail_on_growth;
+};
+
+struct RanksOptions {
+    std::vector<std::string> files;  // one capture per rank, or directories of them
+    std::string format = "text";
+    std::string top;
+    std::string device;
 };
 
 struct CommandOutput {
@@ -61,5 +78,7 @@ struct CommandOutput {
 CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals);
 CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals);
 CommandOutput run_trace(const TraceOptions& options, const GlobalOptions& globals);
+CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& globals);
+CommandOutput run_ranks(const RanksOptions& options, const GlobalOptions& globals);
 
 }  // namespace memsnap::cli

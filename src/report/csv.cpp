@@ -85,3 +85,38 @@ std::string trace_csv(const analysis::TraceResult& t) {
 }
 
 }  // namespace memsnap::report::detail
+
+namespace memsnap::report::detail {
+
+std::string trend_csv(const analysis::TrendResult& t) {
+    std::string out = "record,rank,name,filename,line,category,verdict,slope_bytes_per_step,r2,monotonic_share,first_step";
+    for (const auto step : t.steps) out += fmt::format(",bytes_at_{}", step);
+    out += "\n";
+    const auto row = [&](std::string_view record, std::size_t rank, std::string_view name, const analysis::SiteKey* site,
+                         std::string_view category, const analysis::SeriesFit& f, const std::vector<std::int64_t>& bytes) {
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", record, rank, field(name), site ? field(site->filename) : "",
+                           site ? site->line : 0, category, f.verdict, fixed(f.slope_bytes_per_step, 1), fixed(f.r2, 4),
+                           fixed(f.monotonic_share, 4), f.first_step ? fmt::format("{}", *f.first_step) : "");
+        for (const auto b : bytes) out += fmt::format(",{}", b);
+        out += "\n";
+    };
+    for (const auto& s : t.totals) row("total", 0, s.name, nullptr, "", s.fit, s.bytes);
+    for (const auto& s : t.categories) row("category", 0, s.name, nullptr, s.name, s.fit, s.bytes);
+    for (const auto& s : t.sites)
+        row("site", s.rank, s.site.name, &s.site, analysis::to_string(s.category), s.fit, s.bytes_by_step);
+    return out;
+}
+
+std::string ranks_csv(const analysis::RanksResult& r) {
+    std::string out = "rank,file,allocated_bytes,reserved_bytes,active_bytes,inactive_split_bytes,delta_bytes,outlier\n";
+    for (const auto& k : r.ranks) {
+        bool outlier = false;
+        for (const auto& o : r.outliers) outlier = outlier || o.rank == k.rank;
+        out += fmt::format("{},{},{},{},{},{},{},{}\n", k.rank, field(k.file), k.totals.allocated_bytes,
+                           k.totals.reserved_bytes, k.totals.active_bytes, k.totals.inactive_split_bytes,
+                           k.totals.allocated_bytes - r.median.allocated_bytes, outlier ? "true" : "false");
+    }
+    return out;
+}
+
+}  // namespace memsnap::report::detail

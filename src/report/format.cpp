@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cctype>
 
 namespace memsnap::report {
@@ -82,6 +83,29 @@ void oom_text(std::string& out, const analysis::OomExplanation& o, const Style& 
     for (const auto& a : o.advice) out += fmt::format("  fix: {}\n", a);
     out += "  live at that moment:\n";
     usage_lines(out, o.usage, "    ");
+}
+
+std::string sparkline(const std::vector<std::int64_t>& all) {
+    static constexpr const char* bars[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    constexpr std::size_t kWidth = 60;
+    if (all.empty()) return "";
+    std::vector<std::int64_t> values;
+    if (all.size() <= kWidth) {
+        values = all;
+    } else {
+        for (std::size_t b = 0; b < kWidth; ++b) {
+            const auto begin = all.begin() + static_cast<std::ptrdiff_t>(b * all.size() / kWidth);
+            const auto end = all.begin() + static_cast<std::ptrdiff_t>((b + 1) * all.size() / kWidth);
+            values.push_back(*std::max_element(begin, end));
+        }
+    }
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    std::string out;
+    for (const auto v : values) {
+        const double share = *hi == *lo ? 0.0 : static_cast<double>(v - *lo) / static_cast<double>(*hi - *lo);
+        out += bars[std::min<std::size_t>(7, static_cast<std::size_t>(share * 8))];
+    }
+    return out;
 }
 
 std::string counted(std::int64_t n, std::string_view noun) {

@@ -40,6 +40,9 @@ void oom_text(std::string& out, const analysis::OomExplanation& oom, const Style
 
 // Counts with runs written once: "2×31", "0×3 1 0×414".
 std::string run_lengths(const std::vector<std::int64_t>& counts);
+// "▁▂▃▄▅▆▇█" bars of the values, lowest to highest; more than 60 values are shown as the
+// highest of each of 60 buckets.
+std::string sparkline(const std::vector<std::int64_t>& values);
 // "1 allocation", "6 allocations".
 std::string counted(std::int64_t n, std::string_view noun);
 

@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::pair<Format, std::string_view> kNames[] = {
     {Format::text, "text"}, {Format::json, "json"}, {Format::markdown, "markdown"},
-    {Format::csv, "csv"},   {Format::folded, "folded"},
+    {Format::csv, "csv"},   {Format::folded, "folded"}, {Format::jsonl, "jsonl"},
 };
 
 Error unsupported(Format format, std::string_view what) {
@@ -55,7 +55,9 @@ std::string render(const analysis::DiffResult& result, Format format, const Rend
             case Format::markdown: return detail::snapshot_diff_markdown(*snap, options);
             case Format::csv: return detail::snapshot_diff_csv(*snap);
             case Format::folded: return detail::snapshot_diff_folded(*snap);
+            case Format::jsonl: break;
         }
+        throw unsupported(format, "diff (text, json, markdown, csv, folded)");
     }
     const auto& stats = std::get<analysis::StatsDiff>(result);
     switch (format) {
@@ -63,9 +65,36 @@ std::string render(const analysis::DiffResult& result, Format format, const Rend
         case Format::json: return detail::stats_diff_json(stats);
         case Format::markdown: return detail::stats_diff_markdown(stats);
         case Format::csv: return detail::stats_diff_csv(stats);
-        case Format::folded: break;
+        case Format::folded:
+        case Format::jsonl: break;
     }
     throw unsupported(format, "summaries and stats, which have no stacks (folded needs two snapshots)");
+}
+
+std::string render(const analysis::TrendResult& result, Format format, const RenderOptions& options) {
+    switch (format) {
+        case Format::text: return detail::trend_text(result, options);
+        case Format::json: return detail::trend_json(result);
+        case Format::markdown: return detail::trend_markdown(result, options);
+        case Format::csv: return detail::trend_csv(result);
+        default: break;
+    }
+    throw unsupported(format, "trend (text, json, markdown, csv)");
+}
+
+std::string render(const analysis::RanksResult& result, Format format, const RenderOptions& options) {
+    switch (format) {
+        case Format::text: return detail::ranks_text(result, options);
+        case Format::json: return detail::ranks_json(result);
+        case Format::markdown: return detail::ranks_markdown(result, options);
+        case Format::csv: return detail::ranks_csv(result);
+        default: break;
+    }
+    throw unsupported(format, "ranks (text, json, markdown, csv)");
+}
+
+std::string render_jsonl(const analysis::InfoResult& result, const JsonlContext& context) {
+    return detail::info_jsonl(result, context);
 }
 
 std::string render(const analysis::TraceResult& result, Format format, const RenderOptions& options) {
@@ -74,7 +103,8 @@ std::string render(const analysis::TraceResult& result, Format format, const Ren
         case Format::json: return detail::trace_json(result);
         case Format::markdown: return detail::trace_markdown(result, options);
         case Format::csv: return detail::trace_csv(result);
-        case Format::folded: break;
+        case Format::folded:
+        case Format::jsonl: break;
     }
     throw unsupported(format, "trace (text, json, markdown, csv)");
 }

@@ -12,31 +12,6 @@ namespace memsnap::report::detail {
 
 namespace {
 
-// "▁▂▃▄▅▆▇█" bars of the values, lowest to highest; more than 60 values are shown as the
-// highest of each of 60 buckets.
-std::string sparkline(const std::vector<std::int64_t>& all) {
-    static constexpr const char* bars[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-    constexpr std::size_t kWidth = 60;
-    if (all.empty()) return "";
-    std::vector<std::int64_t> values;
-    if (all.size() <= kWidth) {
-        values = all;
-    } else {
-        for (std::size_t b = 0; b < kWidth; ++b) {
-            const auto begin = all.begin() + static_cast<std::ptrdiff_t>(b * all.size() / kWidth);
-            const auto end = all.begin() + static_cast<std::ptrdiff_t>((b + 1) * all.size() / kWidth);
-            values.push_back(*std::max_element(begin, end));
-        }
-    }
-    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-    std::string out;
-    for (const auto v : values) {
-        const double share = *hi == *lo ? 0.0 : static_cast<double>(v - *lo) / static_cast<double>(*hi - *lo);
-        out += bars[std::min<std::size_t>(7, static_cast<std::size_t>(share * 8))];
-    }
-    return out;
-}
-
 std::string seconds_since(std::int64_t first_us, std::int64_t us) {
     if (first_us < 0 || us < 0) return "time unknown";
     return fmt::format("+{:.3f} s", static_cast<double>(us - first_us) / 1e6);

@@ -25,6 +25,18 @@ std::string trace_json(const analysis::TraceResult& trace);
 std::string trace_markdown(const analysis::TraceResult& trace, const RenderOptions& options);
 std::string trace_csv(const analysis::TraceResult& trace);
 
+std::string trend_text(const analysis::TrendResult& trend, const RenderOptions& options);
+std::string trend_json(const analysis::TrendResult& trend);
+std::string trend_markdown(const analysis::TrendResult& trend, const RenderOptions& options);
+std::string trend_csv(const analysis::TrendResult& trend);
+
+std::string ranks_text(const analysis::RanksResult& ranks, const RenderOptions& options);
+std::string ranks_json(const analysis::RanksResult& ranks);
+std::string ranks_markdown(const analysis::RanksResult& ranks, const RenderOptions& options);
+std::string ranks_csv(const analysis::RanksResult& ranks);
+
+std::string info_jsonl(const analysis::InfoResult& info, const JsonlContext& context);
+
 std::string stats_diff_text(const analysis::StatsDiff& diff);
 std::string stats_diff_json(const analysis::StatsDiff& diff);
 std::string stats_diff_markdown(const analysis::StatsDiff& diff);

@@ -4,6 +4,8 @@
 #include "stats_dict.hpp"
 #include "summary_tables.hpp"
 
+#include <memsnap/util/steps.hpp>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -74,11 +76,42 @@ StatsCapture find_captures(std::string_view text, const std::string& file);
 
 }  // namespace
 
+// A log that prints a table every N steps says which step just above it: the nearest of the
+// three lines before a table (after the previous table) that names a step gives it.
+static void find_steps(std::string_view text, std::deque<StatsTable>& tables) {
+    constexpr std::size_t kLinesAbove = 3;
+    std::size_t next = 0, line = 1, after_previous = 0;
+    std::string_view above[kLinesAbove];
+    std::size_t above_line[kLinesAbove] = {};
+    for (std::size_t pos = 0; pos <= text.size() && next < tables.size(); ++line) {
+        const auto end = std::min(text.find('\n', pos), text.size());
+        const std::string_view current = text.substr(pos, end - pos);
+        while (next < tables.size() && tables[next].line == line) {
+            for (std::size_t k = 1; k <= kLinesAbove && k < line; ++k) {
+                const std::size_t slot = (line - k) % kLinesAbove;
+                if (above_line[slot] != line - k || line - k <= after_previous) break;
+                if (const auto step = util::step_from_text(above[slot])) {
+                    tables[next].step = step;
+                    break;
+                }
+            }
+            after_previous = line;
+            ++next;
+        }
+        above[line % kLinesAbove] = current;
+        above_line[line % kLinesAbove] = line;
+        if (end == text.size()) break;
+        pos = end + 1;
+    }
+}
+
 StatsCapture read_stats_text(std::string_view text, const std::string& file) {
     StatsCapture capture = find_captures(text, file);
+    std::optional<std::string> strings;
     if (capture.tables.empty())
         // Output saved inside JSON (a notebook, a JSON log): read the text of its strings.
-        if (auto strings = json_strings(text)) capture = find_captures(*strings, file + " (text in its JSON strings)");
+        if ((strings = json_strings(text))) capture = find_captures(*strings, file + " (text in its JSON strings)");
+    find_steps(strings ? std::string_view(*strings) : text, capture.tables);
     capture.file = file;
     if (capture.tables.empty()) throw input_error("no memory_summary table or memory_stats dict found", file);
     std::set<int> devices;

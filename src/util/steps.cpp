@@ -41,6 +41,44 @@ std::optional<std::int64_t> step_from_file_name(std::string_view path) {
     return to_int(found.back());
 }
 
+std::optional<std::int64_t> step_from_text(std::string_view line) {
+    static const Pattern step_word(R"((?:^|[^a-z])(?:global_step|step|iteration|iter)\s*[:=#]?\s*([0-9]+))",
+                                   "step words in text", /*ignore_case=*/true);
+    const auto found = step_word.find_all(line);
+    if (found.empty()) return std::nullopt;
+    return to_int(found.back());
+}
+
+std::optional<std::int64_t> rank_from_file_name(std::string_view path) {
+    static const Pattern rank_word(R"((?:(?:^|[^a-z])rank[_\-]?|[_\-]r)([0-9]+)(?:$|[^0-9]))", "rank words",
+                                   /*ignore_case=*/true);
+    const std::string stem = stem_of(path);
+    const auto found = rank_word.find_all(stem);
+    if (found.empty()) return std::nullopt;
+    return to_int(found.back());
+}
+
+std::vector<std::int64_t> parse_step_list(std::string_view text, std::size_t count) {
+    std::vector<std::int64_t> steps;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto comma = text.find(',', start);
+        const auto piece = trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+        const auto value = to_int(piece);
+        if (!value)
+            throw usage_error(fmt::format("--steps: '{}' is not a whole number of at most 19 digits", piece));
+        if (!steps.empty() && *value <= steps.back())
+            throw usage_error(fmt::format("--steps: each step must come after the one before (got {} then {})",
+                                          steps.back(), *value));
+        steps.push_back(*value);
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    if (steps.size() != count)
+        throw usage_error(fmt::format("--steps: {} steps for {} captures", steps.size(), count));
+    return steps;
+}
+
 std::pair<std::int64_t, std::int64_t> parse_steps(std::string_view text) {
     const auto comma = text.find(',');
     const auto a = comma == std::string_view::npos ? std::nullopt : to_int(trim(text.substr(0, comma)));

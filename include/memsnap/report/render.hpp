@@ -4,7 +4,9 @@
 // to print.
 
 #include <memsnap/analysis/run.hpp>
+#include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/trace.hpp>
+#include <memsnap/analysis/trend.hpp>
 
 #include <functional>
 #include <optional>
@@ -13,7 +15,7 @@
 
 namespace memsnap::report {
 
-enum class Format { text, json, markdown, csv, folded };
+enum class Format { text, json, markdown, csv, folded, jsonl };
 std::optional<Format> parse_format(std::string_view name);
 std::string_view to_string(Format format);
 
@@ -28,6 +30,19 @@ std::string render(const analysis::InfoResult& result, Format format, const Rend
 std::string render(const analysis::DiffResult& result, Format format, const RenderOptions& options);
 // trace: text, json, markdown, csv.
 std::string render(const analysis::TraceResult& result, Format format, const RenderOptions& options);
+
+// trend and ranks: text, json, markdown, csv.
+std::string render(const analysis::TrendResult& result, Format format, const RenderOptions& options);
+std::string render(const analysis::RanksResult& result, Format format, const RenderOptions& options);
+
+// `info --format jsonl`: one self-describing JSON object per line, per total, category and
+// site (snapshots) or per table total (summaries), each naming its file, rank, step and
+// device, so that a directory of captures is one table for a query engine.
+struct JsonlContext {
+    std::string file;
+    std::optional<std::int64_t> rank, step;  // from the file name
+};
+std::string render_jsonl(const analysis::InfoResult& result, const JsonlContext& context);
 
 // The same output given to `sink` in pieces: a snapshot diff's JSON site list is written one
 // site at a time and never held whole, so a long list costs no memory. Throws as render does,

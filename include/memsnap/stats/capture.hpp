@@ -38,6 +38,8 @@ struct StatsTable {
     StatMap stats;
     std::vector<std::string> warnings;  // "FILE:LINE: what could not be read"
     std::size_t line = 0;               // 1-based line where the table starts
+    // The step a log line just above the table names ("step 100"; see step_from_text).
+    std::optional<std::int64_t> step;
 };
 
 struct StatsCapture {

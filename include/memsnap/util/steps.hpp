@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace memsnap::util {
 
@@ -23,6 +24,18 @@ struct Steps {
 // and final extension: "run_step100.pickle" -> 100, "iter-500.pkl" -> 500. Other numbers
 // ("ctx128", "fp32", "018") are not steps.
 std::optional<std::int64_t> step_from_file_name(std::string_view path);
+
+// The step a log line names before a table printed under it: "step 100", "Step: 100",
+// "global_step=100", "iter 500", "iteration #500". Epochs and batches are not steps here: a
+// line naming both an epoch and a step gives the step.
+std::optional<std::int64_t> step_from_text(std::string_view line);
+
+// The rank a file name carries: "rank3", "rank_3", "rank-3", "-r3", "_r3" (of one job's
+// captures, one per rank).
+std::optional<std::int64_t> rank_from_file_name(std::string_view path);
+
+// Parses "100,200,300" (two or more, increasing). Throws Error (usage) otherwise.
+std::vector<std::int64_t> parse_step_list(std::string_view text, std::size_t count);
 
 // Parses "100,500". Throws Error (usage) when malformed, out of range, or B <= A.
 std::pair<std::int64_t, std::int64_t> parse_steps(std::string_view text);

@@ -1,0 +1,111 @@
+// `info --format jsonl` over a directory of captures (four ranks, three steps, one rank with a
+// growing site) loads into a query engine as one table: the documented query finds that rank
+// and site in Debian's sqlite3 always, and in DuckDB where npm can fetch @duckdb/node-api.
+
+#include "support.hpp"
+#include "variants.hpp"
+
+#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/snapshot/load.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+
+using namespace memsnap;
+
+namespace {
+
+constexpr std::int64_t MiB = std::int64_t{1} << 20;
+
+// Four ranks at steps 100, 200 and 300; rank 2 keeps 2 MiB more at a site of its own each step.
+std::filesystem::path write_job(const std::filesystem::path& dir) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "captures");
+    const auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
+    analysis::StackIndex index({&base}, {}, {});
+    snapshot::StackId under;
+    for (const auto& b : base.blocks)
+        if (b.live() && index.site(index.stack(0, b.stack)).user_code) {
+            under = b.stack;
+            break;
+        }
+    for (int rank = 0; rank < 4; ++rank)
+        for (int step = 100; step <= 300; step += 100) {
+            auto snap = base;
+            if (rank == 2) {
+                const auto extra = test::stack_with_frame(snap, under, "/home/user/project/cache.py", 44, "keep_batch");
+                test::inject_blocks(snap, extra, 2 * MiB, step / 100, 0x7f0000000000);
+            }
+            std::ofstream(dir / "captures" / fmt::format("rank{}_step{}.json", rank, step)) << test::to_json(snap);
+        }
+    return dir / "captures";
+}
+
+std::string run_in(const std::filesystem::path& dir, const std::string& command) {
+    const auto out = dir / "query.out";
+    const int status = std::system(fmt::format("cd '{}' && {} > '{}' 2>&1", dir.string(), command, out.string()).c_str());
+    std::string text = test::read_text(out);
+    if (status != 0) text = "FAILED: " + text;
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("info --format jsonl: a directory of captures is one table for sqlite3 and DuckDB" * doctest::test_suite("cli")) {
+    const auto work = std::filesystem::temp_directory_path() / fmt::format("memsnap_jsonl_{}", ::getpid());
+    const auto captures = write_job(work);
+    const auto jsonl = test::run_memsnap("info --format jsonl " + test::quote(captures));
+    REQUIRE(jsonl.exit_code == 0);
+    std::ofstream(work / "captures.jsonl") << jsonl.out;
+
+    // Every line is one self-describing record.
+    std::istringstream lines(jsonl.out);
+    std::string line;
+    std::size_t sites = 0, totals = 0;
+    while (std::getline(lines, line)) {
+        const auto j = nlohmann::json::parse(line);
+        for (const char* key : {"record", "file", "rank", "step", "device"}) CHECK(j.contains(key));
+        if (j.at("record") == "site") {
+            ++sites;
+            CHECK(j.contains("frame"));
+            CHECK(j.contains("bytes"));
+            CHECK(j.contains("blocks"));
+        }
+        if (j.at("record") == "total") ++totals;
+    }
+    CHECK(totals == 12 * 6);
+    CHECK(sites > 12);
+
+    const std::string jsonl_dir = (test::source_dir() / "tests" / "jsonl").string();
+    const std::string query = test::read_text(test::source_dir() / "tests" / "jsonl" / "top_growth.sql");
+    // The README documents the same view and query.
+    const std::string readme = test::read_text(test::source_dir() / "README.md");
+    CHECK(readme.find(test::read_text(test::source_dir() / "tests" / "jsonl" / "duckdb_view.sql")) != std::string::npos);
+    CHECK(readme.find(query) != std::string::npos);
+    const std::string expected = "2\t/home/user/project/cache.py\t44\tkeep_batch\t4194304\n";
+
+    const auto sqlite = run_in(work, fmt::format("cat '{}/sqlite_view.sql' '{}/top_growth.sql' | sqlite3 :memory:", jsonl_dir,
+                                                 jsonl_dir));
+    CHECK(sqlite == expected);
+
+    // DuckDB from npm, installed once into the build folder.
+    const auto duck = std::filesystem::path(MEMSNAP_BUILD_DIR) / "duckdb";
+    if (!std::filesystem::exists(duck / "node_modules" / "@duckdb" / "node-api")) {
+        std::filesystem::create_directories(duck);
+        const auto install = run_in(duck, "command -v npm >/dev/null && timeout 600 npm install --silent --no-audit "
+                                          "--no-fund @duckdb/node-api");
+        if (install.starts_with("FAILED")) {
+            MESSAGE("DuckDB not checked: npm cannot fetch @duckdb/node-api here: " << install);
+            std::filesystem::remove_all(work);
+            return;
+        }
+    }
+    std::ofstream(work / "duckdb.sql") << test::read_text(jsonl_dir + "/duckdb_view.sql") << query;
+    const auto result = run_in(work, fmt::format("NODE_PATH='{}' node '{}/duckdb_query.js' duckdb.sql",
+                                                 (duck / "node_modules").string(), jsonl_dir));
+    CHECK(result == expected);
+    std::filesystem::remove_all(work);
+}
