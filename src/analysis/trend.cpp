@@ -70,11 +70,10 @@ struct StepChoice {
     bool known = false;
 };
 
-StepChoice choose_steps(const std::vector<std::string>& files, const std::vector<std::optional<std::int64_t>>& found,
+StepChoice choose_steps(std::size_t n, const std::vector<std::optional<std::int64_t>>& found,
                         const std::string& found_source, const std::vector<std::optional<std::int64_t>>& times,
                         const TrendOptions& trend) {
     StepChoice c;
-    const std::size_t n = files.size();
     c.order.resize(n);
     std::iota(c.order.begin(), c.order.end(), std::size_t{0});
     if (!trend.steps.empty()) {
@@ -98,7 +97,7 @@ StepChoice choose_steps(const std::vector<std::string>& files, const std::vector
         c.known = true;
         return c;
     }
-    if (all_distinct(times)) {
+    if (!times.empty() && all_distinct(times)) {
         std::stable_sort(c.order.begin(), c.order.end(), [&](std::size_t a, std::size_t b) { return *times[a] < *times[b]; });
         c.source = "trace time";
     } else {
@@ -259,14 +258,12 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
     t.device = options.device;
     t.warmup = trend.warmup;
     require_points(captures.size(), trend.warmup);
-    std::vector<std::string> files;
     std::vector<std::optional<std::int64_t>> found, times;
     for (const auto& c : captures) {
-        files.push_back(c.file);
         found.push_back(step_of_file(c.file));
         times.push_back(c.info.trace_last_us);
     }
-    const auto choice = choose_steps(files, found, "file names", times, trend);
+    const auto choice = choose_steps(captures.size(), found, "file names", times, trend);
     t.steps = choice.steps;
     t.steps_source = choice.source;
     t.steps_known = choice.known;
@@ -357,30 +354,40 @@ TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const 
                 if (table.device && !device) device = table.device;
     t.device = device;
     std::vector<const stats::StatsTable*> points;
-    std::vector<std::string> files;
-    std::vector<std::optional<std::int64_t>> found, none;
+    std::vector<std::size_t> point_file;  // index into captures
+    std::vector<std::optional<std::int64_t>> found;
     bool one_table_per_file = true;
-    for (const auto& c : captures) {
-        const auto tables = tables_of(c, device);
+    std::size_t total = 0;
+    for (const auto& c : captures) total += c.tables.size();
+    // A log may hold hundreds of thousands of tables: sized once, never grown.
+    points.reserve(total);
+    point_file.reserve(total);
+    found.reserve(total);
+    for (std::size_t f = 0; f < captures.size(); ++f) {
+        const auto tables = tables_of(captures[f], device);
         if (tables.size() != 1) one_table_per_file = false;
         for (const auto* table : tables) {
             points.push_back(table);
-            files.push_back(c.file);
+            point_file.push_back(f);
             found.push_back(table->step);
-            none.push_back(std::nullopt);
         }
+        t.files.push_back(captures[f].file);
     }
     require_points(points.size(), trend.warmup);
     std::string source = "log lines";
     if (std::any_of(found.begin(), found.end(), [](const auto& s) { return !s.has_value(); }) && one_table_per_file) {
-        for (std::size_t i = 0; i < files.size(); ++i) found[i] = step_of_file(files[i]);
+        for (std::size_t i = 0; i < points.size(); ++i) found[i] = step_of_file(captures[point_file[i]].file);
         source = "file names";
     }
-    const auto choice = choose_steps(files, found, source, none, trend);
+    const auto choice = choose_steps(points.size(), found, source, {}, trend);
+    std::vector<std::optional<std::int64_t>>().swap(found);
     t.steps = choice.steps;
     t.steps_source = choice.source;
     t.steps_known = choice.known;
-    for (const auto i : choice.order) t.files.push_back(files[i]);
+    if (one_table_per_file) {
+        t.files.clear();
+        for (const auto i : choice.order) t.files.push_back(captures[point_file[i]].file);
+    }
     const std::pair<const char*, const char*> metrics[] = {
         {"allocated_bytes", "allocated_bytes.all.current"}, {"reserved_bytes", "reserved_bytes.all.current"},
         {"active_bytes", "active_bytes.all.current"},       {"requested_bytes", "requested_bytes.all.current"},
@@ -405,7 +412,7 @@ TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const 
         t.totals.push_back(series(name, std::move(bytes), t.steps, t.warmup, noise));
     }
     if (t.totals.empty())
-        throw input_error("no table holds allocated or reserved memory in every capture of the series", files.front());
+        throw input_error("no table holds allocated or reserved memory in every capture of the series", t.files.front());
     judge(t);
     t.notes.push_back("summary values are exact to their printed unit; the fit uses the middle of each range");
     if (!t.steps_known)

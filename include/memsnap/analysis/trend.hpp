@@ -49,7 +49,9 @@ struct TrendSite {
 
 struct TrendResult {
     std::string kind;  // "snapshot", "memory_summary" or "memory_stats"
-    std::vector<std::string> files;   // one per capture; a log with many tables repeats its name
+    // One per capture, in step order; for a series of logs with several tables each, the
+    // files as given.
+    std::vector<std::string> files;
     std::vector<std::int64_t> steps;  // one per capture: the step, or its position when unknown
     std::string steps_source;         // "--steps", "file names", "log lines", "trace time", "order given"
     bool steps_known = false;
