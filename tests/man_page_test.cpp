@@ -32,7 +32,7 @@ TEST_CASE("every CLI option appears in man/memsnap.1 and README.md" * doctest::t
         CHECK(man_plain.find(o) != std::string::npos);
         if (o != "--help") CHECK(readme.find(o) != std::string::npos);
     }
-    for (const char* word : {"info", "diff", "trace", "trend", "ranks", "jsonl", "TRACE OPTIONS", "TREND OPTIONS", "EXIT STATUS", "schema_version"})
+    for (const char* word : {"info", "diff", "trace", "trend", "ranks", "jsonl", "PICTURES", "TRACE OPTIONS", "TREND OPTIONS", "EXIT STATUS", "schema_version"})
         CHECK(man_plain.find(word) != std::string::npos);
 }
 

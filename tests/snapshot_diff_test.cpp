@@ -306,7 +306,7 @@ TEST_CASE("golden: diff text and json on the leak pair" * doctest::test_suite("u
     test::check_golden("diff/leak.json", test::render(d, report::Format::json));
     auto unknown = test::all_sites();
     unknown.top = 10;
-    unknown.grown_stacks = true;  // for the folded output below
+    unknown.stack_samples = true;  // for the folded output below
     const auto g = analysis::diff_snapshots(load_relative("fixtures/pairs/retained_graph/step100.pickle"),
                                             load_relative("fixtures/pairs/retained_graph/step110.pickle"), unknown);
     test::check_golden("diff/retained_graph.txt", test::render(g));
@@ -325,7 +325,7 @@ TEST_CASE("golden: diff text and json on the leak pair" * doctest::test_suite("u
         sum += std::stoll(line.substr(space + 1));
     }
     std::int64_t grown = 0;
-    for (const auto& stack : g.grown_stacks) grown += std::max<std::int64_t>(stack.delta_bytes, 0);
+    for (const auto& stack : g.stack_samples) grown += std::max<std::int64_t>(stack.delta_bytes(), 0);
     CHECK(sum == grown);
     CHECK(g.sites_total <= 10 + g.sites_beyond_top);
 }

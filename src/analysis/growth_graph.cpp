@@ -1,10 +1,14 @@
 #include <memsnap/analysis/growth_graph.hpp>
 
 #include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/graph_traits.hpp>
+#include <boost/graph/graphviz.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
+#include <sstream>
 #include <unordered_map>
 
 namespace memsnap::analysis {
@@ -124,6 +128,55 @@ std::optional<GrowthGraph::FrameGrowth> GrowthGraph::convergence(
             best = FrameGrowth{d.frame, d.inclusive, d.exclusive, d.sites};
     }
     return best;
+}
+
+std::string GrowthGraph::to_dot(const std::function<std::string(std::uint32_t)>& label,
+                                const std::function<std::string(std::int64_t)>& bytes, const std::string& title,
+                                double node_fraction) const {
+    const auto& g = impl_->graph;
+    const auto threshold = static_cast<std::int64_t>(std::ceil(node_fraction * static_cast<double>(impl_->total)));
+    const auto kept = [&](Vertex v) { return v == impl_->root || (g[v].inclusive > 0 && g[v].inclusive >= threshold); };
+    const auto kept_edge = [&](boost::graph_traits<Graph>::edge_descriptor e) {
+        return kept(boost::source(e, g)) && kept(boost::target(e, g)) && g[e].bytes > 0;
+    };
+    const boost::filtered_graph<Graph, std::function<bool(boost::graph_traits<Graph>::edge_descriptor)>,
+                                std::function<bool(Vertex)>>
+        pruned(g, kept_edge, kept);
+    // DOT strings are quoted: a quote or backslash in a name is escaped.
+    const auto quoted = [](const std::string& text) {
+        std::string out = "\"";
+        for (const char c : text) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        return out + "\"";
+    };
+    const double total = std::max<double>(1, static_cast<double>(impl_->total));
+    std::ostringstream out;
+    boost::write_graphviz(
+        out, pruned,
+        [&](std::ostream& os, Vertex v) {
+            const auto& d = g[v];
+            if (v == impl_->root) {
+                os << "[label=" << quoted(title + "\\n" + bytes(impl_->total)) << ", shape=box, style=bold]";
+                return;
+            }
+            const double share = static_cast<double>(d.inclusive) / total;
+            os << "[label=" << quoted(label(d.frame) + "\\n" + bytes(d.exclusive) + " of " + bytes(d.inclusive))
+               << ", shape=box, fontsize=" << static_cast<int>(10 + 14 * share)
+               << ", tooltip=" << quoted(label(d.frame) + ": " + std::to_string(d.inclusive) + " bytes inclusive, " +
+                                         std::to_string(d.exclusive) + " exclusive")
+               << "]";
+        },
+        [&](std::ostream& os, boost::graph_traits<Graph>::edge_descriptor e) {
+            const double share = static_cast<double>(g[e].bytes) / total;
+            os << "[label=" << quoted(bytes(g[e].bytes)) << ", penwidth=" << 1 + static_cast<int>(4 * share) << "]";
+        },
+        [&](std::ostream& os) {
+            os << "node [fontname=\"Helvetica\"];\n";
+            os << "label=" << quoted(title + " (frames below " + bytes(threshold) + " left out)") << ";\n";
+        });
+    return out.str();
 }
 
 }  // namespace memsnap::analysis

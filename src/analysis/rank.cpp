@@ -1,6 +1,7 @@
 #include <memsnap/analysis/rank.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cstdlib>
 #include <numeric>
 
@@ -79,15 +80,25 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
     };
     for (std::size_t r = 0; r < order.size(); ++r) {
         auto& s = sites[order[r]];
-        if (stacks_recorded && selection.grown_stacks)
-            for (const auto& grown : grown_stacks(s)) {
-                RepresentativeStack rs;
-                rs.delta_blocks = grown.blocks;
-                rs.delta_bytes = grown.bytes;
-                rs.category = s.change.category;
-                table.add_frames(grown.stack, rs);
-                out.grown_stacks.push_back(std::move(rs));
+        if (stacks_recorded && selection.stack_samples) {
+            // Each stack once, its block sizes added up.
+            std::map<CanonStackId, ProfileSample> by_stack;
+            for (const auto& [key, counts] : s.groups) {
+                auto& sample = by_stack[key.stack];
+                sample.category = s.change.category;
+                sample.base_bytes += counts.before * key.size;
+                sample.base_count += counts.before;
+                sample.bytes += counts.after * key.size;
+                sample.count += counts.after;
             }
+            for (auto& [stack, sample] : by_stack) {
+                RepresentativeStack rs;
+                table.add_frames(stack, rs);
+                sample.frames = std::move(rs.frames);
+                sample.frames_omitted = rs.frames_omitted;
+                out.stack_samples.push_back(std::move(sample));
+            }
+        }
         order_groups(s.groups);
         if (fastest == r) out.fastest = complete(r, false);
         const bool below = std::llabs(s.change.delta_bytes) < selection.min_growth;

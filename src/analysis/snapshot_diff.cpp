@@ -108,14 +108,14 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     }
     const SiteDiagnoser diagnose(index, options.steps, diff.same_process, explanation.noise_threshold);
     auto ranked = rank_sites(std::move(grouped), explanation.sites, diagnose, index, diff.stacks_recorded,
-                             {options.top, options.min_growth, options.grown_stacks});
+                             {options.top, options.min_growth, options.stack_samples});
     diff.sites = std::move(ranked.sites);
     diff.sites_total = ranked.total;
     diff.sites_beyond_top = ranked.beyond_top;
     diff.sites_below_min_growth = ranked.below_min_growth;
     diff.sites_not_listed_delta_bytes = ranked.not_listed_delta_bytes;
     diff.fastest_site = std::move(ranked.fastest);
-    diff.grown_stacks = std::move(ranked.grown_stacks);
+    diff.stack_samples = std::move(ranked.stack_samples);
     diff.frame_table = std::move(ranked.frame_table);
     return diff;
 }

@@ -5,6 +5,7 @@
 #include <memsnap/analysis/rank.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/analysis/totals.hpp>
+#include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
@@ -428,6 +429,45 @@ OomReport explain_ooms(const Snapshot& snap, const AnalysisOptions& options, con
         const std::size_t room = kMaxOomsExplained - std::min(kMaxOomsExplained, out.ooms.size());
         for (auto& o : ooms_of(snap, r, device, index, tally, frames, options, trace_options, room, out.ooms_total))
             out.ooms.push_back(std::move(o));
+    }
+    return out;
+}
+
+}  // namespace memsnap::analysis
+
+namespace memsnap::analysis {
+
+StackProfile trace_stacks(const Snapshot& snap, const AnalysisOptions& options, bool at_peak) {
+    const int device = pick_device(snap, options.device);
+    const auto r = detail::replay(snap, device);
+    // Block history without trace events: what is live is all there is.
+    if (r.events.empty()) return live_stacks(snap, options);
+    const auto peak = static_cast<std::size_t>(
+        std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
+    StackProfile out;
+    out.title = at_peak ? fmt::format("live at the peak of {} ({} allocated, event {})", snap.source.path,
+                                      util::human_bytes(r.allocated[peak]), peak)
+                        : fmt::format("live at the end of {}", snap.source.path);
+    out.measure = "live bytes";
+    StackIndex index({&snap}, options.rules, options.stacks);
+    std::map<std::pair<CanonStackId, Category>, std::pair<std::int64_t, std::int64_t>> by_stack;
+    for (const auto& a : r.allocations) {
+        if (at_peak ? !a.live_at(peak) : a.free_event.has_value()) continue;
+        auto& s = by_stack[{index.stack(0, a.stack), index.category(0, a.stack)}];
+        s.first += a.size;
+        ++s.second;
+    }
+    FrameTableBuilder frames(index, out.frame_table);
+    for (const auto& [key, value] : by_stack) {
+        RepresentativeStack rs;
+        frames.add_frames(key.first, rs);
+        ProfileSample sample;
+        sample.frames = std::move(rs.frames);
+        sample.frames_omitted = rs.frames_omitted;
+        sample.category = key.second;
+        sample.bytes = value.first;
+        sample.count = value.second;
+        out.samples.push_back(std::move(sample));
     }
     return out;
 }

@@ -1,6 +1,7 @@
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
+#include <memsnap/io/unwrap.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>
 
@@ -13,16 +14,29 @@ namespace {
 // Refuses what can be neither a snapshot nor text before the rest of it is read: an endless
 // /dev/zero ends here.
 void check_head(std::string_view head, const std::string& path) {
+    if (io::wrapping_of(head) != io::Wrapping::none) return;
     if (snapshot::classify_content(head) == snapshot::Content::binary)
         throw input_error(fmt::format("not a pickle of protocol 2 to 5 (starts with byte 0x{:02x}), nor text",
                                       static_cast<unsigned char>(head.front())),
                           path, 0);
 }
 
-Capture read(const io::MappedFile& file, const pickle::Limits& limits) {
+Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint64_t max_input,
+             const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+    // gzip, zstd or a _memory_viz.py page: read what is inside; a page may come gzipped,
+    // but nothing is unwrapped twice the same way.
+    const auto limit = io::unwrap_limit(file.bytes().size(), max_input);
+    if (auto inner = io::unwrap(file.bytes(), file.path(), limit)) {
+        const auto outer = io::wrapping_of(file.bytes().substr(0, 4096));
+        const auto next = io::wrapping_of(std::string_view(*inner).substr(0, 4096));
+        if (next == outer) throw input_error(fmt::format("a {} inside a {}: refused", io::to_string(next), io::to_string(outer)), file.path());
+        if (auto deeper = io::unwrap(*inner, file.path(), limit)) inner = std::move(deeper);
+        return capture_from_bytes(*inner, file.path(), limits);
+    }
     if (snapshot::looks_like_snapshot(file.bytes())) {
         snapshot::LoadOptions load;
         load.limits = limits;
+        load.progress = progress;
         return {file.path(), snapshot::load_snapshot(file, load)};
     }
     return {file.path(), stats::read_stats_text(file.bytes(), file.path())};
@@ -40,7 +54,8 @@ Capture capture_from_bytes(std::string_view bytes, const std::string& name, cons
     return {name, stats::read_stats_text(bytes, name)};
 }
 
-Capture load_capture(const std::string& path, const pickle::Limits& limits, std::uint64_t max_input) {
+Capture load_capture(const std::string& path, const pickle::Limits& limits, std::uint64_t max_input,
+                     const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
     io::ReadOptions options;
     options.max_input = max_input;
     options.check_head = [&path](std::string_view head) { check_head(head, path); };
@@ -51,7 +66,7 @@ Capture load_capture(const std::string& path, const pickle::Limits& limits, std:
                            path);
     };
     try {
-        auto capture = read(file, limits);
+        auto capture = read(file, limits, max_input, progress);
         if (file.changed()) throw changed();
         return capture;
     } catch (const Error&) {

@@ -48,10 +48,12 @@ CLI::App* add_info(CLI::App& app, InfoOptions& info) {
                     "Capture file ('-' reads standard input); several files or directories with --format jsonl or text")
         ->required();
     cmd->add_option("--format", info.format,
-                    "Output format: text, json, or jsonl (one record per line per total, category and site, for "
-                    "DuckDB or Spark)");
+                    "Output format: text, json, jsonl (one record per line per total, category and site, for DuckDB "
+                    "or Spark); for snapshots also html, svg (flame graph of live bytes), folded, dot, pprof");
     cmd->add_option("--top", info.top, "How many allocation sites to list; 0 lists all (default 10)");
     cmd->add_option("--device", info.device, "Only this CUDA device");
+    cmd->add_option("--node-fraction", info.node_fraction,
+                    "--format dot: leave out frames below this share of the bytes (default 0.005)");
     return cmd;
 }
 
@@ -59,7 +61,15 @@ CLI::App* add_trace(CLI::App& app, TraceOptions& trace) {
     auto* cmd = app.add_subcommand("trace", "Replay one snapshot's trace: timeline, peak, iterations, what each "
                                             "iteration leaves live, out-of-memory events explained");
     cmd->add_option("file", trace.file, "Snapshot with a trace ('-' reads standard input)")->required();
-    cmd->add_option("--format", trace.format, "Output format: text, json, markdown or csv");
+    cmd->add_option("--format", trace.format,
+                    "Output format: text, json, markdown, csv, html, svg (the timeline, or --picture flame), folded, "
+                    "dot or pprof (live at --at)");
+    cmd->add_option("--at", trace.at, "Pictures of live memory: at the peak or at the end (default peak)")
+        ->check(CLI::IsMember({"peak", "end"}));
+    cmd->add_option("--picture", trace.picture, "--format svg: the timeline or the flame graph (default timeline)")
+        ->check(CLI::IsMember({"timeline", "flame"}));
+    cmd->add_option("--node-fraction", trace.node_fraction,
+                    "--format dot: leave out frames below this share of the bytes (default 0.005)");
     cmd->add_option("--top", trace.top, "How many sites to list; 0 lists all (default 10)");
     cmd->add_option("--device", trace.device, "The CUDA device whose trace to replay (default: the first)");
     cmd->add_option("--device-memory", trace.device_memory,
@@ -80,8 +90,12 @@ CLI::App* add_diff(CLI::App& app, DiffOptions& diff) {
     cmd->add_option("--steps", diff.steps,
                     "Training steps of the two captures, as A,B with A < B (default: a step word in the file names)");
     cmd->add_option("--format", diff.format,
-                    "Output format: text, json, markdown, csv, or folded (grown stacks for flamegraph.pl; snapshots "
-                    "only)");
+                    "Output format: text, json, markdown, csv; for snapshots also html, svg (differential flame "
+                    "graph), folded (for flamegraph.pl), dot (Graphviz) or pprof");
+    cmd->add_option("--side", diff.side, "Pictures: the growth (delta, default), or the bytes before or after")
+        ->check(CLI::IsMember({"before", "after", "delta"}));
+    cmd->add_option("--node-fraction", diff.node_fraction,
+                    "--format dot: leave out frames below this share of the bytes (default 0.005)");
     cmd->add_option("--top", diff.top, "How many sites to list; 0 lists all (default: 10 in text and markdown, "
                                        "1000 in json and csv)");
     cmd->add_option("--min-growth", diff.min_growth, "Hide sites whose absolute change is below this size (e.g. 1MiB)");
@@ -107,7 +121,13 @@ CLI::App* add_trend(CLI::App& app, TrendOptions& trend) {
     cmd->add_option("--steps", trend.steps, "The step of each capture, as 100,200,300 (default: step words in the file "
                                             "names or log lines, else the trace time)");
     cmd->add_option("--warmup", trend.warmup, "Leave the first N intervals out of the fit (default 0)");
-    cmd->add_option("--format", trend.format, "Output format: text, json, markdown or csv");
+    cmd->add_option("--format", trend.format,
+                    "Output format: text, json, markdown, csv, html, svg (totals over the steps), or folded, dot, "
+                    "pprof (sites, first to last capture)");
+    cmd->add_option("--side", trend.side, "folded, dot: the growth (delta, default), or the bytes before or after")
+        ->check(CLI::IsMember({"before", "after", "delta"}));
+    cmd->add_option("--node-fraction", trend.node_fraction,
+                    "--format dot: leave out frames below this share of the bytes (default 0.005)");
     cmd->add_option("--top", trend.top, "How many sites to list; 0 lists all (default: 10 in text and markdown, 1000 in "
                                         "json and csv); leaks are always listed");
     cmd->add_option("--device", trend.device, "Only this CUDA device");

@@ -2,11 +2,13 @@
 
 #include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/run.hpp>
+#include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/analysis/trend.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>
+#include <memsnap/util/format.hpp>
 #include <memsnap/util/steps.hpp>
 #include <memsnap/util/units.hpp>
 
@@ -18,6 +20,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <mutex>
 #include <charconv>
 #include <cstdlib>
 #include <exception>
@@ -117,6 +121,64 @@ std::optional<int> device_option(const std::string& text) {
     return std::nullopt;
 }
 
+// Reads one capture. A pickle over 64 MiB read for a terminal shows its progress on standard
+// error (bytes read and rate), one line rewritten in place and cleared at the end.
+capture::Capture load(const std::string& path, const GlobalOptions& globals, std::uint64_t limit) {
+    static std::mutex terminal;
+    if (::isatty(STDERR_FILENO) != 1) return capture::load_capture(path, globals.limits, limit);
+    const auto start = std::chrono::steady_clock::now();
+    bool shown = false;
+    const auto progress = [&](std::uint64_t done, std::uint64_t total) {
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::lock_guard lock(terminal);
+        fmt::print(stderr, "\r\x1b[Kmemsnap: reading {}: {} of {} ({}/s)", util::printable(path),
+                   util::human_bytes(static_cast<std::int64_t>(done)), util::human_bytes(static_cast<std::int64_t>(total)),
+                   util::human_bytes(seconds > 0 ? static_cast<std::int64_t>(static_cast<double>(done) / seconds) : 0));
+        shown = true;
+    };
+    const auto clear = [&] {
+        if (!shown) return;
+        const std::lock_guard lock(terminal);
+        fmt::print(stderr, "\r\x1b[K");
+    };
+    try {
+        auto capture = capture::load_capture(path, globals.limits, limit, progress);
+        clear();
+        return capture;
+    } catch (...) {
+        clear();
+        throw;
+    }
+}
+
+bool picture(report::Format f) {
+    return f == report::Format::folded || f == report::Format::svg || f == report::Format::dot ||
+           f == report::Format::pprof;
+}
+
+analysis::Side side_of(const std::string& name) {
+    if (name == "before") return analysis::Side::before;
+    if (name == "after") return analysis::Side::after;
+    if (name == "delta") return analysis::Side::delta;
+    throw usage_error(fmt::format("--side: '{}' is not before, after or delta", name));
+}
+
+double fraction_of(const std::string& text) {
+    if (text.empty()) return 0.005;
+    double value = -1;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || !(value >= 0 && value <= 1))
+        throw usage_error(fmt::format("--node-fraction: '{}' is not a number from 0 to 1", text));
+    return value;
+}
+
+// pprof is binary: never onto a terminal.
+void binary_allowed(report::Format format) {
+    if (format == report::Format::pprof && ::isatty(STDOUT_FILENO) == 1)
+        throw usage_error("--format pprof writes a gzipped protobuf: redirect it to a file (> profile.pb.gz)");
+}
+
 // A snapshot reduced to its totals, categories and every site (what trend and ranks need).
 analysis::SnapshotInfo reduce(const capture::Capture& capture, const analysis::AnalysisOptions& options) {
     auto every_site = options;
@@ -140,9 +202,20 @@ CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals)
     if (files.empty()) throw usage_error("info: the directories named hold no files");
     if (files.size() > 1 && format != report::Format::text && !lines)
         throw usage_error(fmt::format("--format {}: one file at a time (--format jsonl takes many)", options.format));
-    const report::RenderOptions render{use_color(globals) && format == report::Format::text, false};
+    binary_allowed(format);
+    report::RenderOptions render{use_color(globals) && format == report::Format::text, false};
+    render.node_fraction = fraction_of(options.node_fraction);
+    render.side = analysis::Side::after;
     const auto pieces = for_each_file<std::string>(files.size(), [&](std::size_t i) {
-        const auto capture = capture::load_capture(files[i], globals.limits, limit);
+        const auto capture = load(files[i], globals, limit);
+        if (picture(format) || format == report::Format::html) {
+            if (!capture.is_snapshot())
+                throw usage_error(fmt::format("--format {} needs a snapshot (stacks); {} is a {}", options.format,
+                                              capture.path, capture.kind_name()));
+            const auto stacks = analysis::live_stacks(capture.snapshot(), analysis);
+            if (picture(format)) return report::render(stacks, format, render);
+            return report::render_html(std::get<analysis::SnapshotInfo>(analysis::info(capture, analysis)), stacks);
+        }
         const auto result = analysis::info(capture, analysis);
         if (lines)
             return report::render_jsonl(result, {files[i], util::rank_from_file_name(files[i]),
@@ -163,15 +236,32 @@ CommandOutput run_trace(const TraceOptions& options, const GlobalOptions& global
     analysis::TraceOptions trace;
     if (!options.device_memory.empty()) trace.device_memory = util::parse_size(options.device_memory);
     const auto format = format_of(options.format);
+    if (options.at != "peak" && options.at != "end")
+        throw usage_error(fmt::format("--at: '{}' is not peak or end", options.at));
+    if (options.picture != "timeline" && options.picture != "flame")
+        throw usage_error(fmt::format("--picture: '{}' is not timeline or flame", options.picture));
+    binary_allowed(format);
+    report::RenderOptions render{use_color(globals) && format == report::Format::text, options.cpp_frames};
+    render.node_fraction = fraction_of(options.node_fraction);
+    render.side = analysis::Side::after;
     analysis::validate(analysis);
     (void)max_input(globals);
-    const auto capture = capture::load_capture(options.file, globals.limits, max_input(globals));
+    const auto capture = load(options.file, globals, max_input(globals));
     if (!capture.is_snapshot())
         throw usage_error(fmt::format("trace needs a snapshot; {} is a {}", capture.path, capture.kind_name()));
     const auto result = analysis::analyze_trace(capture.snapshot(), analysis, trace);
     CommandOutput out;
-    out.text = report::render(result, format, {use_color(globals) && format == report::Format::text, options.cpp_frames});
     out.warnings = capture.snapshot().warnings;
+    const bool at_peak = options.at == "peak" && result.ordered();
+    if (format == report::Format::svg && options.picture == "timeline") {
+        out.text = report::render_timeline_svg(result);
+    } else if (picture(format)) {
+        out.text = report::render(analysis::trace_stacks(capture.snapshot(), analysis, at_peak), format, render);
+    } else if (format == report::Format::html) {
+        out.text = report::render_html(result, analysis::trace_stacks(capture.snapshot(), analysis, at_peak), render);
+    } else {
+        out.text = report::render(result, format, render);
+    }
     return out;
 }
 
@@ -187,6 +277,8 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
         trend.top = options.top;
         trend.device = options.device;
         trend.fail_on_growth = options.fail_on_growth;
+        trend.side = options.side;
+        trend.node_fraction = options.node_fraction;
         return run_trend(trend, globals);
     }
     if (options.files.size() != 2) throw usage_error("diff needs two captures (more make a trend)");
@@ -197,7 +289,8 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     // Machine formats list up to 1000 sites unless --top is given: every site of any real
     // capture, while a crafted one with a million sites cannot make a gigabyte of JSON.
     const bool machine = format == report::Format::json || format == report::Format::csv;
-    analysis.grown_stacks = format == report::Format::folded;
+    analysis.stack_samples = picture(format) || format == report::Format::html;
+    binary_allowed(format);
     analysis.top = static_cast<std::size_t>(
         whole_number("--top", options.top, 1'000'000'000).value_or(machine ? kMachineTop : 10));
     if (const auto d = whole_number("--device", options.device, 65535)) analysis.device = static_cast<int>(*d);
@@ -213,7 +306,7 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     const bool same_file = before_file != "-" && after_file != "-" &&
                            std::filesystem::equivalent(before_file, after_file, ec) && !ec;
     auto loaded = for_each_file<capture::Capture>(same_file ? 1 : 2, [&](std::size_t i) {
-        return capture::load_capture(options.files[i], globals.limits, max_input(globals));
+        return load(options.files[i], globals, max_input(globals));
     });
     const capture::Capture& before = loaded[0];
     const std::optional<capture::Capture> other =
@@ -223,7 +316,9 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     out.warnings = analysis::warnings_of(result);
     if (gate)
         if (auto message = analysis::check_growth_gate(result, *gate)) out.gate_message = *message;
-    const report::RenderOptions render{use_color(globals) && format == report::Format::text, options.cpp_frames};
+    report::RenderOptions render{use_color(globals) && format == report::Format::text, options.cpp_frames};
+    render.side = side_of(options.side);
+    render.node_fraction = fraction_of(options.node_fraction);
     if (format == report::Format::json) {
         // Written as it is made: a long site list is never held whole.
         out.stream = [result = std::make_shared<analysis::DiffResult>(std::move(result)), format,
@@ -249,6 +344,10 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
     trend.warmup = static_cast<std::size_t>(whole_number("--warmup", options.warmup, 1'000'000).value_or(0));
     std::optional<std::int64_t> gate;
     if (!options.fail_on_growth.empty()) gate = util::parse_size(options.fail_on_growth);
+    report::RenderOptions render{use_color(globals) && format == report::Format::text, false};
+    render.side = side_of(options.side);
+    render.node_fraction = fraction_of(options.node_fraction);
+    binary_allowed(format);
     analysis::validate(analysis);
     const auto limit = max_input(globals);
     const auto files = expand(options.files);
@@ -261,7 +360,7 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
         std::optional<stats::StatsCapture> stats;
     };
     auto reduced = for_each_file<Reduced>(files.size(), [&](std::size_t i) {
-        auto capture = capture::load_capture(files[i], globals.limits, limit);
+        auto capture = load(files[i], globals, limit);
         Reduced r{files[i], std::nullopt, std::nullopt};
         if (capture.is_snapshot()) r.snapshot = reduce(capture, analysis);
         else r.stats = std::move(std::get<stats::StatsCapture>(capture.content));
@@ -285,7 +384,14 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
     out.warnings = result.warnings;
     if (gate)
         if (auto message = analysis::check_trend_gate(result, *gate)) out.gate_message = *message;
-    out.text = report::render(result, format, {use_color(globals) && format == report::Format::text, false});
+    if (picture(format) && format != report::Format::svg && result.kind != "snapshot")
+        throw usage_error(fmt::format("--format {} needs sites, which summaries and stats do not have: use svg, html or "
+                                      "text",
+                                      options.format));
+    if (format == report::Format::svg) out.text = report::render_timeline_svg(result);
+    else if (picture(format)) out.text = report::render(analysis::trend_stacks(result), format, render);
+    else if (format == report::Format::html) out.text = report::render_html(result);
+    else out.text = report::render(result, format, render);
     return out;
 }
 
@@ -299,7 +405,7 @@ CommandOutput run_ranks(const RanksOptions& options, const GlobalOptions& global
     const auto limit = max_input(globals);
     const auto files = expand(options.files);
     auto captures = for_each_file<analysis::RankCapture>(files.size(), [&](std::size_t i) {
-        const auto capture = capture::load_capture(files[i], globals.limits, limit);
+        const auto capture = load(files[i], globals, limit);
         if (!capture.is_snapshot())
             throw usage_error(fmt::format("ranks needs snapshots; {} is a {}", capture.path, capture.kind_name()));
         return analysis::RankCapture{util::rank_from_file_name(files[i]), files[i], reduce(capture, analysis)};

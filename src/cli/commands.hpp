@@ -25,6 +25,7 @@ struct InfoOptions {
     std::string format = "text";
     std::string top;     // empty: 10
     std::string device;  // empty: every device
+    std::string node_fraction;  // dot
 };
 
 struct TraceOptions {
@@ -35,6 +36,9 @@ struct TraceOptions {
     std::string device_memory;  // the GPU's capacity, e.g. 80GiB: tells an OOM from another process
     std::vector<std::string> hide, focus;
     bool cpp_frames = false;
+    std::string at = "peak";           // pictures: live at the peak or at the end
+    std::string picture = "timeline";  // --format svg: the timeline, or the flame graph
+    std::string node_fraction;
 };
 
 struct DiffOptions {
@@ -48,6 +52,8 @@ struct DiffOptions {
     std::vector<std::string> hide, focus;
     std::string granularity = "line";
     bool cpp_frames = false;
+    std::string side = "delta";  // pictures: before, after or delta
+    std::string node_fraction;
 };
 
 struct TrendOptions {
@@ -58,6 +64,8 @@ struct TrendOptions {
     std::string top;
     std::string device;
     std::string fail_on_growth;
+    std::string side = "delta";
+    std::string node_fraction;
 };
 
 struct RanksOptions {

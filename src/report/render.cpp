@@ -11,6 +11,7 @@ namespace {
 constexpr std::pair<Format, std::string_view> kNames[] = {
     {Format::text, "text"}, {Format::json, "json"}, {Format::markdown, "markdown"},
     {Format::csv, "csv"},   {Format::folded, "folded"}, {Format::jsonl, "jsonl"},
+    {Format::svg, "svg"},   {Format::dot, "dot"},       {Format::html, "html"},   {Format::pprof, "pprof"},
 };
 
 Error unsupported(Format format, std::string_view what) {
@@ -54,8 +55,12 @@ std::string render(const analysis::DiffResult& result, Format format, const Rend
             }
             case Format::markdown: return detail::snapshot_diff_markdown(*snap, options);
             case Format::csv: return detail::snapshot_diff_csv(*snap);
-            case Format::folded: return detail::snapshot_diff_folded(*snap);
-            case Format::jsonl: break;
+            case Format::folded:
+            case Format::svg:
+            case Format::dot:
+            case Format::pprof: return render(analysis::diff_stacks(*snap), format, options);
+            case Format::html: return detail::snapshot_diff_html(*snap, analysis::diff_stacks(*snap), options);
+            default: break;
         }
         throw unsupported(format, "diff (text, json, markdown, csv, folded)");
     }
@@ -65,8 +70,7 @@ std::string render(const analysis::DiffResult& result, Format format, const Rend
         case Format::json: return detail::stats_diff_json(stats);
         case Format::markdown: return detail::stats_diff_markdown(stats);
         case Format::csv: return detail::stats_diff_csv(stats);
-        case Format::folded:
-        case Format::jsonl: break;
+        default: break;
     }
     throw unsupported(format, "summaries and stats, which have no stacks (folded needs two snapshots)");
 }
@@ -93,6 +97,32 @@ std::string render(const analysis::RanksResult& result, Format format, const Ren
     throw unsupported(format, "ranks (text, json, markdown, csv)");
 }
 
+std::string render(const analysis::StackProfile& profile, Format format, const RenderOptions& options) {
+    switch (format) {
+        case Format::folded: return detail::profile_folded(profile, options.side);
+        case Format::svg: return detail::profile_svg(profile, options.side);
+        case Format::dot: return detail::profile_dot(profile, options.side, options.node_fraction);
+        case Format::pprof: return detail::profile_pprof(profile);
+        default: break;
+    }
+    throw unsupported(format, "stack pictures (folded, svg, dot, pprof)");
+}
+
+std::string render_html(const analysis::SnapshotDiff& diff, const analysis::StackProfile& profile,
+                        const RenderOptions& options) {
+    return detail::snapshot_diff_html(diff, profile, options);
+}
+std::string render_html(const analysis::SnapshotInfo& info, const analysis::StackProfile& profile) {
+    return detail::snapshot_info_html(info, profile);
+}
+std::string render_html(const analysis::TraceResult& trace, const analysis::StackProfile& profile,
+                        const RenderOptions& options) {
+    return detail::trace_html(trace, profile, options);
+}
+std::string render_html(const analysis::TrendResult& trend) { return detail::trend_html(trend); }
+std::string render_timeline_svg(const analysis::TraceResult& trace) { return detail::trace_timeline_svg(trace); }
+std::string render_timeline_svg(const analysis::TrendResult& trend) { return detail::trend_svg(trend); }
+
 std::string render_jsonl(const analysis::InfoResult& result, const JsonlContext& context) {
     return detail::info_jsonl(result, context);
 }
@@ -103,10 +133,9 @@ std::string render(const analysis::TraceResult& result, Format format, const Ren
         case Format::json: return detail::trace_json(result);
         case Format::markdown: return detail::trace_markdown(result, options);
         case Format::csv: return detail::trace_csv(result);
-        case Format::folded:
-        case Format::jsonl: break;
+        default: break;
     }
-    throw unsupported(format, "trace (text, json, markdown, csv)");
+    throw unsupported(format, "trace (text, json, markdown, csv, html, svg, folded, dot, pprof)");
 }
 
 void write(const analysis::DiffResult& result, Format format, const RenderOptions& options, const Sink& sink) {

@@ -18,7 +18,6 @@ std::string snapshot_diff_text(const analysis::SnapshotDiff& diff, const RenderO
 void snapshot_diff_json(const analysis::SnapshotDiff& diff, const Sink& sink);
 std::string snapshot_diff_markdown(const analysis::SnapshotDiff& diff, const RenderOptions& options);
 std::string snapshot_diff_csv(const analysis::SnapshotDiff& diff);
-std::string snapshot_diff_folded(const analysis::SnapshotDiff& diff);
 
 std::string trace_text(const analysis::TraceResult& trace, const RenderOptions& options);
 std::string trace_json(const analysis::TraceResult& trace);
@@ -34,6 +33,21 @@ std::string ranks_text(const analysis::RanksResult& ranks, const RenderOptions& 
 std::string ranks_json(const analysis::RanksResult& ranks);
 std::string ranks_markdown(const analysis::RanksResult& ranks, const RenderOptions& options);
 std::string ranks_csv(const analysis::RanksResult& ranks);
+
+// Pictures and interop of a stack profile.
+std::string profile_folded(const analysis::StackProfile& profile, analysis::Side side);
+std::string profile_svg(const analysis::StackProfile& profile, analysis::Side side);
+std::string profile_dot(const analysis::StackProfile& profile, analysis::Side side, double node_fraction);
+std::string profile_pprof(const analysis::StackProfile& profile);
+std::string trace_timeline_svg(const analysis::TraceResult& trace);
+std::string trend_svg(const analysis::TrendResult& trend);
+
+std::string snapshot_diff_html(const analysis::SnapshotDiff& diff, const analysis::StackProfile& profile,
+                               const RenderOptions& options);
+std::string snapshot_info_html(const analysis::SnapshotInfo& info, const analysis::StackProfile& profile);
+std::string trace_html(const analysis::TraceResult& trace, const analysis::StackProfile& profile,
+                       const RenderOptions& options);
+std::string trend_html(const analysis::TrendResult& trend);
 
 std::string info_jsonl(const analysis::InfoResult& info, const JsonlContext& context);
 

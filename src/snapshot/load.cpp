@@ -87,8 +87,10 @@ Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
 }
 
 Snapshot load_snapshot(const io::MappedFile& file, const LoadOptions& options) {
-    return load_snapshot_bytes(file.bytes(), file.path(), options,
-                               [&file](std::uint64_t offset) { file.release_prefix(offset); });
+    return load_snapshot_bytes(file.bytes(), file.path(), options, [&file, &options](std::uint64_t offset) {
+        file.release_prefix(offset);
+        if (options.progress) options.progress(offset, file.bytes().size());
+    });
 }
 
 Snapshot load_snapshot(const std::string& path, const LoadOptions& options) {

@@ -50,7 +50,7 @@ struct DeviceSets {
 // A stack as a report shows it. Its frames are positions in SnapshotDiff::frame_table, where
 // each distinct frame's text is kept once however many stacks hold it.
 struct RepresentativeStack {
-    std::int64_t size = 0;  // block size of this (stack, size) group; 0 for grown_stacks
+    std::int64_t size = 0;  // block size of this (stack, size) group
     std::int64_t delta_blocks = 0;
     std::int64_t delta_bytes = 0;
     Category category = Category::unknown;
@@ -59,6 +59,16 @@ struct RepresentativeStack {
 };
 // Frames kept of one stack in a report: real stacks hold tens to a hundred or so.
 inline constexpr std::size_t kMaxStackFrames = 128;
+
+// One stack's bytes, for pictures (stack_profile.hpp): frames as in RepresentativeStack.
+struct ProfileSample {
+    std::vector<std::uint32_t> frames;  // innermost first, positions in a frame table
+    std::size_t frames_omitted = 0;     // outer frames past kMaxStackFrames
+    Category category = Category::unknown;
+    std::int64_t bytes = 0, count = 0;            // live, or the after side of a diff
+    std::int64_t base_bytes = 0, base_count = 0;  // the before side of a diff
+    std::int64_t delta_bytes() const { return bytes - base_bytes; }
+};
 
 // What a site holds in each capture: all that grouping knows, before any judgement.
 struct SiteCounts {
@@ -114,10 +124,9 @@ struct SnapshotDiff {
     std::size_t sites_beyond_top = 0, sites_below_min_growth = 0;
     std::int64_t sites_not_listed_delta_bytes = 0;  // listed deltas + this = every site's
     std::optional<SiteChange> fastest_site;  // the fastest-growing site of all, for the gate
-    // Every (stack, size) group whose bytes changed, in site rank order: for flame graphs.
-    // With AnalysisOptions::grown_stacks: every stack that grew, once, with the bytes its
-    // groups grew by (for flame graphs); empty otherwise.
-    std::vector<RepresentativeStack> grown_stacks;  // size 0: all sizes together
+    // With AnalysisOptions::stack_samples: every stack live on either side, once, with its
+    // bytes before and after (all sizes together), for pictures; empty otherwise.
+    std::vector<ProfileSample> stack_samples;
     std::vector<FrameText> frame_table;  // the frames of every stack above
     std::vector<std::string> notes;
     std::vector<std::string> warnings;  // also worth standard error: devices that differ

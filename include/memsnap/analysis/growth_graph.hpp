@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace memsnap::analysis {
@@ -35,6 +36,13 @@ public:
     // edges from the outermost frames. nullopt when no such frame exists.
     std::optional<FrameGrowth> convergence(const std::function<bool(std::uint32_t)>& eligible,
                                            double min_share, std::size_t min_sites) const;
+
+    // The graph in Graphviz DOT (Boost.Graph's writer), pruned as pprof -dot prunes: frames
+    // whose inclusive bytes are below `node_fraction` of the total are left out, with their
+    // edges. `label(frame)` names a frame; `bytes(n)` formats a byte count.
+    std::string to_dot(const std::function<std::string(std::uint32_t)>& label,
+                       const std::function<std::string(std::int64_t)>& bytes, const std::string& title,
+                       double node_fraction) const;
 
 private:
     struct Impl;

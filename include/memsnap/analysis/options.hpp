@@ -18,7 +18,7 @@ struct AnalysisOptions {
     util::Steps steps;          // diff: the steps of the two captures
     std::size_t top = 10;       // sites listed; 0 lists every site
     std::int64_t min_growth = 0;  // diff: sites whose absolute change is below this are not listed
-    bool grown_stacks = false;    // diff: also every grown stack (for --format folded)
+    bool stack_samples = false;   // diff: also every stack's before and after (for pictures)
 };
 
 }  // namespace memsnap::analysis

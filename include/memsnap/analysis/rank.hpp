@@ -19,7 +19,7 @@ namespace memsnap::analysis {
 struct SiteSelection {
     std::size_t top = 0;           // 0: all
     std::int64_t min_growth = 0;   // bytes of change, either way
-    bool grown_stacks = false;     // every grown stack too, for flame graphs
+    bool stack_samples = false;    // every stack's before and after too, for pictures
 };
 
 struct RankedSites {
@@ -27,7 +27,7 @@ struct RankedSites {
     std::size_t total = 0, beyond_top = 0, below_min_growth = 0;
     std::int64_t not_listed_delta_bytes = 0;  // of the sites left out, so that deltas add up
     std::optional<SiteChange> fastest;  // the fastest-growing site of all, listed or not
-    std::vector<RepresentativeStack> grown_stacks;  // with SiteSelection::grown_stacks
+    std::vector<ProfileSample> stack_samples;       // with SiteSelection::stack_samples
     std::vector<FrameText> frame_table;             // the frames of every stack
 };
 

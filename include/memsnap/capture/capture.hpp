@@ -7,6 +7,7 @@
 #include <memsnap/snapshot/model.hpp>
 #include <memsnap/stats/capture.hpp>
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -26,8 +27,10 @@ struct Capture {
 // Reads the file at `path` ("-" reads standard input; pipes and devices are read up to
 // `max_input` bytes). Throws Error (input) naming the file, also when the file changes
 // while it is read.
+// `progress`, when given, is told every 64 MiB how far the reader got (large pickles only).
 Capture load_capture(const std::string& path, const pickle::Limits& limits,
-                     std::uint64_t max_input = std::uint64_t{8} << 30);
+                     std::uint64_t max_input = std::uint64_t{8} << 30,
+                     const std::function<void(std::uint64_t done, std::uint64_t total)>& progress = {});
 
 // The same from bytes in memory; `name` stands for the file in errors.
 Capture capture_from_bytes(std::string_view bytes, const std::string& name, const pickle::Limits& limits);

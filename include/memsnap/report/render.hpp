@@ -5,6 +5,7 @@
 
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/analysis/ranks.hpp>
+#include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/analysis/trend.hpp>
 
@@ -15,14 +16,31 @@
 
 namespace memsnap::report {
 
-enum class Format { text, json, markdown, csv, folded, jsonl };
+enum class Format { text, json, markdown, csv, folded, jsonl, svg, dot, html, pprof };
 std::optional<Format> parse_format(std::string_view name);
 std::string_view to_string(Format format);
 
 struct RenderOptions {
     bool color = false;       // ANSI colour in text output
     bool cpp_frames = false;  // text and Markdown show C++ frames instead of a count of them
+    analysis::Side side = analysis::Side::delta;  // a diff's side in pictures (--side)
+    double node_fraction = 0.005;                 // dot: frames below this share are pruned
 };
+
+// Pictures and interop of a stack profile: folded, svg (flame graph), dot, pprof (gzipped
+// profile.proto, binary).
+std::string render(const analysis::StackProfile& profile, Format format, const RenderOptions& options);
+// Self-contained HTML reports, with the profile's flame graph inline.
+std::string render_html(const analysis::SnapshotDiff& diff, const analysis::StackProfile& profile,
+                        const RenderOptions& options);
+std::string render_html(const analysis::SnapshotInfo& info, const analysis::StackProfile& profile);
+std::string render_html(const analysis::TraceResult& trace, const analysis::StackProfile& profile,
+                        const RenderOptions& options);
+std::string render_html(const analysis::TrendResult& trend);
+// The second kind of SVG: a trace's timeline (allocated and reserved, iterations, the peak,
+// the OOMs), and a trend's totals over the steps.
+std::string render_timeline_svg(const analysis::TraceResult& trace);
+std::string render_timeline_svg(const analysis::TrendResult& trend);
 
 // Throws Error (usage) for a format the result has no writer for (info: text and json;
 // folded needs snapshots).

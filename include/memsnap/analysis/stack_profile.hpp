@@ -1,0 +1,49 @@
+#pragma once
+// Bytes per allocation stack, for pictures and other tools: folded stacks (flamegraph.pl,
+// speedscope), the SVG flame graph, the DOT call graph and pprof. One shape for every
+// command: `info` (live bytes), `diff` (before and after of each stack), `trace` (live at the
+// peak or at the end) and `trend` (sites, first and last capture).
+
+#include <memsnap/analysis/categories.hpp>
+#include <memsnap/analysis/diff_model.hpp>
+#include <memsnap/analysis/snapshot_diff.hpp>
+#include <memsnap/analysis/options.hpp>
+#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/snapshot/model.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memsnap::analysis {
+
+struct StackProfile {
+    std::string title;    // what the picture shows, e.g. "live memory of step500.pickle"
+    std::string measure;  // "live bytes", or "bytes" of a diff's sides
+    bool differential = false;  // samples hold before (base) and after
+    std::vector<FrameText> frame_table;
+    std::vector<ProfileSample> samples;  // one per distinct stack, in stack order
+};
+
+// Which side of a diff a one-sided picture shows (--side).
+enum class Side { delta, before, after };
+
+// Live blocks of a snapshot (of options.device), by normalised stack.
+StackProfile live_stacks(const snapshot::Snapshot& snap, const AnalysisOptions& options);
+
+// Every stack of a diff made with AnalysisOptions::stack_samples, before and after.
+StackProfile diff_stacks(const SnapshotDiff& diff);
+
+// The sites of a trend as one-frame stacks, from the first capture after warm-up (before) to
+// the last (after): a trend keeps sites, not stacks.
+struct TrendResult;
+StackProfile trend_stacks(const TrendResult& trend);
+
+// The allocations of a trace live at its peak (or at the end), by stack.
+StackProfile trace_stacks(const snapshot::Snapshot& snap, const AnalysisOptions& options, bool at_peak);
+
+// The samples of `profile` as one-sided values: live bytes, or a diff's side. For `delta`,
+// only growth (flame graphs take no negative widths).
+std::vector<std::pair<const ProfileSample*, std::int64_t>> sided(const StackProfile& profile, Side side);
+
+}  // namespace memsnap::analysis

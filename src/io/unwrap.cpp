@@ -1,0 +1,181 @@
+#include <memsnap/error.hpp>
+#include <memsnap/io/unwrap.hpp>
+
+#include <fmt/format.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace memsnap::io {
+
+namespace {
+
+std::string too_big(std::uint64_t limit) {
+    return fmt::format("decompresses to more than {} bytes (64 times the file, at least 64 MiB, at most --max-input): "
+                       "refused as a likely decompression bomb; decompress it yourself if it is a real capture",
+                       limit);
+}
+
+std::string gunzip(std::string_view in, const std::string& name, std::uint64_t limit) {
+    std::string out;
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 32) != Z_OK) throw input_error("cannot start gzip decompression", name);
+    std::array<char, 1 << 16> chunk{};
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    z.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size(), UINT32_MAX));
+    while (true) {
+        z.next_out = reinterpret_cast<Bytef*>(chunk.data());
+        z.avail_out = chunk.size();
+        const int rc = inflate(&z, Z_NO_FLUSH);
+        out.append(chunk.data(), chunk.size() - z.avail_out);
+        if (out.size() > limit) {
+            inflateEnd(&z);
+            throw input_error(too_big(limit), name);
+        }
+        if (rc == Z_STREAM_END) {
+            // Concatenated members (gzip -c a >> b) continue; padding after the last ends it.
+            const std::size_t used = in.size() - z.avail_in;
+            if (z.avail_in >= 2 && static_cast<unsigned char>(in[used]) == 0x1f &&
+                static_cast<unsigned char>(in[used + 1]) == 0x8b) {
+                inflateReset(&z);
+                continue;
+            }
+            break;
+        }
+        if (rc != Z_OK) {
+            const std::size_t at = in.size() - z.avail_in;
+            inflateEnd(&z);
+            throw input_error(fmt::format("gzip data is damaged or cut short ({})", z.msg ? z.msg : "no detail"), name, at);
+        }
+        if (z.avail_in == 0 && z.avail_out != 0) {
+            inflateEnd(&z);
+            throw input_error("gzip data is cut short", name, in.size());
+        }
+    }
+    inflateEnd(&z);
+    return out;
+}
+
+std::string unzstd(std::string_view in, const std::string& name, std::uint64_t limit) {
+    std::string out;
+    ZSTD_DStream* stream = ZSTD_createDStream();
+    if (!stream) throw input_error("cannot start zstd decompression", name);
+    std::array<char, 1 << 16> chunk{};
+    ZSTD_inBuffer input{in.data(), in.size(), 0};
+    std::size_t last = 1;
+    while (input.pos < input.size || last != 0) {
+        ZSTD_outBuffer output{chunk.data(), chunk.size(), 0};
+        last = ZSTD_decompressStream(stream, &output, &input);
+        if (ZSTD_isError(last)) {
+            const std::size_t at = input.pos;
+            const std::string why = ZSTD_getErrorName(last);
+            ZSTD_freeDStream(stream);
+            throw input_error(fmt::format("zstd data is damaged ({})", why), name, at);
+        }
+        out.append(chunk.data(), output.pos);
+        if (out.size() > limit) {
+            ZSTD_freeDStream(stream);
+            throw input_error(too_big(limit), name);
+        }
+        if (input.pos == input.size && output.pos == 0 && last != 0) {
+            ZSTD_freeDStream(stream);
+            throw input_error("zstd data is cut short", name, in.size());
+        }
+    }
+    ZSTD_freeDStream(stream);
+    return out;
+}
+
+int base64_value(char c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+// The pickle inside a _memory_viz.py page: [{"name": "snapshot.pickle", "base64": "..."}].
+std::string from_html(std::string_view page, const std::string& name) {
+    const std::string_view key = "\"base64\"";
+    const auto at = page.find(key);
+    if (at == std::string_view::npos)
+        throw input_error("an HTML page without a snapshot inside (memsnap reads the pages of _memory_viz.py, "
+                          "which hold one as base64)",
+                          name);
+    std::size_t pos = at + key.size();
+    while (pos < page.size() && (page[pos] == ' ' || page[pos] == ':')) ++pos;
+    if (pos >= page.size() || page[pos] != '"') throw input_error("the page's base64 field is not a string", name, pos);
+    ++pos;
+    std::string out;
+    out.reserve((page.size() - pos) / 4 * 3);
+    std::uint32_t bits = 0;
+    int held = 0;
+    for (; pos < page.size() && page[pos] != '"'; ++pos) {
+        const char c = page[pos];
+        if (c == '=' || c == '\\' || std::isspace(static_cast<unsigned char>(c))) continue;  // padding, escaped newlines
+        const int v = base64_value(c);
+        if (v < 0) throw input_error(fmt::format("the page's base64 holds a byte 0x{:02x} that is not base64",
+                                                 static_cast<unsigned char>(c)),
+                                     name, pos);
+        bits = (bits << 6) | static_cast<std::uint32_t>(v);
+        held += 6;
+        if (held >= 8) {
+            held -= 8;
+            out += static_cast<char>((bits >> held) & 0xff);
+        }
+    }
+    if (pos >= page.size()) throw input_error("the page's base64 string is cut short", name, page.size());
+    return out;
+}
+
+bool starts_with_icase(std::string_view text, std::string_view prefix) {
+    if (text.size() < prefix.size()) return false;
+    for (std::size_t i = 0; i < prefix.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
+    return true;
+}
+
+}  // namespace
+
+Wrapping wrapping_of(std::string_view head) {
+    if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
+        return Wrapping::gzip;
+    if (head.size() >= 4 && head.substr(0, 4) == std::string_view("\x28\xb5\x2f\xfd", 4)) return Wrapping::zstd;
+    std::size_t skip = 0;
+    if (head.substr(0, 3) == "\xef\xbb\xbf") skip = 3;  // a byte-order mark
+    while (skip < head.size() && std::isspace(static_cast<unsigned char>(head[skip]))) ++skip;
+    const auto rest = head.substr(skip);
+    if (starts_with_icase(rest, "<!doctype html") || starts_with_icase(rest, "<html")) return Wrapping::html;
+    return Wrapping::none;
+}
+
+std::string_view to_string(Wrapping wrapping) {
+    switch (wrapping) {
+        case Wrapping::gzip: return "gzip";
+        case Wrapping::zstd: return "zstd";
+        case Wrapping::html: return "HTML page";
+        case Wrapping::none: break;
+    }
+    return "plain";
+}
+
+std::uint64_t unwrap_limit(std::uint64_t size, std::uint64_t max_input) {
+    const std::uint64_t grown = size > (UINT64_MAX >> 7) ? UINT64_MAX : size * 64;
+    return std::min(max_input, std::max<std::uint64_t>(std::uint64_t{64} << 20, grown));
+}
+
+std::optional<std::string> unwrap(std::string_view bytes, const std::string& name, std::uint64_t max_output) {
+    switch (wrapping_of(bytes.substr(0, 4096))) {
+        case Wrapping::gzip: return gunzip(bytes, name, max_output);
+        case Wrapping::zstd: return unzstd(bytes, name, max_output);
+        case Wrapping::html: return from_html(bytes, name);
+        case Wrapping::none: break;
+    }
+    return std::nullopt;
+}
+
+}  // namespace memsnap::io

@@ -1,0 +1,63 @@
+#include "profile_support.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <algorithm>
+#include <map>
+
+namespace memsnap::report::detail {
+
+std::string xml_text(std::string_view raw) {
+    const std::string text = util::printable(raw);
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::vector<TreeNode> call_tree(const analysis::StackProfile& profile, analysis::Side side) {
+    std::vector<TreeNode> nodes(1);
+    std::map<std::pair<std::size_t, std::int64_t>, std::size_t> child;  // (parent, frame) -> node
+    const auto descend = [&](std::size_t parent, std::int64_t frame) {
+        const auto [at, added] = child.try_emplace({parent, frame}, nodes.size());
+        if (added) {
+            nodes.push_back({});
+            nodes.back().frame = frame;
+            nodes[parent].children.push_back(at->second);
+        }
+        return at->second;
+    };
+    const auto sides = analysis::sided(profile, side);
+    for (const auto& [sample, value] : sides) {
+        std::vector<std::size_t> path{0};
+        if (sample->frames_omitted) path.push_back(descend(0, -2));
+        for (auto it = sample->frames.rbegin(); it != sample->frames.rend(); ++it)
+            path.push_back(descend(path.back(), static_cast<std::int64_t>(*it)));
+        for (const auto n : path) {
+            auto& node = nodes[n];
+            node.value += value;
+            node.before += sample->base_bytes;
+            node.after += sample->bytes;
+            if (value > node.category_value) {
+                node.category_value = value;
+                node.category = sample->category;
+            }
+        }
+        nodes[path.back()].self += value;
+    }
+    for (auto& n : nodes)
+        std::stable_sort(n.children.begin(), n.children.end(),
+                         [&](std::size_t a, std::size_t b) { return nodes[a].value > nodes[b].value; });
+    return nodes;
+}
+
+}  // namespace memsnap::report::detail

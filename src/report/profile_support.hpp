@@ -1,0 +1,33 @@
+#pragma once
+// Internal: what the picture writers share. A stack profile as a calling-context tree
+// (outermost frame at the root), the frame names of the folded format, and XML escaping.
+
+#include <memsnap/analysis/stack_profile.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memsnap::report::detail {
+
+// "name (file:line)", with ';' replaced: one element of a folded stack.
+std::string folded_frame(const analysis::FrameText& f);
+
+// Text safe inside XML and HTML, control characters escaped as memsnap prints them.
+std::string xml_text(std::string_view raw);
+
+struct TreeNode {
+    std::int64_t frame = -1;  // position in the frame table; -1 for the root, -2 for "[N outer frames omitted]"
+    std::int64_t value = 0;   // inclusive, of the side shown
+    std::int64_t before = 0, after = 0;  // inclusive, both sides (differential profiles)
+    std::int64_t self = 0;
+    analysis::Category category = analysis::Category::unknown;  // of the biggest sample through it
+    std::int64_t category_value = 0;
+    std::vector<std::size_t> children;  // by value, biggest first
+};
+
+// The profile's samples of one side as a tree; node 0 is the root.
+std::vector<TreeNode> call_tree(const analysis::StackProfile& profile, analysis::Side side);
+
+}  // namespace memsnap::report::detail
