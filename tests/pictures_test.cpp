@@ -350,3 +350,36 @@ TEST_CASE("the HTML report loads in headless Chromium: no console error, no netw
 }
 
 }  // TEST_SUITE("cli")
+
+TEST_SUITE("cli") {
+
+TEST_CASE("reading a pickle over 64 MiB shows progress on a terminal, and nothing otherwise") {
+    // {'segments': [], 'a': 'x' * 40 MiB, 'b': 'x' * 40 MiB}, written by hand: PROTO 4, a dict.
+    std::string pickle = "\x80\x04}(\x8c\x08segments]";
+    const std::uint32_t length = 40u << 20;
+    for (const char key : {'a', 'b'}) {
+        pickle += "\x8c\x01";
+        pickle += key;
+        pickle += 'X';
+        for (int b = 0; b < 4; ++b) pickle += static_cast<char>((length >> (8 * b)) & 0xff);
+        pickle += std::string(length, 'x');
+    }
+    pickle += "u.";
+    const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_big_{}.pickle", ::getpid());
+    std::ofstream(path, std::ios::binary) << pickle;
+    const auto quiet = test::run_memsnap("info " + test::quote(path));
+    CAPTURE(quiet.err);
+    CHECK(quiet.exit_code == 0);
+    CHECK(quiet.err.empty());
+    if (have("script")) {
+        const auto shown = run(fmt::format("script -qfec \"{} info '{}'\" /dev/null", MEMSNAP_BINARY, path.string()));
+        CHECK(shown.find("memsnap: reading") != std::string::npos);
+        CHECK(shown.find("80.00 MiB") != std::string::npos);
+        CHECK(shown.find("\x1b[K") != std::string::npos);  // the line is cleared after
+    } else {
+        MESSAGE("script (util-linux) is missing: the terminal case was not checked");
+    }
+    std::filesystem::remove(path);
+}
+
+}  // TEST_SUITE("cli")

@@ -353,3 +353,17 @@ TEST_CASE("trend and ranks from the command line: directories, formats, the gate
 }
 
 }  // TEST_SUITE("cli")
+
+TEST_SUITE("unit") {
+
+TEST_CASE("trend pictures: the totals over the steps and the HTML report, golden") {
+    const auto path = test::fixtures_dir() / "summaries" / "series_trend_7_steps.txt";
+    const auto capture = stats::read_stats_text(test::read_text(path), "series_trend_7_steps.txt");
+    const auto t = analysis::trend_stats({capture}, {}, {{}, 1});
+    const auto svg = report::render_timeline_svg(t);
+    CHECK(svg.find("<polyline") != std::string::npos);
+    test::check_golden("trend/summary_log.svg", svg);
+    test::check_golden("trend/summary_log.html", report::render_html(t));
+}
+
+}  // TEST_SUITE("unit")
