@@ -208,7 +208,7 @@ TEST_CASE("rank: leak sites first / then growth per step / bytes / name") {
     const auto e = explain(sites, true);
     const analysis::SameProcess same{true, {"test"}};
     const analysis::SiteDiagnoser diagnose(empty_index(), kSteps, same, e.noise_threshold);
-    const auto r = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {0, 0, true});
+    const auto r = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {0, 0, analysis::StackSamples::changed});
     REQUIRE(r.sites.size() == 4);
     CHECK(r.sites[0].diagnosis.pattern == "retained_tensors");
     CHECK(r.sites[0].site.name == "leaky");  // a leak outranks bigger one-time growth

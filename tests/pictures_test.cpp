@@ -41,7 +41,7 @@ analysis::SnapshotDiff leak_diff() {
     auto options = test::all_sites();
     options.top = 10;
     options.steps = util::resolve_steps("", "run_step100.pickle", "run_step500.pickle");
-    options.stack_samples = true;
+    options.stack_samples = analysis::StackSamples::all;
     return analysis::diff_snapshots(relative("fixtures/pairs/leak/run_step100.pickle"),
                                     relative("fixtures/pairs/leak/run_step500.pickle"), options);
 }

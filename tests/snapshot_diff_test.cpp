@@ -306,7 +306,7 @@ TEST_CASE("golden: diff text and json on the leak pair" * doctest::test_suite("u
     test::check_golden("diff/leak.json", test::render(d, report::Format::json));
     auto unknown = test::all_sites();
     unknown.top = 10;
-    unknown.stack_samples = true;  // for the folded output below
+    unknown.stack_samples = analysis::StackSamples::changed;  // for the folded output below
     const auto g = analysis::diff_snapshots(load_relative("fixtures/pairs/retained_graph/step100.pickle"),
                                             load_relative("fixtures/pairs/retained_graph/step110.pickle"), unknown);
     test::check_golden("diff/retained_graph.txt", test::render(g));

@@ -80,7 +80,7 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
     };
     for (std::size_t r = 0; r < order.size(); ++r) {
         auto& s = sites[order[r]];
-        if (stacks_recorded && selection.stack_samples) {
+        if (stacks_recorded && selection.stack_samples != StackSamples::none) {
             // Each stack once, its block sizes added up.
             std::map<CanonStackId, ProfileSample> by_stack;
             for (const auto& [key, counts] : s.groups) {
@@ -92,6 +92,7 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
                 sample.count += counts.after;
             }
             for (auto& [stack, sample] : by_stack) {
+                if (selection.stack_samples == StackSamples::changed && sample.bytes == sample.base_bytes) continue;
                 RepresentativeStack rs;
                 table.add_frames(stack, rs);
                 sample.frames = std::move(rs.frames);

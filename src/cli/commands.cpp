@@ -289,7 +289,8 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     // Machine formats list up to 1000 sites unless --top is given: every site of any real
     // capture, while a crafted one with a million sites cannot make a gigabyte of JSON.
     const bool machine = format == report::Format::json || format == report::Format::csv;
-    analysis.stack_samples = picture(format) || format == report::Format::html;
+    if (picture(format) || format == report::Format::html)
+        analysis.stack_samples = options.side == "delta" ? analysis::StackSamples::changed : analysis::StackSamples::all;
     binary_allowed(format);
     analysis.top = static_cast<std::size_t>(
         whole_number("--top", options.top, 1'000'000'000).value_or(machine ? kMachineTop : 10));

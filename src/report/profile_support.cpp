@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace memsnap::report::detail {
 
@@ -36,12 +37,26 @@ std::vector<TreeNode> call_tree(const analysis::StackProfile& profile, analysis:
         }
         return at->second;
     };
-    const auto sides = analysis::sided(profile, side);
+    // Biggest stacks first: when a crafted capture holds more distinct paths than a picture
+    // can show, the tree stops growing at kMaxTreeNodes and the rest of a stack's bytes stay
+    // with its deepest node already there.
+    auto sides = analysis::sided(profile, side);
+    std::stable_sort(sides.begin(), sides.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    const auto step = [&](std::size_t parent, std::int64_t frame) -> std::optional<std::size_t> {
+        if (nodes.size() < kMaxTreeNodes) return descend(parent, frame);
+        const auto at = child.find({parent, frame});
+        if (at == child.end()) return std::nullopt;
+        return at->second;
+    };
     for (const auto& [sample, value] : sides) {
         std::vector<std::size_t> path{0};
-        if (sample->frames_omitted) path.push_back(descend(0, -2));
-        for (auto it = sample->frames.rbegin(); it != sample->frames.rend(); ++it)
-            path.push_back(descend(path.back(), static_cast<std::int64_t>(*it)));
+        if (sample->frames_omitted)
+            if (const auto n = step(0, -2)) path.push_back(*n);
+        for (auto it = sample->frames.rbegin(); it != sample->frames.rend(); ++it) {
+            const auto n = step(path.back(), static_cast<std::int64_t>(*it));
+            if (!n) break;
+            path.push_back(*n);
+        }
         for (const auto n : path) {
             auto& node = nodes[n];
             node.value += value;

@@ -27,6 +27,9 @@ struct TreeNode {
     std::vector<std::size_t> children;  // by value, biggest first
 };
 
+// The profile's samples of one side as a tree; node 0 is the root. At most kMaxTreeNodes
+// nodes: far more than a picture can show, while a crafted capture cannot make it huge.
+inline constexpr std::size_t kMaxTreeNodes = 200000;
 // The profile's samples of one side as a tree; node 0 is the root.
 std::vector<TreeNode> call_tree(const analysis::StackProfile& profile, analysis::Side side);
 

@@ -310,7 +310,7 @@ std::vector<Case> amplification_cases() {
     c.push_back(info_case("list-literal-5m", "a stack of 5 million references to one frame", [] { return literal_stack(5'000'000); }));
     c.push_back(diff_case("shared-stack-groups", "4000 block sizes sharing one 4000-frame stack",
                           empty_capture, [] { return shared_stack(4000, 4000); }));
-    for (const char* format : {"text", "json", "folded"})
+    for (const char* format : {"text", "json", "folded", "svg", "dot", "html", "pprof"})
         c.push_back(diff_case(fmt::format("distinct-stacks-{}", format), "10000 blocks with 1000-frame stacks of their own",
                               empty_capture, [] { return distinct_stacks(1000, 10000, 40); }, {"--format", format}));
     c.push_back(diff_case("distinct-stacks-long-names", "5000 distinct 1000-frame stacks, 300-byte file name",
@@ -354,6 +354,19 @@ std::vector<Case> amplification_cases() {
     c.push_back(trace_case("trace-sites-by-iterations-text", "the same in text", 90000, 3000, 0, "text"));
     c.push_back(info_case("trace-oom-flood-info", "info of 20000 live allocations and 20000 OOM events",
                           [] { return trace_flood(20000, 0, 20000); }));
+    for (const char* format : {"svg", "html", "dot"})
+        c.push_back({fmt::format("info-distinct-stacks-{}", format), "info pictures of 10000 distinct 1000-frame stacks",
+                     [format](const fs::path& d) {
+                         write(d / "a.in", distinct_stacks(1000, 10000, 40));
+                         return Args{"info", "--format", format, (d / "a.in").string()};
+                     }});
+    c.push_back(info_case("html-page-base64", "a _memory_viz.py page whose base64 is 5 MB of 'A'", [] {
+        return "<!DOCTYPE html><script>const local_files = [{\"name\": \"snapshot.pickle\", \"base64\": \"" +
+               std::string(5 << 20, 'A') + "\"}]</script>";
+    }));
+    c.push_back(info_case("html-page-unterminated", "a page whose base64 string never ends", [] {
+        return "<html>\"base64\": \"gASV" + std::string(1 << 20, 'Q');
+    }));
     c.push_back(info_case("summary-devices", "100000 one-row tables of 100000 devices", [] {
         std::string out;
         for (int k = 0; k < 100000; ++k) out += fmt::format("memory summary, device ID {}\n{}\n", k, kRow);

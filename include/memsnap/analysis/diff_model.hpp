@@ -124,8 +124,8 @@ struct SnapshotDiff {
     std::size_t sites_beyond_top = 0, sites_below_min_growth = 0;
     std::int64_t sites_not_listed_delta_bytes = 0;  // listed deltas + this = every site's
     std::optional<SiteChange> fastest_site;  // the fastest-growing site of all, for the gate
-    // With AnalysisOptions::stack_samples: every stack live on either side, once, with its
-    // bytes before and after (all sizes together), for pictures; empty otherwise.
+    // With AnalysisOptions::stack_samples: the stacks live on either side (all, or those that
+    // changed), once, with their bytes before and after (all sizes together); for pictures.
     std::vector<ProfileSample> stack_samples;
     std::vector<FrameText> frame_table;  // the frames of every stack above
     std::vector<std::string> notes;

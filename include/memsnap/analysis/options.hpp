@@ -11,6 +11,8 @@
 
 namespace memsnap::analysis {
 
+enum class StackSamples { none, changed, all };
+
 struct AnalysisOptions {
     std::optional<int> device;  // only this device; a capture without it is an input error
     SiteRules rules;            // what is user code
@@ -18,7 +20,9 @@ struct AnalysisOptions {
     util::Steps steps;          // diff: the steps of the two captures
     std::size_t top = 10;       // sites listed; 0 lists every site
     std::int64_t min_growth = 0;  // diff: sites whose absolute change is below this are not listed
-    bool stack_samples = false;   // diff: also every stack's before and after (for pictures)
+    // diff: also each stack's before and after, for pictures: those that changed (a picture of
+    // the growth), or all (pictures of one side).
+    StackSamples stack_samples = StackSamples::none;
 };
 
 }  // namespace memsnap::analysis

@@ -8,6 +8,7 @@
 
 #include <memsnap/analysis/explain.hpp>
 #include <memsnap/analysis/group_sites.hpp>
+#include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 
 #include <map>
@@ -19,7 +20,7 @@ namespace memsnap::analysis {
 struct SiteSelection {
     std::size_t top = 0;           // 0: all
     std::int64_t min_growth = 0;   // bytes of change, either way
-    bool stack_samples = false;    // every stack's before and after too, for pictures
+    StackSamples stack_samples = StackSamples::none;  // each stack's before and after, for pictures
 };
 
 struct RankedSites {
