@@ -313,3 +313,14 @@ TEST_CASE("trace: torch 2.0 and older captures with a history per block and no t
     CHECK(j.at("peak").is_null());
     CHECK(j.at("timeline").empty());
 }
+
+TEST_CASE("trace: snapshot events are marked; the replay of the newest generation agrees with its snapshot") {
+    auto snap = snapshot::load_snapshot((test::fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle").string());
+    const auto t = trace(snap);
+    REQUIRE(t.snapshot_events.size() == 1);
+    CHECK(t.snapshot_events.front() == t.events - 1);  // the last event, as the generator wrote it
+    CHECK(std::any_of(t.timeline.begin(), t.timeline.end(),
+                      [&](const analysis::TimelinePoint& p) { return p.event == t.snapshot_events.front(); }));
+    const auto j = nlohmann::json::parse(report::render(t, report::Format::json, {}));
+    CHECK(j.at("snapshot_events") == nlohmann::json::array({t.events - 1}));
+}

@@ -363,6 +363,8 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     out.iterations = it.complete();
     out.iteration_source = it.source;
     out.iteration_starts = it.starts;
+    for (std::size_t i = 0; i < r.events.size(); ++i)
+        if (r.events[i]->action == TraceAction::snapshot) out.snapshot_events.push_back(i);
 
     const auto peak = static_cast<std::size_t>(
         std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
@@ -393,6 +395,8 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     std::vector<std::size_t> marks;
     if (it.starts.size() <= kMaxTimelinePoints / 2) marks = it.starts;
     for (const auto& o : out.ooms) marks.push_back(o.event);
+    for (std::size_t k = 0; k < out.snapshot_events.size() && k < kMaxTimelinePoints / 4; ++k)
+        marks.push_back(out.snapshot_events[k]);
     out.timeline = timeline(r, peak, marks);
     for (std::size_t k = 0; k < it.complete(); ++k)
         out.allocated_by_iteration.push_back(*std::max_element(r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k]),

@@ -25,6 +25,7 @@ std::string trace_json(const analysis::TraceResult& t) {
     j["iterations"] = t.iterations;
     j["iteration_source"] = t.iteration_source;
     j["iteration_starts"] = t.iteration_starts;
+    j["snapshot_events"] = t.snapshot_events;
     j["truncated"] = t.truncated;
     j["truncation_evidence"] = t.truncation_evidence;
     j["disagreements"] = t.disagreements;

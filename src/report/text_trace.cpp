@@ -36,6 +36,9 @@ std::string trace_text(const analysis::TraceResult& t, const RenderOptions& opti
     for (const auto& e : t.truncation_evidence) out += fmt::format("              - {}\n", e);
     for (const auto& d : t.disagreements) out += fmt::format("  disagrees   {}\n", d);
     out += fmt::format("  iterations  {} ({})\n", t.iterations, t.iteration_source);
+    if (!t.snapshot_events.empty())
+        out += fmt::format("  snapshots   {} taken while recording (first at event {})\n", t.snapshot_events.size(),
+                           t.snapshot_events.front());
     if (!t.allocated_by_iteration.empty()) {
         const auto [lo, hi] = std::minmax_element(t.allocated_by_iteration.begin(), t.allocated_by_iteration.end());
         out += fmt::format("  allocated   {}  highest per iteration, {} → {}\n", sparkline(t.allocated_by_iteration),

@@ -108,6 +108,8 @@ struct TraceResult {
     std::string iteration_source;  // "annotations: ProfilerStep", "annotations: Optimizer.step",
                                    // "repeating allocations", "none"
     std::vector<std::size_t> iteration_starts;  // event positions
+    // `snapshot` events: where a snapshot was taken while recording (the file's own is the end).
+    std::vector<std::size_t> snapshot_events;
     struct Peak {
         std::int64_t bytes = 0;
         std::int64_t time_us = -1;
