@@ -8,6 +8,7 @@
 #include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/snapshot_info.hpp>
 #include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/analysis/trend.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>
@@ -275,6 +276,10 @@ TEST_CASE("ranks: four ranks of the bundled fixture, one with an extra allocatio
     for (const char* key : {"rank", "delta_bytes", "sites"}) CHECK(j.at("outliers").at(0).contains(key));
     CHECK(j.at("outliers").at(0).at("sites").at(0).contains("frame"));
     CHECK(j.at("outliers").at(0).at("sites").at(0).at("delta_bytes") == 20 * MiB);
+    // Pictures of the ranks: "rank N;site" stacks.
+    const auto folded = report::render(analysis::ranks_stacks(result), report::Format::folded, {});
+    test::check_golden("ranks/four.folded", folded);
+    CHECK(folded.find("rank 3 (job-r3.pickle);") != std::string::npos);
 }
 
 TEST_CASE("ranks and steps from file names") {

@@ -2,6 +2,7 @@
 #include <memsnap/analysis/rank.hpp>
 #include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/analysis/totals.hpp>
+#include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/trend.hpp>
 
 #include <fmt/format.h>
@@ -64,6 +65,26 @@ StackProfile trend_stacks(const TrendResult& trend) {
         sample.bytes = s.bytes_by_step.back();
         sample.count = s.blocks_by_step.back();
         out.samples.push_back(std::move(sample));
+    }
+    return out;
+}
+
+StackProfile ranks_stacks(const RanksResult& ranks) {
+    StackProfile out;
+    out.title = fmt::format("live memory of {} ranks", ranks.ranks.size());
+    out.measure = "live bytes";
+    for (const auto& r : ranks.ranks) {
+        const auto rank_frame = static_cast<std::uint32_t>(out.frame_table.size());
+        out.frame_table.push_back({r.file, 0, fmt::format("rank {}", r.rank), false});
+        for (const auto& s : r.top_sites) {
+            ProfileSample sample;
+            sample.frames = {static_cast<std::uint32_t>(out.frame_table.size()), rank_frame};  // innermost first
+            out.frame_table.push_back({s.site.filename, s.site.line, s.site.name, true});
+            sample.category = s.category;
+            sample.bytes = s.bytes;
+            sample.count = s.blocks;
+            out.samples.push_back(std::move(sample));
+        }
     }
     return out;
 }

@@ -141,8 +141,12 @@ CLI::App* add_ranks(CLI::App& app, RanksOptions& ranks) {
                                             "median, and where");
     cmd->add_option("files", ranks.files, "Snapshots, one per rank (rank3, rank_3, -r3 in the name), or directories")
         ->required();
-    cmd->add_option("--format", ranks.format, "Output format: text, json, markdown or csv");
+    cmd->add_option("--format", ranks.format,
+                    "Output format: text, json, markdown, csv, or folded, svg, dot, pprof of each rank's top sites "
+                    "(rank;site)");
     cmd->add_option("--top", ranks.top, "How many top sites to list per rank; 0 lists all (default 10)");
+    cmd->add_option("--node-fraction", ranks.node_fraction,
+                    "--format dot: leave out frames below this share of the bytes (default 0.005)");
     cmd->add_option("--device", ranks.device, "Only this CUDA device");
     return cmd;
 }

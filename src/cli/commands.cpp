@@ -405,6 +405,7 @@ CommandOutput run_ranks(const RanksOptions& options, const GlobalOptions& global
     analysis::validate(analysis);
     const auto limit = max_input(globals);
     const auto files = expand(options.files);
+    binary_allowed(format);
     auto captures = for_each_file<analysis::RankCapture>(files.size(), [&](std::size_t i) {
         const auto capture = load(files[i], globals, limit);
         if (!capture.is_snapshot())
@@ -413,7 +414,10 @@ CommandOutput run_ranks(const RanksOptions& options, const GlobalOptions& global
     });
     const auto result = analysis::compare_ranks(std::move(captures), analysis);
     CommandOutput out;
-    out.text = report::render(result, format, {use_color(globals) && format == report::Format::text, false});
+    report::RenderOptions render{use_color(globals) && format == report::Format::text, false};
+    render.node_fraction = fraction_of(options.node_fraction);
+    if (picture(format)) out.text = report::render(analysis::ranks_stacks(result), format, render);
+    else out.text = report::render(result, format, render);
     return out;
 }
 

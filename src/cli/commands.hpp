@@ -73,6 +73,7 @@ struct RanksOptions {
     std::string format = "text";
     std::string top;
     std::string device;
+    std::string node_fraction;
 };
 
 struct CommandOutput {

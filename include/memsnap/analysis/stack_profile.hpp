@@ -39,6 +39,10 @@ StackProfile diff_stacks(const SnapshotDiff& diff);
 struct TrendResult;
 StackProfile trend_stacks(const TrendResult& trend);
 
+// The listed sites of each rank, as two-frame stacks "rank N;site".
+struct RanksResult;
+StackProfile ranks_stacks(const RanksResult& ranks);
+
 // The allocations of a trace live at its peak (or at the end), by stack.
 StackProfile trace_stacks(const snapshot::Snapshot& snap, const AnalysisOptions& options, bool at_peak);
 
