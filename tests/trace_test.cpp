@@ -4,6 +4,7 @@
 #include "analysis_support.hpp"
 #include "model_maker.hpp"
 #include "support.hpp"
+#include "variants.hpp"
 
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/error.hpp>
@@ -76,24 +77,7 @@ snapshot::Snapshot repeated_with_leak(const snapshot::Snapshot& base, int copies
     }
     s.events = std::move(events);
     // The leaked blocks are live in the snapshot, in a segment of their own.
-    snapshot::Segment seg;
-    seg.device = 0;
-    seg.address = leak_base;
-    seg.total_size = 2 * MiB * copies;
-    seg.segment_type = s.strings.intern("large");
-    seg.first_block = static_cast<std::uint32_t>(s.blocks.size());
-    seg.block_count = static_cast<std::uint32_t>(copies);
-    for (int k = 0; k < copies; ++k) {
-        snapshot::Block b;
-        b.address = leak_base + 2 * MiB * k;
-        b.size = b.requested_size = 2 * MiB;
-        b.stack = leak;
-        b.state = snapshot::BlockState::active_allocated;
-        b.state_name = s.strings.intern("active_allocated");
-        b.segment = static_cast<std::uint32_t>(s.segments.size());
-        s.blocks.push_back(b);
-    }
-    s.segments.push_back(seg);
+    test::inject_blocks(s, leak, 2 * MiB, copies, leak_base);
     return s;
 }
 

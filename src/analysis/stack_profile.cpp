@@ -18,14 +18,19 @@ StackProfile live_stacks(const snapshot::Snapshot& snap, const AnalysisOptions& 
     out.measure = "live bytes";
     StackIndex index({&snap}, options.rules, options.stacks);
     const auto blocks = collect_blocks(snap, 0, index, options.device);
-    std::map<std::pair<CanonStackId, Category>, std::pair<std::int64_t, std::int64_t>> by_stack;
+    StackTotals by_stack;
     for (const auto& b : blocks.live) {
         auto& s = by_stack[{b.stack, b.category}];
         s.first += b.size;
         ++s.second;
     }
+    add_samples(out, index, by_stack);
+    return out;
+}
+
+void add_samples(StackProfile& out, const StackIndex& index, const StackTotals& totals) {
     FrameTableBuilder frames(index, out.frame_table);
-    for (const auto& [key, value] : by_stack) {
+    for (const auto& [key, value] : totals) {
         RepresentativeStack rs;
         frames.add_frames(key.first, rs);
         ProfileSample sample;
@@ -36,7 +41,6 @@ StackProfile live_stacks(const snapshot::Snapshot& snap, const AnalysisOptions& 
         sample.count = value.second;
         out.samples.push_back(std::move(sample));
     }
-    return out;
 }
 
 StackProfile diff_stacks(const SnapshotDiff& diff) {

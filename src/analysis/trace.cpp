@@ -174,9 +174,7 @@ std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const
         std::int64_t bytes;
         bool operator<(const Made& o) const { return site != o.site ? site < o.site : iteration < o.iteration; }
     };
-    struct Counts {  // a TraceSite's numbers, before the site is known to be kept
-        std::int64_t live_allocations = 0, live_bytes = 0, warmup_allocations = 0, current_allocations = 0;
-        std::int64_t leak_allocations_per_iteration = 0, leak_bytes_per_iteration = 0;
+    struct Counts : TraceCounts {  // a TraceSite's numbers, before the site is known to be kept
         const char* verdict = "";
     };
     const std::size_t complete = it.complete();
@@ -268,14 +266,9 @@ std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const
     for (const auto id : ranked) {
         const auto& c = all[id];
         TraceSite s;
+        static_cast<TraceCounts&>(s) = c;
         s.site = tally.site(id).site;
         s.category = tally.site(id).category;
-        s.live_allocations = c.live_allocations;
-        s.live_bytes = c.live_bytes;
-        s.warmup_allocations = c.warmup_allocations;
-        s.current_allocations = c.current_allocations;
-        s.leak_allocations_per_iteration = c.leak_allocations_per_iteration;
-        s.leak_bytes_per_iteration = c.leak_bytes_per_iteration;
         s.verdict = c.verdict;
         s.per_iteration_first = listed_from;
         s.per_iteration.assign(complete - listed_from, 0);
@@ -454,25 +447,14 @@ StackProfile trace_stacks(const Snapshot& snap, const AnalysisOptions& options, 
                         : fmt::format("live at the end of {}", snap.source.path);
     out.measure = "live bytes";
     StackIndex index({&snap}, options.rules, options.stacks);
-    std::map<std::pair<CanonStackId, Category>, std::pair<std::int64_t, std::int64_t>> by_stack;
+    StackTotals by_stack;
     for (const auto& a : r.allocations) {
         if (at_peak ? !a.live_at(peak) : a.free_event.has_value()) continue;
         auto& s = by_stack[{index.stack(0, a.stack), index.category(0, a.stack)}];
         s.first += a.size;
         ++s.second;
     }
-    FrameTableBuilder frames(index, out.frame_table);
-    for (const auto& [key, value] : by_stack) {
-        RepresentativeStack rs;
-        frames.add_frames(key.first, rs);
-        ProfileSample sample;
-        sample.frames = std::move(rs.frames);
-        sample.frames_omitted = rs.frames_omitted;
-        sample.category = key.second;
-        sample.bytes = value.first;
-        sample.count = value.second;
-        out.samples.push_back(std::move(sample));
-    }
+    add_samples(out, index, by_stack);
     return out;
 }
 

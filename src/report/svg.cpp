@@ -58,6 +58,37 @@ std::string header(double height, const std::string& title, const std::string& s
         kWidth, height, xml_text(title), kMargin, xml_text(subtitle));
 }
 
+// A chart area: x from `first` to `last` (events or steps), y from 0 to `top` bytes, with its
+// axes and a byte scale.
+struct Plot {
+    static constexpr double kPlotTop = 60, kLeft = 90, kRight = 20;
+    double height = 300;
+    double first = 0, last = 1;
+    std::int64_t top = 1;
+    double px(double x) const {
+        return kLeft + (kWidth - kLeft - kRight) * (x - first) / std::max(1.0, last - first);
+    }
+    double py(std::int64_t bytes) const {
+        return kPlotTop + height - height * static_cast<double>(bytes) / static_cast<double>(std::max<std::int64_t>(1, top));
+    }
+    double bottom() const { return kPlotTop + height; }
+    void axes(std::string& out) const {
+        out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#000000\"/>\n", kLeft, kPlotTop,
+                           bottom());
+        out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#000000\"/>\n", kLeft, bottom(),
+                           kWidth - kRight);
+        for (int k = 0; k <= 4; ++k)
+            out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", kLeft - 6,
+                               py(top / 4 * k) + 4, util::human_bytes(top / 4 * k));
+    }
+    // A vertical dashed line at `x` with a hover title.
+    std::string mark(double x, const std::string& title) const {
+        return fmt::format("<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#bbbbbb\" "
+                           "stroke-dasharray=\"3,3\"><title>{3}</title></line>\n",
+                           px(x), kPlotTop, bottom(), xml_text(title));
+    }
+};
+
 }  // namespace
 
 std::string profile_svg(const analysis::StackProfile& p, analysis::Side side) {
@@ -144,63 +175,51 @@ std::string profile_svg(const analysis::StackProfile& p, analysis::Side side) {
 }
 
 std::string trace_timeline_svg(const analysis::TraceResult& t) {
-    constexpr double kPlotTop = 60, kPlotHeight = 320, kLeft = 90, kRight = 20;
-    const double height = kPlotTop + kPlotHeight + 70;
+    Plot plot;
+    plot.height = 320;
+    const double height = plot.bottom() + 70;
     std::string out = header(height, fmt::format("memory timeline of {}, device {}", t.file, t.device),
                              fmt::format("{} events; allocated (red) and reserved (blue); peak {} allocated", t.events,
                                          util::human_bytes(t.peak.bytes)));
     if (t.timeline.empty()) {
-        out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n</svg>\n", kMargin, kPlotTop + 20,
+        out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n</svg>\n", kMargin, Plot::kPlotTop + 20,
                            "no timeline: this capture says nothing of when its allocations happened");
         return out;
     }
-    std::int64_t top = 1;
-    for (const auto& p : t.timeline) top = std::max({top, p.allocated, p.reserved});
-    const double last = static_cast<double>(std::max<std::size_t>(1, t.timeline.back().event));
-    const auto px = [&](std::size_t event) { return kLeft + (kWidth - kLeft - kRight) * static_cast<double>(event) / last; };
-    const auto py = [&](std::int64_t bytes) {
-        return kPlotTop + kPlotHeight - kPlotHeight * static_cast<double>(bytes) / static_cast<double>(top);
-    };
-    // Axes and scale.
-    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#000000\"/>\n", kLeft, kPlotTop,
-                       kPlotTop + kPlotHeight);
-    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#000000\"/>\n", kLeft,
-                       kPlotTop + kPlotHeight, kWidth - kRight);
-    for (int k = 0; k <= 4; ++k) {
-        const auto bytes = top / 4 * k;
-        out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", kLeft - 6, py(bytes) + 4,
-                           util::human_bytes(bytes));
-    }
+    for (const auto& p : t.timeline) plot.top = std::max({plot.top, p.allocated, p.reserved});
+    plot.last = static_cast<double>(std::max<std::size_t>(1, t.timeline.back().event));
+    plot.axes(out);
     out += fmt::format("<text x=\"{}\" y=\"{}\">event 0</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">event {}</text>\n",
-                       kLeft, kPlotTop + kPlotHeight + 16, kWidth - kRight, kPlotTop + kPlotHeight + 16,
-                       t.timeline.back().event);
-    // Iteration starts.
+                       Plot::kLeft, plot.bottom() + 16, kWidth - Plot::kRight, plot.bottom() + 16, t.timeline.back().event);
     for (std::size_t k = 0; k < t.iteration_starts.size() && t.iteration_starts.size() <= 500; ++k)
-        out += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#bbbbbb\" "
-                           "stroke-dasharray=\"3,3\"><title>iteration {3} starts at event {4}</title></line>\n",
-                           px(t.iteration_starts[k]), kPlotTop, kPlotTop + kPlotHeight, k + 1, t.iteration_starts[k]);
+        out += plot.mark(static_cast<double>(t.iteration_starts[k]),
+                         fmt::format("iteration {} starts at event {}", k + 1, t.iteration_starts[k]));
     for (const auto& [color, pick] :
          {std::pair{"#3b6fb6", +[](const analysis::TimelinePoint& p) { return p.reserved; }},
           std::pair{"#d1495b", +[](const analysis::TimelinePoint& p) { return p.allocated; }}}) {
         std::string points;
-        for (const auto& p : t.timeline) points += fmt::format("{:.2f},{:.2f} ", px(p.event), py(pick(p)));
+        for (const auto& p : t.timeline)
+            points += fmt::format("{:.2f},{:.2f} ", plot.px(static_cast<double>(p.event)), plot.py(pick(p)));
         out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n", color, points);
     }
+    const double peak_x = plot.px(static_cast<double>(t.peak.event)), peak_y = plot.py(t.peak.bytes);
     out += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"5\" fill=\"#d1495b\"><title>peak: {} allocated at event "
                        "{}</title></circle><text x=\"{:.2f}\" y=\"{:.2f}\">peak {}</text>\n",
-                       px(t.peak.event), py(t.peak.bytes), util::human_bytes(t.peak.bytes), t.peak.event,
-                       px(t.peak.event) + 8, py(t.peak.bytes) - 6, util::human_bytes(t.peak.bytes));
+                       peak_x, peak_y, util::human_bytes(t.peak.bytes), t.peak.event, peak_x + 8, peak_y - 6,
+                       util::human_bytes(t.peak.bytes));
     for (const auto& o : t.ooms)
         out += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#000000\" stroke-width=\"2\">"
                            "<title>out of memory: {3} requested, {4}</title></line><text x=\"{5:.2f}\" y=\"{6}\" "
                            "font-weight=\"bold\">OOM</text>\n",
-                           px(o.event), kPlotTop, kPlotTop + kPlotHeight, util::human_bytes(o.requested_bytes),
-                           xml_text(o.classification), px(o.event) + 4, kPlotTop + 12);
-    const double ly = kPlotTop + kPlotHeight + 40;
+                           plot.px(static_cast<double>(o.event)), Plot::kPlotTop, plot.bottom(),
+                           util::human_bytes(o.requested_bytes), xml_text(o.classification),
+                           plot.px(static_cast<double>(o.event)) + 4, Plot::kPlotTop + 12);
+    const double ly = plot.bottom() + 40;
     out += fmt::format("<rect x=\"{0}\" y=\"{1}\" width=\"12\" height=\"3\" fill=\"#d1495b\"/><text x=\"{2}\" y=\"{3}\">"
                        "allocated</text><rect x=\"{4}\" y=\"{1}\" width=\"12\" height=\"3\" fill=\"#3b6fb6\"/><text x=\"{5}\" "
                        "y=\"{3}\">reserved</text><text x=\"{6}\" y=\"{3}\">dashed: iteration starts ({7})</text>\n",
-                       kLeft, ly, kLeft + 16, ly + 5, kLeft + 110, kLeft + 126, kLeft + 220, xml_text(t.iteration_source));
+                       Plot::kLeft, ly, Plot::kLeft + 16, ly + 5, Plot::kLeft + 110, Plot::kLeft + 126, Plot::kLeft + 220,
+                       xml_text(t.iteration_source));
     out += "</svg>\n";
     return out;
 }
@@ -210,8 +229,8 @@ std::string trace_timeline_svg(const analysis::TraceResult& t) {
 namespace memsnap::report::detail {
 
 std::string trend_svg(const analysis::TrendResult& t) {
-    constexpr double kPlotTop = 60, kPlotHeight = 300, kLeft = 90, kRight = 20;
-    const double height = kPlotTop + kPlotHeight + 70;
+    Plot plot;
+    const double height = plot.bottom() + 70;
     std::string out = header(height, fmt::format("memory over {} captures: {}", t.steps.size(), t.verdict),
                              fmt::format("steps {} → {} ({}); allocated (red), reserved (blue), the first site (green)",
                                          t.steps.front(), t.steps.back(), t.steps_source));
@@ -221,43 +240,27 @@ std::string trend_svg(const analysis::TrendResult& t) {
         if (s.name == "reserved_bytes") lines.emplace_back("#3b6fb6", &s.bytes);
     }
     if (!t.sites.empty()) lines.emplace_back("#3f9a4b", &t.sites.front().bytes_by_step);
-    std::int64_t top = 1;
     for (const auto& [color, values] : lines)
-        for (const auto v : *values) top = std::max(top, v);
-    const double first = static_cast<double>(t.steps.front());
-    const double range = std::max(1.0, static_cast<double>(t.steps.back()) - first);
-    const auto px = [&](std::int64_t step) {
-        return kLeft + (kWidth - kLeft - kRight) * (static_cast<double>(step) - first) / range;
-    };
-    const auto py = [&](std::int64_t bytes) {
-        return kPlotTop + kPlotHeight - kPlotHeight * static_cast<double>(bytes) / static_cast<double>(top);
-    };
-    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#000000\"/>\n", kLeft, kPlotTop,
-                       kPlotTop + kPlotHeight);
-    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#000000\"/>\n", kLeft,
-                       kPlotTop + kPlotHeight, kWidth - kRight);
-    for (int k = 0; k <= 4; ++k)
-        out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", kLeft - 6, py(top / 4 * k) + 4,
-                           util::human_bytes(top / 4 * k));
+        for (const auto v : *values) plot.top = std::max(plot.top, v);
+    plot.first = static_cast<double>(t.steps.front());
+    plot.last = static_cast<double>(t.steps.back());
+    plot.axes(out);
     if (t.warmup > 0 && t.warmup < t.steps.size())
-        out += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#bbbbbb\" "
-                           "stroke-dasharray=\"3,3\"><title>the fit starts here (--warmup {3})</title></line>\n",
-                           px(t.steps[t.warmup]), kPlotTop, kPlotTop + kPlotHeight, t.warmup);
+        out += plot.mark(static_cast<double>(t.steps[t.warmup]), fmt::format("the fit starts here (--warmup {})", t.warmup));
     for (const auto& [color, values] : lines) {
         std::string points;
         for (std::size_t i = 0; i < values->size() && i < t.steps.size(); ++i)
-            points += fmt::format("{:.2f},{:.2f} ", px(t.steps[i]), py((*values)[i]));
+            points += fmt::format("{:.2f},{:.2f} ", plot.px(static_cast<double>(t.steps[i])), plot.py((*values)[i]));
         out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n", color, points);
         for (std::size_t i = 0; i < values->size() && i < t.steps.size(); ++i)
             out += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2.5\" fill=\"{}\"><title>{} {}: {} B</title></circle>\n",
-                               px(t.steps[i]), py((*values)[i]), color, t.steps_known ? "step" : "capture", t.steps[i],
-                               (*values)[i]);
+                               plot.px(static_cast<double>(t.steps[i])), plot.py((*values)[i]), color,
+                               t.steps_known ? "step" : "capture", t.steps[i], (*values)[i]);
     }
-    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", kLeft,
-                       kPlotTop + kPlotHeight + 16, t.steps.front(), kWidth - kRight, kPlotTop + kPlotHeight + 16,
-                       t.steps.back());
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", Plot::kLeft,
+                       plot.bottom() + 16, t.steps.front(), kWidth - Plot::kRight, plot.bottom() + 16, t.steps.back());
     if (!t.sites.empty())
-        out += fmt::format("<text x=\"{}\" y=\"{}\">green: {}</text>\n", kLeft, kPlotTop + kPlotHeight + 40,
+        out += fmt::format("<text x=\"{}\" y=\"{}\">green: {}</text>\n", Plot::kLeft, plot.bottom() + 40,
                            xml_text(site_label(t.sites.front().site)));
     out += "</svg>\n";
     return out;

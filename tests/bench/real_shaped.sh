@@ -51,15 +51,6 @@ best() {  # best wall of $runs runs, largest RSS seen
     echo "$bs $bk"
 }
 
-pyreader='
-import pickle, sys
-class Refusing(pickle.Unpickler):
-    def find_class(self, module, name):
-        raise pickle.UnpicklingError("refused global %s.%s" % (module, name))
-with open(sys.argv[1], "rb") as f:
-    snap = Refusing(f).load()
-print(len(snap["device_traces"][0]))
-'
 
 echo "memsnap on real-shaped captures"
 echo "  source:  $source_file"
@@ -83,7 +74,7 @@ for f in "${files[@]}"; do
     cat "$f" "$f.copy" >/dev/null  # page cache warm for every reader
     read -r info_s info_kb < <(best "$bin" info --format json "$f")
     read -r diff_s diff_kb < <(best "$bin" diff --format json "$f" "$f.copy")
-    read -r py_s py_kb < <(measure "$python" -c "$pyreader" "$f")
+    read -r py_s py_kb < <(measure "$python" "$here/refusing_load.py" "$f")
     for row in "memsnap info:$info_s:$info_kb" "memsnap diff:$diff_s:$diff_kb" "pickle.load:$py_s:$py_kb"; do
         IFS=: read -r name s kb <<<"$row"
         awk -v n="$name" -v s="$s" -v kb="$kb" -v b="$bytes" \

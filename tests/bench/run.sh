@@ -88,16 +88,7 @@ done
 # (c) reference Python reader (1 run)
 py_s=""; py_kb=""
 if [[ "${MEMSNAP_BENCH_SKIP_PYTHON:-0}" != 1 ]]; then
-    pyreader='
-import pickle, sys
-class Refusing(pickle.Unpickler):
-    def find_class(self, module, name):
-        raise pickle.UnpicklingError("refused global %s.%s" % (module, name))
-with open(sys.argv[1], "rb") as f:
-    snap = Refusing(f).load()
-print(len(snap["device_traces"][0]))
-'
-    if line=$(measure python "$python" -c "$pyreader" "$file"); then
+    if line=$(measure python "$python" "$here/refusing_load.py" "$file"); then
         read -r py_s py_kb <<<"$line"
     else
         echo "bench: python reference reader failed (reported as n/a):" >&2

@@ -12,6 +12,7 @@
 #include <memsnap/snapshot/model.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct StackProfile {
 
 // Which side of a diff a one-sided picture shows (--side).
 enum class Side { delta, before, after };
+
+// Bytes and counts per (normalised stack, category), as the samples of `out`.
+using StackTotals = std::map<std::pair<CanonStackId, Category>, std::pair<std::int64_t, std::int64_t>>;
+void add_samples(StackProfile& out, const StackIndex& index, const StackTotals& totals);
 
 // Live blocks of a snapshot (of options.device), by normalised stack.
 StackProfile live_stacks(const snapshot::Snapshot& snap, const AnalysisOptions& options);

@@ -58,26 +58,30 @@ struct OomExplanation {
     MomentUsage usage;  // what was live at that moment
 };
 
+// A site's counts of what is live at the end.
+struct TraceCounts {
+    std::int64_t live_allocations = 0, live_bytes = 0;
+    std::int64_t warmup_allocations = 0;    // made before the first iteration (or the trace)
+    std::int64_t current_allocations = 0;   // made in the last, unfinished iteration
+    std::int64_t leak_allocations_per_iteration = 0, leak_bytes_per_iteration = 0;
+};
+
 // The allocations of one site that are still live at the end of the trace.
-struct TraceSite {
+struct TraceSite : TraceCounts {
     std::size_t rank = 0;
     SiteKey site;
     Category category = Category::unknown;
-    std::int64_t live_allocations = 0, live_bytes = 0;
     // Of these, how many each iteration made (index 0: the first iteration); empty without
     // iterations. Allocations made before the first iteration, or before the trace, are warmup.
     // At most the last kMaxIterationsListed iterations, from per_iteration_first on; the
     // verdict weighs them all.
     std::vector<std::int64_t> per_iteration;
     std::size_t per_iteration_first = 0;
-    std::int64_t warmup_allocations = 0;    // made before the first iteration (or the trace)
-    std::int64_t current_allocations = 0;   // made in the last, unfinished iteration
     // leak (the same number every complete iteration, after the first when there are three
     // or more), one_time (made in some iterations, not steadily), warmup (all from before the
     // first iteration), current (none from a complete iteration, some from the unfinished
     // last one: its own tensors), or live (no iterations to judge by).
     std::string verdict;
-    std::int64_t leak_allocations_per_iteration = 0, leak_bytes_per_iteration = 0;
     std::vector<RepresentativeStack> stacks;  // frames in TraceResult::frame_table
 };
 
