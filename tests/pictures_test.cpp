@@ -29,8 +29,6 @@ using namespace memsnap;
 
 namespace {
 
-const auto kLeak = test::fixtures_dir() / "pairs" / "leak";
-
 snapshot::Snapshot relative(const std::string& path) {
     auto s = snapshot::load_snapshot((test::source_dir() / path).string());
     s.source.path = path;
@@ -299,8 +297,10 @@ TEST_SUITE("cli") {
 
 TEST_CASE("the HTML report loads in headless Chromium: no console error, no network request") {
     const auto build = std::filesystem::path(MEMSNAP_BUILD_DIR);
-    const auto html = test::run_memsnap("diff --format html " + test::quote(kLeak / "run_step100.pickle") + " " +
-                                        test::quote(kLeak / "run_step500.pickle"));
+    // Run from the checkout with relative paths, as the README does: the golden names them.
+    const std::string in_checkout = "cd " + test::quote(test::source_dir()) + " &&";
+    const auto html = test::run_memsnap(
+        "diff --format html fixtures/pairs/leak/run_step100.pickle fixtures/pairs/leak/run_step500.pickle", in_checkout);
     REQUIRE(html.exit_code == 0);
     test::check_golden("pictures/leak_report.html", html.out);
     CHECK(html.out.find("Content-Security-Policy") != std::string::npos);
@@ -309,7 +309,7 @@ TEST_CASE("the HTML report loads in headless Chromium: no console error, no netw
     const auto page = build / "leak_report.html";
     std::ofstream(page) << html.out;
     // Trace and trend reports hold a timeline too.
-    const auto trace = test::run_memsnap("trace --format html " + test::quote(test::fixtures_dir() / "snapshots" / "oom_loop.pickle"));
+    const auto trace = test::run_memsnap("trace --format html fixtures/snapshots/oom_loop.pickle", in_checkout);
     REQUIRE(trace.exit_code == 0);
     CHECK(trace.out.find("memory timeline") != std::string::npos);
     std::ofstream(build / "oom_loop_report.html") << trace.out;
