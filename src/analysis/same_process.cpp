@@ -32,12 +32,15 @@ TraceWindow window_of(const Snapshot& snap, std::optional<int> device) {
     return w;
 }
 
+EventKey key_of(const TraceEvent& e) {
+    return {e.time_us, e.addr, e.size, static_cast<int>(e.action), e.device};
+}
+
 // Events of `snap` timed within [from, to], as sortable keys.
 std::vector<EventKey> events_within(const Snapshot& snap, std::int64_t from, std::int64_t to, std::optional<int> device) {
     std::vector<EventKey> out;
     for (const auto& e : snap.events)
-        if (e.time_us >= from && e.time_us <= to && (!device || e.device == *device))
-            out.emplace_back(e.time_us, e.addr, e.size, static_cast<int>(e.action), e.device);
+        if (e.time_us >= from && e.time_us <= to && (!device || e.device == *device)) out.push_back(key_of(e));
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -46,6 +49,22 @@ struct TraceEvidence {
     std::size_t overlapping = 0, shared = 0;
 };
 
+// The events of one side within the window, in file order, and whether that order is time order.
+struct Window {
+    std::vector<const TraceEvent*> events;
+    bool in_time_order = true;
+};
+
+Window window_events(const Snapshot& snap, std::int64_t from, std::int64_t to, std::optional<int> device) {
+    Window w;
+    for (const auto& e : snap.events) {
+        if (e.time_us < from || e.time_us > to || (device && e.device != *device)) continue;
+        if (!w.events.empty() && e.time_us < w.events.back()->time_us) w.in_time_order = false;
+        w.events.push_back(&e);
+    }
+    return w;
+}
+
 // Two captures of one process share every event their traces both cover in time.
 TraceEvidence compare_traces(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
     const auto a = window_of(before, device), b = window_of(after, device);
@@ -53,12 +72,32 @@ TraceEvidence compare_traces(const Snapshot& before, const Snapshot& after, std:
     if (!a.timed || !b.timed) return t;
     const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
     if (from > to) return t;
-    const auto x = events_within(before, from, to, device);
-    const auto y = events_within(after, from, to, device);
-    t.overlapping = std::min(x.size(), y.size());
-    std::vector<EventKey> common;
-    std::set_intersection(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(common));
-    t.shared = common.size();
+    const auto x = window_events(before, from, to, device), y = window_events(after, from, to, device);
+    t.overlapping = std::min(x.events.size(), y.events.size());
+    if (!x.in_time_order || !y.in_time_order) {
+        // Several devices' traces, or a crafted file: compare as sorted keys.
+        const auto kx = events_within(before, from, to, device), ky = events_within(after, from, to, device);
+        std::vector<EventKey> common;
+        std::set_intersection(kx.begin(), kx.end(), ky.begin(), ky.end(), std::back_inserter(common));
+        t.shared = common.size();
+        return t;
+    }
+    // Both in time order (a ring buffer is): walk them together, one microsecond at a time.
+    std::vector<EventKey> gx, gy, common;
+    for (std::size_t i = 0, j = 0; i < x.events.size() && j < y.events.size();) {
+        const auto ti = x.events[i]->time_us, tj = y.events[j]->time_us;
+        if (ti < tj) { ++i; continue; }
+        if (tj < ti) { ++j; continue; }
+        gx.clear();
+        gy.clear();
+        for (; i < x.events.size() && x.events[i]->time_us == ti; ++i) gx.push_back(key_of(*x.events[i]));
+        for (; j < y.events.size() && y.events[j]->time_us == ti; ++j) gy.push_back(key_of(*y.events[j]));
+        std::sort(gx.begin(), gx.end());
+        std::sort(gy.begin(), gy.end());
+        common.clear();
+        std::set_intersection(gx.begin(), gx.end(), gy.begin(), gy.end(), std::back_inserter(common));
+        t.shared += common.size();
+    }
     return t;
 }
 
