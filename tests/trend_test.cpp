@@ -372,3 +372,27 @@ TEST_CASE("trend pictures: the totals over the steps and the HTML report, golden
 }
 
 }  // TEST_SUITE("unit")
+
+TEST_SUITE("unit") {
+
+TEST_CASE("trend: captures of different projects are compared as levels, and nothing is called a leak") {
+    auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
+    Injected names;
+    auto snaps = snapshots_of(base, names);
+    analysis::AnalysisOptions every;
+    every.top = 0;
+    std::vector<analysis::SeriesCapture> series;
+    for (std::size_t i = 0; i < snaps.size(); ++i) {
+        // Every other capture from another checkout on another machine.
+        const auto snap = i % 2 ? test::make_variant(snaps[i], {test::rerun_paths("/home/user/project/"), 0, 0, std::nullopt})
+                                : snaps[i];
+        series.push_back({fmt::format("run_step{}.pickle", kSteps[i]), analysis::describe_snapshot(snap, every)});
+    }
+    const auto t = analysis::trend_snapshots(std::move(series), {}, {{}, 2});
+    CHECK(t.verdict != "leak");
+    for (const auto& s : t.sites) CHECK(s.fit.verdict != "leak");
+    REQUIRE_FALSE(t.warnings.empty());
+    CHECK(t.warnings.front().find("different project roots") != std::string::npos);
+}
+
+}  // TEST_SUITE("unit")

@@ -8,6 +8,7 @@
 #include <memsnap/util/steps.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -293,6 +294,11 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
         t.categories.push_back(std::move(s));
     }
 
+    // Captures of one run share their project root; captures of different projects or
+    // machines can be compared as levels, but nothing in them grows "steadily".
+    std::set<std::string> roots;
+    for (const auto& c : captures)
+        if (const auto root = detail::project_root_of(c.info.top_sites); !root.empty()) roots.insert(root);
     // Sites by (path below the project root, line, function, category).
     std::map<detail::RelativeSite, TrendSite> sites;
     for (std::size_t pos = 0; pos < n; ++pos) {
@@ -315,6 +321,7 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
     const std::int64_t distance = t.steps.back() - t.steps[std::min(t.warmup, n - 1)];
     for (auto& [key, s] : sites) {
         s.fit = fit_series(t.steps, s.bytes_by_step, &s.blocks_by_step, t.warmup, 0);
+        if (roots.size() > 1 && s.fit.verdict == "leak") s.fit.verdict = "irregular";
         s.diagnosis = diagnose(s, t.steps_known, distance);
         all.push_back(std::move(s));
     }
@@ -332,6 +339,13 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
     for (std::size_t i = 0; i < listed.size(); ++i) listed[i].rank = i + 1;
     t.sites = std::move(listed);
     judge(t);
+    if (roots.size() > 1) {
+        t.warnings.push_back(fmt::format("the captures come from {} different project roots ({}): not one run, so "
+                                         "sites are compared as levels and none is called a leak",
+                                         roots.size(), fmt::join(roots, ", ")));
+        t.notes.push_back(t.warnings.back());
+        if (t.verdict == "leak") t.verdict = "irregular";
+    }
     if (!t.steps_known)
         t.notes.push_back(fmt::format("steps unknown ({}): slopes are per capture; give --steps A,B,C,... for per step",
                                       t.steps_source));

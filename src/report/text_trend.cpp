@@ -62,7 +62,9 @@ std::string trend_text(const analysis::TrendResult& t, const RenderOptions& opti
             out += fmt::format("      {} {} → {}, blocks {} → {}", sparkline(s.bytes_by_step),
                                util::human_bytes(s.bytes_by_step.front()), util::human_bytes(s.bytes_by_step.back()),
                                s.blocks_by_step.front(), s.blocks_by_step.back());
-            out += s.fit.first_step ? fmt::format(", first seen at {}\n", *s.fit.first_step) : "\n";
+            if (!s.fit.first_step) out += "\n";
+            else if (t.steps_known) out += fmt::format(", first seen at step {}\n", *s.fit.first_step);
+            else out += fmt::format(", first seen in capture {}\n", *s.fit.first_step + 1);
             if (!s.diagnosis.empty())
                 out += fmt::format("      {}\n      fix: {}\n", util::printable(s.diagnosis.summary),
                                    util::printable(s.diagnosis.fix));
