@@ -6,6 +6,7 @@
 #include <memsnap/util/format.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -48,8 +49,10 @@ RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptio
     // or checkouts share sites.
     std::vector<std::map<detail::RelativeSite, const SiteUsage*>> by_site(captures.size());
     std::map<detail::RelativeSite, const SiteUsage*> any_site;
+    std::set<std::string> roots;
     for (std::size_t i = 0; i < captures.size(); ++i) {
         const auto root = detail::project_root_of(captures[i].info.top_sites);
+        if (!root.empty()) roots.insert(root);
         for (const auto& u : captures[i].info.top_sites) {
             const auto key = detail::relative_site(u, root);
             by_site[i][key] = &u;
@@ -128,6 +131,12 @@ RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptio
     std::stable_sort(r.outliers.begin(), r.outliers.end(), [](const RankOutlier& a, const RankOutlier& b) {
         return magnitude(a.delta_bytes) > magnitude(b.delta_bytes);
     });
+    // One job runs one checkout; ranks on other machines keep the same path below it, so
+    // different roots mean the files are not one job's ranks.
+    if (roots.size() > 1)
+        r.warnings.push_back(fmt::format("the captures come from {} different project roots ({}): they may not be the "
+                                         "ranks of one job",
+                                         roots.size(), fmt::join(roots, ", ")));
     if (!named)
         r.notes.push_back("the file names carry no rank (rank3, rank_3, -r3): ranks are numbered in the order given");
     if (r.outliers.empty())

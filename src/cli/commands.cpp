@@ -416,6 +416,7 @@ CommandOutput run_ranks(const RanksOptions& options, const GlobalOptions& global
     CommandOutput out;
     report::RenderOptions render{use_color(globals) && format == report::Format::text, false};
     render.node_fraction = fraction_of(options.node_fraction);
+    out.warnings = result.warnings;
     if (picture(format)) out.text = report::render(analysis::ranks_stacks(result), format, render);
     else out.text = report::render(result, format, render);
     return out;

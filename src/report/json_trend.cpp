@@ -126,6 +126,7 @@ std::string ranks_json(const analysis::RanksResult& r) {
     }
     j["outliers"] = std::move(outliers);
     j["notes"] = r.notes;
+    j["warnings"] = r.warnings;
     return json::dump(j);
 }
 

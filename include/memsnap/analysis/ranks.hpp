@@ -52,6 +52,7 @@ struct RanksResult {
     std::int64_t noise_bytes = 0;  // how far from the median a rank may be and not stand out
     std::vector<RankOutlier> outliers;  // by |delta|
     std::vector<std::string> notes;
+    std::vector<std::string> warnings;  // also for standard error: captures of different projects
 };
 
 // Throws Error (input) for fewer than two captures, (usage) for ranks named twice.
