@@ -57,8 +57,14 @@ std::string run_in(const std::filesystem::path& dir, const std::string& command)
 TEST_CASE("info --format jsonl: a directory of captures is one table for sqlite3 and DuckDB" * doctest::test_suite("cli")) {
     const auto work = std::filesystem::temp_directory_path() / fmt::format("memsnap_jsonl_{}", ::getpid());
     const auto captures = write_job(work);
+    // A file in the folder that is not a capture is skipped, with a warning.
+    std::ofstream(captures / "NOTES.txt") << "captured with torch 2.5 on 4 A100s\n";
     const auto jsonl = test::run_memsnap("info --format jsonl " + test::quote(captures));
     REQUIRE(jsonl.exit_code == 0);
+    CHECK(jsonl.err.find("warning: skipped") != std::string::npos);
+    CHECK(jsonl.err.find("NOTES.txt") != std::string::npos);
+    // Named, it is an error.
+    CHECK(test::run_memsnap("info --format jsonl " + test::quote(captures / "NOTES.txt")).exit_code == 2);
     std::ofstream(work / "captures.jsonl") << jsonl.out;
 
     // Every line is one self-describing record.

@@ -64,14 +64,20 @@ report::Format format_of(const std::string& name) {
     throw usage_error(fmt::format("--format: unknown format '{}'", name));
 }
 
+// A file to read, and whether it was found in a directory rather than named.
+struct InputFile {
+    std::string path;
+    bool in_directory = false;
+};
+
 // The files named, a directory standing for the regular files in it (sorted by name, hidden
 // ones left out): a job's captures are often thousands of files in one folder.
-std::vector<std::string> expand(const std::vector<std::string>& names) {
-    std::vector<std::string> out;
+std::vector<InputFile> expand(const std::vector<std::string>& names) {
+    std::vector<InputFile> out;
     for (const auto& name : names) {
         std::error_code ec;
         if (name == "-" || !std::filesystem::is_directory(name, ec)) {
-            out.push_back(name);
+            out.push_back({name, false});
             continue;
         }
         std::vector<std::string> inside;
@@ -81,23 +87,38 @@ std::vector<std::string> expand(const std::vector<std::string>& names) {
         }
         if (ec) throw input_error(fmt::format("cannot list the directory: {}", ec.message()), name);
         std::sort(inside.begin(), inside.end());
-        out.insert(out.end(), inside.begin(), inside.end());
+        for (auto& path : inside) out.push_back({std::move(path), true});
     }
+    if (out.empty()) throw usage_error("the directories named hold no files");
+    return out;
+}
+
+std::vector<InputFile> named(const std::vector<std::string>& names) {
+    std::vector<InputFile> out;
+    for (const auto& name : names) out.push_back({name, false});
     return out;
 }
 
 // `work(i)` for every file, one file per core at a time: each worker holds one capture while
-// it reduces it, so memory stays near one capture per core. The first error in file order
-// is thrown once all are done.
+// it reduces it, so memory stays near one capture per core. A file found in a directory that
+// is not a capture (a README, an expected.json) is skipped with a warning in `skipped`; any
+// other error, the first in file order, is thrown once all are done.
 template <class Result, class Work>
-std::vector<Result> for_each_file(std::size_t count, Work&& work) {
+std::vector<Result> for_each_file(const std::vector<InputFile>& files, std::vector<std::string>& skipped, Work&& work) {
+    const std::size_t count = files.size();
     std::vector<std::optional<Result>> results(count);
     std::vector<std::exception_ptr> errors(count);
+    std::vector<std::string> skip_reason(count);
     std::atomic<std::size_t> next{0};
     const auto worker = [&] {
         for (std::size_t i = next++; i < count; i = next++) {
             try {
                 results[i].emplace(work(i));
+            } catch (const Error& e) {
+                if (files[i].in_directory && e.kind() == ErrorKind::input)
+                    skip_reason[i] = fmt::format("skipped {}", e.describe());
+                else
+                    errors[i] = std::current_exception();
             } catch (...) {
                 errors[i] = std::current_exception();
             }
@@ -112,7 +133,11 @@ std::vector<Result> for_each_file(std::size_t count, Work&& work) {
         if (e) std::rethrow_exception(e);
     std::vector<Result> out;
     out.reserve(count);
-    for (auto& r : results) out.push_back(std::move(*r));
+    for (std::size_t i = 0; i < count; ++i) {
+        if (results[i]) out.push_back(std::move(*results[i]));
+        else skipped.push_back(std::move(skip_reason[i]));
+    }
+    if (out.empty()) throw input_error("none of the files found is a capture", files.front().path);
     return out;
 }
 
@@ -198,16 +223,18 @@ CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals)
     analysis.device = device_option(options.device);
     analysis::validate(analysis);
     const auto limit = max_input(globals);
-    const auto files = expand(options.files);
-    if (files.empty()) throw usage_error("info: the directories named hold no files");
+    // Directories stand for their files in jsonl, the format for many files; otherwise a
+    // directory is an input error as any unreadable file.
+    const auto files = lines ? expand(options.files) : named(options.files);
     if (files.size() > 1 && format != report::Format::text && !lines)
         throw usage_error(fmt::format("--format {}: one file at a time (--format jsonl takes many)", options.format));
     binary_allowed(format);
     report::RenderOptions render{use_color(globals) && format == report::Format::text, false};
     render.node_fraction = fraction_of(options.node_fraction);
     render.side = analysis::Side::after;
-    const auto pieces = for_each_file<std::string>(files.size(), [&](std::size_t i) {
-        const auto capture = load(files[i], globals, limit);
+    CommandOutput out;
+    const auto pieces = for_each_file<std::string>(files, out.warnings, [&](std::size_t i) {
+        const auto capture = load(files[i].path, globals, limit);
         if (picture(format) || format == report::Format::html) {
             if (!capture.is_snapshot())
                 throw usage_error(fmt::format("--format {} needs a snapshot (stacks); {} is a {}", options.format,
@@ -218,11 +245,10 @@ CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals)
         }
         const auto result = analysis::info(capture, analysis);
         if (lines)
-            return report::render_jsonl(result, {files[i], util::rank_from_file_name(files[i]),
-                                                 util::step_from_file_name(files[i])});
+            return report::render_jsonl(result, {files[i].path, util::rank_from_file_name(files[i].path),
+                                                 util::step_from_file_name(files[i].path)});
         return report::render(result, format, render);
     });
-    CommandOutput out;
     for (std::size_t i = 0; i < pieces.size(); ++i) out.text += (i && !lines ? "\n" : "") + pieces[i];
     return out;
 }
@@ -306,8 +332,11 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     std::error_code ec;
     const bool same_file = before_file != "-" && after_file != "-" &&
                            std::filesystem::equivalent(before_file, after_file, ec) && !ec;
-    auto loaded = for_each_file<capture::Capture>(same_file ? 1 : 2, [&](std::size_t i) {
-        return load(options.files[i], globals, max_input(globals));
+    std::vector<InputFile> inputs{{before_file, false}};
+    if (!same_file) inputs.push_back({after_file, false});
+    std::vector<std::string> none_skipped;  // named files are never skipped
+    auto loaded = for_each_file<capture::Capture>(inputs, none_skipped, [&](std::size_t i) {
+        return load(inputs[i].path, globals, max_input(globals));
     });
     const capture::Capture& before = loaded[0];
     const std::optional<capture::Capture> other =
@@ -353,6 +382,7 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
     const auto limit = max_input(globals);
     const auto files = expand(options.files);
     if (!options.steps.empty()) trend.steps = util::parse_step_list(options.steps, files.size());
+    std::vector<std::string> skipped;
 
     // Snapshots are reduced as they are read; summaries and stats are small and kept.
     struct Reduced {
@@ -360,13 +390,17 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
         std::optional<analysis::SnapshotInfo> snapshot;
         std::optional<stats::StatsCapture> stats;
     };
-    auto reduced = for_each_file<Reduced>(files.size(), [&](std::size_t i) {
-        auto capture = load(files[i], globals, limit);
-        Reduced r{files[i], std::nullopt, std::nullopt};
+    auto reduced = for_each_file<Reduced>(files, skipped, [&](std::size_t i) {
+        auto capture = load(files[i].path, globals, limit);
+        Reduced r{files[i].path, std::nullopt, std::nullopt};
         if (capture.is_snapshot()) r.snapshot = reduce(capture, analysis);
         else r.stats = std::move(std::get<stats::StatsCapture>(capture.content));
         return r;
     });
+    if (!trend.steps.empty() && !skipped.empty())
+        throw usage_error(fmt::format("--steps gives {} steps, but {} of the files found are not captures; name the "
+                                      "captures instead of their directory",
+                                      trend.steps.size(), skipped.size()));
     const bool snapshots = std::all_of(reduced.begin(), reduced.end(), [](const Reduced& r) { return r.snapshot.has_value(); });
     const bool tables = std::none_of(reduced.begin(), reduced.end(), [](const Reduced& r) { return r.snapshot.has_value(); });
     if (!snapshots && !tables)
@@ -382,7 +416,8 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
         result = analysis::trend_stats(series, analysis, trend);
     }
     CommandOutput out;
-    out.warnings = result.warnings;
+    out.warnings = std::move(skipped);
+    out.warnings.insert(out.warnings.end(), result.warnings.begin(), result.warnings.end());
     if (gate)
         if (auto message = analysis::check_trend_gate(result, *gate)) out.gate_message = *message;
     if (picture(format) && format != report::Format::svg && result.kind != "snapshot")
@@ -406,17 +441,19 @@ CommandOutput run_ranks(const RanksOptions& options, const GlobalOptions& global
     const auto limit = max_input(globals);
     const auto files = expand(options.files);
     binary_allowed(format);
-    auto captures = for_each_file<analysis::RankCapture>(files.size(), [&](std::size_t i) {
-        const auto capture = load(files[i], globals, limit);
+    std::vector<std::string> skipped;
+    auto captures = for_each_file<analysis::RankCapture>(files, skipped, [&](std::size_t i) {
+        const auto capture = load(files[i].path, globals, limit);
         if (!capture.is_snapshot())
             throw usage_error(fmt::format("ranks needs snapshots; {} is a {}", capture.path, capture.kind_name()));
-        return analysis::RankCapture{util::rank_from_file_name(files[i]), files[i], reduce(capture, analysis)};
+        return analysis::RankCapture{util::rank_from_file_name(files[i].path), files[i].path, reduce(capture, analysis)};
     });
     const auto result = analysis::compare_ranks(std::move(captures), analysis);
     CommandOutput out;
     report::RenderOptions render{use_color(globals) && format == report::Format::text, false};
     render.node_fraction = fraction_of(options.node_fraction);
-    out.warnings = result.warnings;
+    out.warnings = std::move(skipped);
+    out.warnings.insert(out.warnings.end(), result.warnings.begin(), result.warnings.end());
     if (picture(format)) out.text = report::render(analysis::ranks_stacks(result), format, render);
     else out.text = report::render(result, format, render);
     return out;
