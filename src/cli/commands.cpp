@@ -154,6 +154,7 @@ capture::Capture load(const std::string& path, const GlobalOptions& globals, std
     const auto start = std::chrono::steady_clock::now();
     bool shown = false;
     const auto progress = [&](std::uint64_t done, std::uint64_t total) {
+        if (total <= (std::uint64_t{64} << 20)) return;  // small files need no progress
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::lock_guard lock(terminal);

@@ -162,7 +162,8 @@ MappedFile::MappedFile(MappedFile&& other) noexcept
       size_(other.size_),
       mapped_(other.mapped_),
       guard_(other.guard_),
-      buffer_(std::move(other.buffer_)) {
+      buffer_(std::move(other.buffer_)),
+      released_(other.released_) {
     if (!mapped_) data_ = buffer_.data();
     other.data_ = nullptr;
     other.size_ = 0;
@@ -174,7 +175,9 @@ void MappedFile::release_prefix(std::size_t bytes) const noexcept {
     if (!mapped_) return;
     const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     const std::size_t length = std::min(bytes, size_) / page * page;
-    if (length > 0) ::madvise(const_cast<char*>(data_), length, MADV_DONTNEED);
+    // Only what was not released before: the prefix grows as the reader moves on.
+    if (length > released_) ::madvise(const_cast<char*>(data_) + released_, length - released_, MADV_DONTNEED);
+    released_ = std::max(released_, length);
 }
 
 bool MappedFile::changed() const noexcept { return guard_ >= 0 && g_guarded[guard_].hit.load(); }

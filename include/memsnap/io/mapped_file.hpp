@@ -47,6 +47,7 @@ private:
     bool mapped_ = false;
     int guard_ = -1;       // slot in the SIGBUS guard's table, -1 when not mapped
     std::string buffer_;  // used when the input cannot be mapped
+    mutable std::size_t released_ = 0;  // bytes of the mapping already given back
 };
 
 }  // namespace memsnap::io
