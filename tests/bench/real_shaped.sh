@@ -57,7 +57,7 @@ echo "  source:  $source_file"
 echo "  binary:  $bin"
 echo "  machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo
-echo "Shape of the source and the scaled files (bytes per event, frames per event, memo sharing):"
+echo "Shape of the source, the scaled file and the generated one (bytes and frames per event, memo sharing):"
 files=()
 for mib in "${sizes[@]}"; do
     f="$cache/real-$(basename "$source_file" .pickle)-${mib}MiB.pickle"
@@ -65,7 +65,10 @@ for mib in "${sizes[@]}"; do
     [[ -s "$f.copy" ]] || cp "$f" "$f.copy"
     files+=("$f")
 done
-"$python" "$here/scale_real_snapshot.py" --figures "$source_file" "${files[0]}" | sed 's/^/  /'
+# The generated benchmark file (make_big_snapshot.py) beside them: how far it is from a real one.
+generated="$cache/generated-${sizes[0]}MiB.pickle"
+[[ -s "$generated" ]] || "$python" "$here/make_big_snapshot.py" --mib "${sizes[0]}" "$generated"
+"$python" "$here/scale_real_snapshot.py" --figures "$source_file" "${files[0]}" "$generated" | sed 's/^/  /'
 echo
 printf "%-8s %-16s %9s %9s %10s %9s\n" "size" "reader" "wall s" "MB/s" "peak MiB" "RSS/file"
 summary=()
