@@ -45,10 +45,6 @@ std::vector<EventKey> events_within(const Snapshot& snap, std::int64_t from, std
     return out;
 }
 
-struct TraceEvidence {
-    std::size_t overlapping = 0, shared = 0;
-};
-
 // The events of one side within the window, in file order, and whether that order is time order.
 struct Window {
     std::vector<const TraceEvent*> events;
@@ -66,9 +62,11 @@ Window window_events(const Snapshot& snap, std::int64_t from, std::int64_t to, s
 }
 
 // Two captures of one process share every event their traces both cover in time.
-TraceEvidence compare_traces(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
+}  // namespace
+
+TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
     const auto a = window_of(before, device), b = window_of(after, device);
-    TraceEvidence t;
+    TraceOverlap t;
     if (!a.timed || !b.timed) return t;
     const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
     if (from > to) return t;
@@ -101,6 +99,8 @@ TraceEvidence compare_traces(const Snapshot& before, const Snapshot& after, std:
     return t;
 }
 
+namespace {
+
 std::size_t shared_segments(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
     auto keys = [device](const Snapshot& s) {
         std::vector<std::tuple<int, std::int64_t, std::int64_t>> out;
@@ -130,7 +130,8 @@ void compare_settings(const Snapshot& before, const Snapshot& after, std::vector
 }  // namespace
 
 SameProcess check_same_process(const Snapshot& before, const Snapshot& after, const BlockMatch& match,
-                               const StackIndex& index, const DeviceSets& devices, std::optional<int> device) {
+                               const StackIndex& index, const DeviceSets& devices, std::optional<int> device,
+                               const TraceOverlap& trace) {
     std::vector<std::string> against, in_favour;
     if (devices.differ())
         against.push_back(fmt::format("the captures hold different devices ({} before, {} after)",
@@ -142,7 +143,6 @@ SameProcess check_same_process(const Snapshot& before, const Snapshot& after, co
             "their path inside the project)",
             index.project_root(0), index.project_root(1), index.renamed_frame_matches()));
     compare_settings(before, after, against);
-    const auto trace = compare_traces(before, after, device);
     if (trace.overlapping > 0 && trace.shared == 0)
         against.push_back(fmt::format(
             "the traces overlap in time but share none of the {} events both cover: one process records one trace",

@@ -7,6 +7,8 @@
 #include <memsnap/analysis/totals.hpp>
 
 #include <fmt/format.h>
+
+#include <future>
 #include <fmt/ranges.h>
 
 #include <cstdlib>
@@ -77,6 +79,8 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
 
     for (const auto* snap : {&before, &after})
         for (const auto& w : snap->warnings) diff.warnings.push_back(fmt::format("{}: {}", snap->source.path, w));
+    // The traces are compared on another core while the blocks are matched here.
+    auto traces = std::async(std::launch::async, [&] { return compare_traces(before, after, options.device); });
     StackIndex index({&before, &after}, options.rules, options.stacks);
     const auto old_blocks = collect_blocks(before, 0, index, options.device);
     const auto new_blocks = collect_blocks(after, 1, index, options.device);
@@ -87,7 +91,7 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     diff.categories = match.categories;
     diff.totals = totals_change(compute_totals(before, options.device), compute_totals(after, options.device),
                                 options.steps);
-    diff.same_process = check_same_process(before, after, match, index, diff.devices, options.device);
+    diff.same_process = check_same_process(before, after, match, index, diff.devices, options.device, traces.get());
 
     auto grouped = group_sites(match, index, diff.stacks_recorded, options.steps);
     auto explanation = explain({diff.totals, grouped, index, diff.same_process, options.steps,

@@ -16,8 +16,16 @@
 
 namespace memsnap::analysis {
 
+// How two traces overlap in time: the events both cover (the fewer side's count) and those
+// both hold. Needs only the captures, so it can run while the blocks are matched.
+struct TraceOverlap {
+    std::size_t overlapping = 0, shared = 0;
+};
+TraceOverlap compare_traces(const snapshot::Snapshot& before, const snapshot::Snapshot& after,
+                            std::optional<int> device);
+
 SameProcess check_same_process(const snapshot::Snapshot& before, const snapshot::Snapshot& after,
                                const BlockMatch& match, const StackIndex& index, const DeviceSets& devices,
-                               std::optional<int> device);
+                               std::optional<int> device, const TraceOverlap& trace);
 
 }  // namespace memsnap::analysis
