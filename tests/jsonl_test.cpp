@@ -115,3 +115,15 @@ TEST_CASE("info --format jsonl: a directory of captures is one table for sqlite3
     CHECK(result == expected);
     std::filesystem::remove_all(work);
 }
+
+TEST_CASE("info --format jsonl of the bundled pair and a summary log, golden" * doctest::test_suite("cli")) {
+    const auto r = test::run_memsnap(
+        "info --format jsonl fixtures/pairs/leak/run_step100.pickle fixtures/pairs/leak/run_step500.pickle "
+        "fixtures/summaries/series_trend_7_steps.txt",
+        "cd " + test::quote(test::source_dir()) + " &&");
+    REQUIRE(r.exit_code == 0);
+    test::check_golden("jsonl/pair_and_log.jsonl", r.out);
+    // The summary's records carry the step of the log line above each table.
+    CHECK(r.out.find("\"file\":\"fixtures/summaries/series_trend_7_steps.txt\",\"rank\":null,\"step\":700") !=
+          std::string::npos);
+}
