@@ -209,8 +209,6 @@ Diagnosis diagnose(const TrendSite& s, bool steps_known, std::int64_t distance) 
 
 }  // namespace
 
-std::optional<std::int64_t> step_of_file(const std::string& file) { return util::step_from_file_name(file); }
-
 SeriesFit fit_series(const std::vector<std::int64_t>& steps, const std::vector<std::int64_t>& bytes,
                      const std::vector<std::int64_t>* blocks, std::size_t warmup, std::int64_t noise) {
     SeriesFit f;
@@ -261,7 +259,7 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
     require_points(captures.size(), trend.warmup);
     std::vector<std::optional<std::int64_t>> found, times;
     for (const auto& c : captures) {
-        found.push_back(step_of_file(c.file));
+        found.push_back(util::step_from_file_name(c.file));
         times.push_back(c.info.trace_last_us);
     }
     const auto choice = choose_steps(captures.size(), found, "file names", times, trend);
@@ -390,7 +388,7 @@ TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const 
     require_points(points.size(), trend.warmup);
     std::string source = "log lines";
     if (std::any_of(found.begin(), found.end(), [](const auto& s) { return !s.has_value(); }) && one_table_per_file) {
-        for (std::size_t i = 0; i < points.size(); ++i) found[i] = step_of_file(captures[point_file[i]].file);
+        for (std::size_t i = 0; i < points.size(); ++i) found[i] = util::step_from_file_name(captures[point_file[i]].file);
         source = "file names";
     }
     const auto choice = choose_steps(points.size(), found, source, {}, trend);

@@ -146,6 +146,12 @@ std::optional<int> device_option(const std::string& text) {
     return std::nullopt;
 }
 
+// --top N, or `fallback` when not given.
+std::size_t top_option(const std::string& text, std::size_t fallback) {
+    return static_cast<std::size_t>(
+        whole_number("--top", text, 1'000'000'000).value_or(static_cast<std::int64_t>(fallback)));
+}
+
 // Reads one capture. A pickle over 64 MiB read for a terminal shows its progress on standard
 // error (bytes read and rate), one line rewritten in place and cleared at the end.
 capture::Capture load(const std::string& path, const GlobalOptions& globals, std::uint64_t limit) {
@@ -199,6 +205,15 @@ double fraction_of(const std::string& text) {
     return value;
 }
 
+// How to render for this terminal and these options.
+report::RenderOptions render_options(const GlobalOptions& globals, report::Format format, bool cpp_frames,
+                                     analysis::Side side, const std::string& node_fraction) {
+    report::RenderOptions render{use_color(globals) && format == report::Format::text, cpp_frames};
+    render.side = side;
+    render.node_fraction = fraction_of(node_fraction);
+    return render;
+}
+
 // pprof is binary: never onto a terminal.
 void binary_allowed(report::Format format) {
     if (format == report::Format::pprof && ::isatty(STDOUT_FILENO) == 1)
@@ -219,8 +234,7 @@ CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals)
     analysis.rules = globals.rules;
     const auto format = format_of(options.format);
     const bool lines = format == report::Format::jsonl;
-    analysis.top = static_cast<std::size_t>(
-        whole_number("--top", options.top, 1'000'000'000).value_or(lines ? kMachineTop : 10));
+    analysis.top = top_option(options.top, lines ? kMachineTop : 10);
     analysis.device = device_option(options.device);
     analysis::validate(analysis);
     const auto limit = max_input(globals);
@@ -230,9 +244,7 @@ CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals)
     if (files.size() > 1 && format != report::Format::text && !lines)
         throw usage_error(fmt::format("--format {}: one file at a time (--format jsonl takes many)", options.format));
     binary_allowed(format);
-    report::RenderOptions render{use_color(globals) && format == report::Format::text, false};
-    render.node_fraction = fraction_of(options.node_fraction);
-    render.side = analysis::Side::after;
+    const auto render = render_options(globals, format, false, analysis::Side::after, options.node_fraction);
     CommandOutput out;
     const auto pieces = for_each_file<std::string>(files, out.warnings, [&](std::size_t i) {
         const auto capture = load(files[i].path, globals, limit);
@@ -258,8 +270,8 @@ CommandOutput run_trace(const TraceOptions& options, const GlobalOptions& global
     analysis::AnalysisOptions analysis;
     analysis.rules = globals.rules;
     analysis.stacks = {options.hide, options.focus, false};
-    analysis.top = static_cast<std::size_t>(whole_number("--top", options.top, 1'000'000'000).value_or(10));
-    if (const auto d = whole_number("--device", options.device, 65535)) analysis.device = static_cast<int>(*d);
+    analysis.top = top_option(options.top, 10);
+    analysis.device = device_option(options.device);
     analysis::TraceOptions trace;
     if (!options.device_memory.empty()) trace.device_memory = util::parse_size(options.device_memory);
     const auto format = format_of(options.format);
@@ -268,11 +280,9 @@ CommandOutput run_trace(const TraceOptions& options, const GlobalOptions& global
     if (options.picture != "timeline" && options.picture != "flame")
         throw usage_error(fmt::format("--picture: '{}' is not timeline or flame", options.picture));
     binary_allowed(format);
-    report::RenderOptions render{use_color(globals) && format == report::Format::text, options.cpp_frames};
-    render.node_fraction = fraction_of(options.node_fraction);
-    render.side = analysis::Side::after;
+    const auto render =
+        render_options(globals, format, options.cpp_frames, analysis::Side::after, options.node_fraction);
     analysis::validate(analysis);
-    (void)max_input(globals);
     const auto capture = load(options.file, globals, max_input(globals));
     if (!capture.is_snapshot())
         throw usage_error(fmt::format("trace needs a snapshot; {} is a {}", capture.path, capture.kind_name()));
@@ -319,14 +329,15 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     if (picture(format) || format == report::Format::html)
         analysis.stack_samples = options.side == "delta" ? analysis::StackSamples::changed : analysis::StackSamples::all;
     binary_allowed(format);
-    analysis.top = static_cast<std::size_t>(
-        whole_number("--top", options.top, 1'000'000'000).value_or(machine ? kMachineTop : 10));
-    if (const auto d = whole_number("--device", options.device, 65535)) analysis.device = static_cast<int>(*d);
+    analysis.top = top_option(options.top, machine ? kMachineTop : 10);
+    analysis.device = device_option(options.device);
     if (!options.min_growth.empty()) analysis.min_growth = util::parse_size(options.min_growth);
     std::optional<std::int64_t> gate;
     if (!options.fail_on_growth.empty()) gate = util::parse_size(options.fail_on_growth);
+    const auto render =
+        render_options(globals, format, options.cpp_frames, side_of(options.side), options.node_fraction);
     analysis::validate(analysis);
-    (void)max_input(globals);
+    const auto limit = max_input(globals);
 
     // The two files are read concurrently; a log diffed with itself (its series of tables) is
     // read once.
@@ -337,7 +348,7 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     if (!same_file) inputs.push_back({after_file, false});
     std::vector<std::string> none_skipped;  // named files are never skipped
     auto loaded = for_each_file<capture::Capture>(inputs, none_skipped, [&](std::size_t i) {
-        return load(inputs[i].path, globals, max_input(globals));
+        return load(inputs[i].path, globals, limit);
     });
     const capture::Capture& before = loaded[0];
     const std::optional<capture::Capture> other =
@@ -347,9 +358,6 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     out.warnings = analysis::warnings_of(result);
     if (gate)
         if (auto message = analysis::check_growth_gate(result, *gate)) out.gate_message = *message;
-    report::RenderOptions render{use_color(globals) && format == report::Format::text, options.cpp_frames};
-    render.side = side_of(options.side);
-    render.node_fraction = fraction_of(options.node_fraction);
     if (format == report::Format::json) {
         // Written as it is made: a long site list is never held whole.
         out.stream = [result = std::make_shared<analysis::DiffResult>(std::move(result)), format,
@@ -368,16 +376,13 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
     analysis::AnalysisOptions analysis;
     analysis.rules = globals.rules;
     const bool machine = format == report::Format::json || format == report::Format::csv;
-    analysis.top = static_cast<std::size_t>(
-        whole_number("--top", options.top, 1'000'000'000).value_or(machine ? kMachineTop : 10));
+    analysis.top = top_option(options.top, machine ? kMachineTop : 10);
     analysis.device = device_option(options.device);
     analysis::TrendOptions trend;
     trend.warmup = static_cast<std::size_t>(whole_number("--warmup", options.warmup, 1'000'000).value_or(0));
     std::optional<std::int64_t> gate;
     if (!options.fail_on_growth.empty()) gate = util::parse_size(options.fail_on_growth);
-    report::RenderOptions render{use_color(globals) && format == report::Format::text, false};
-    render.side = side_of(options.side);
-    render.node_fraction = fraction_of(options.node_fraction);
+    const auto render = render_options(globals, format, false, side_of(options.side), options.node_fraction);
     binary_allowed(format);
     analysis::validate(analysis);
     const auto limit = max_input(globals);
@@ -436,7 +441,7 @@ CommandOutput run_ranks(const RanksOptions& options, const GlobalOptions& global
     const auto format = format_of(options.format);
     analysis::AnalysisOptions analysis;
     analysis.rules = globals.rules;
-    analysis.top = static_cast<std::size_t>(whole_number("--top", options.top, 1'000'000'000).value_or(10));
+    analysis.top = top_option(options.top, 10);
     analysis.device = device_option(options.device);
     analysis::validate(analysis);
     const auto limit = max_input(globals);
@@ -451,8 +456,7 @@ CommandOutput run_ranks(const RanksOptions& options, const GlobalOptions& global
     });
     const auto result = analysis::compare_ranks(std::move(captures), analysis);
     CommandOutput out;
-    report::RenderOptions render{use_color(globals) && format == report::Format::text, false};
-    render.node_fraction = fraction_of(options.node_fraction);
+    const auto render = render_options(globals, format, false, analysis::Side::after, options.node_fraction);
     out.warnings = std::move(skipped);
     out.warnings.insert(out.warnings.end(), result.warnings.begin(), result.warnings.end());
     if (picture(format)) out.text = report::render(analysis::ranks_stacks(result), format, render);

@@ -2,6 +2,7 @@
 // Boost.Graph (analysis/growth_graph). Frames are nodes with exclusive and inclusive bytes,
 // caller->callee edges carry bytes, and frames below --node-fraction of the total are pruned.
 #include "format.hpp"
+#include "profile_support.hpp"
 #include "writers.hpp"
 
 #include <memsnap/analysis/growth_graph.hpp>
@@ -13,10 +14,7 @@ std::string profile_dot(const analysis::StackProfile& p, analysis::Side side, do
     analysis::GrowthGraph graph;
     const auto samples = analysis::sided(p, side);
     for (std::size_t i = 0; i < samples.size(); ++i) graph.add_stack(samples[i].first->frames, samples[i].second, i);
-    const std::string measure = !p.differential ? p.measure
-                                : side == analysis::Side::before ? "bytes before"
-                                : side == analysis::Side::after  ? "bytes after"
-                                                                 : "growth";
+    const std::string measure = side_measure(p, side);
     return graph.to_dot([&](std::uint32_t f) { return frame_label(p.frame_table[f]); },
                         [](std::int64_t bytes) { return util::human_bytes(bytes); }, p.title + ": " + measure,
                         node_fraction);

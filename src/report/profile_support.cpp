@@ -25,6 +25,11 @@ std::string xml_text(std::string_view raw) {
     return out;
 }
 
+std::string side_measure(const analysis::StackProfile& p, analysis::Side side) {
+    if (!p.differential) return p.measure;
+    return side == analysis::Side::before ? "bytes before" : side == analysis::Side::after ? "bytes after" : "growth";
+}
+
 std::vector<TreeNode> call_tree(const analysis::StackProfile& profile, analysis::Side side) {
     std::vector<TreeNode> nodes(1);
     std::map<std::pair<std::size_t, std::int64_t>, std::size_t> child;  // (parent, frame) -> node

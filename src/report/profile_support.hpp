@@ -14,6 +14,9 @@ namespace memsnap::report::detail {
 // "name (file:line)", with ';' replaced: one element of a folded stack.
 std::string folded_frame(const analysis::FrameText& f);
 
+// What a picture of `profile` on `side` measures: its own measure, or a diff's side.
+std::string side_measure(const analysis::StackProfile& profile, analysis::Side side);
+
 // Text safe inside XML and HTML, control characters escaped as memsnap prints them.
 std::string xml_text(std::string_view raw);
 

@@ -120,10 +120,7 @@ std::string profile_svg(const analysis::StackProfile& p, analysis::Side side) {
     }
     const double legend_y = kTop + static_cast<double>(depth_max + 1) * kRow + 14;
     const double height = legend_y + 40;
-    const std::string side_name = !p.differential          ? p.measure
-                                  : side == analysis::Side::before ? "bytes before"
-                                  : side == analysis::Side::after  ? "bytes after"
-                                                                   : "growth";
+    const std::string side_name = side_measure(p, side);
     std::string out = header(height, p.title,
                              fmt::format("{} {}; width is bytes; hover a box for its numbers", util::human_bytes(nodes[0].value),
                                          side_name));

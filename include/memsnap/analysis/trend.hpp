@@ -94,7 +94,4 @@ TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const 
 // `bytes_per_step` (a leak or one-time growth that continues), nullopt when the gate passes.
 std::optional<std::string> check_trend_gate(const TrendResult& trend, std::int64_t bytes_per_step);
 
-// A step from the file name, else none (shared with `ranks`).
-std::optional<std::int64_t> step_of_file(const std::string& file);
-
 }  // namespace memsnap::analysis
