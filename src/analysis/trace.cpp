@@ -296,9 +296,30 @@ std::size_t sites_limit(const AnalysisOptions& options) {
     return options.top == 0 ? kMaxTraceSitesListed : std::min(options.top, kMaxTraceSitesListed);
 }
 
+// The stacks of the allocations live at the replay's peak (or at its end), for pictures.
+StackProfile stacks_at(const Snapshot& snap, const Replay& r, StackIndex& index, bool at_peak) {
+    const auto peak = static_cast<std::size_t>(
+        std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
+    StackProfile out;
+    out.title = at_peak ? fmt::format("live at the peak of {} ({} allocated, event {})", snap.source.path,
+                                      util::human_bytes(r.allocated[peak]), peak)
+                        : fmt::format("live at the end of {}", snap.source.path);
+    out.measure = "live bytes";
+    StackTotals by_stack;
+    for (const auto& a : r.allocations) {
+        if (at_peak ? !a.live_at(peak) : a.free_event.has_value()) continue;
+        auto& s = by_stack[{index.stack(0, a.stack), index.category(0, a.stack)}];
+        s.first += a.size;
+        ++s.second;
+    }
+    add_samples(out, index, by_stack);
+    return out;
+}
+
 // torch <= 2.0 without a ring buffer: each block's history holds the allocation that lives
 // in it, with its stack, but nothing says when. What is live can still be named by site.
-TraceResult history_trace(TraceResult out, const Snapshot& snap, const AnalysisOptions& options) {
+TraceResult history_trace(TraceResult out, const Snapshot& snap, const AnalysisOptions& options,
+                          const TraceOptions& trace_options) {
     out.source = "block history";
     out.iteration_source = "none";
     StackIndex index({&snap}, options.rules, options.stacks);
@@ -322,6 +343,7 @@ TraceResult history_trace(TraceResult out, const Snapshot& snap, const AnalysisO
     out.notes.push_back("this capture has a history per block (torch 2.0 or older) and no trace events: it does not "
                         "say when anything happened, so there is no timeline, peak, iterations or OOM replay; the "
                         "live allocations are named by site only");
+    if (trace_options.stacks != TraceOptions::Stacks::none) out.stacks = live_stacks(snap, options);
     return out;
 }
 
@@ -336,7 +358,7 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     for (const auto& e : snap.events) traced.insert(e.device);
     out.devices.assign(traced.begin(), traced.end());
 
-    if (out.devices.empty()) return history_trace(std::move(out), snap, options);
+    if (out.devices.empty()) return history_trace(std::move(out), snap, options, trace_options);
 
     const auto r = detail::replay(snap, out.device);
     out.events = r.events.size();
@@ -366,6 +388,8 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     out.peak.time_us = peak < r.events.size() ? r.events[peak]->time_us : out.time_last_us;
     out.peak.usage = tally.usage([peak](const Allocation& a) { return a.live_at(peak); }, options.top);
 
+    if (trace_options.stacks != TraceOptions::Stacks::none)
+        out.stacks = stacks_at(snap, r, index, trace_options.stacks == TraceOptions::Stacks::peak);
     out.ooms = ooms_of(snap, r, out.device, index, tally, frames, options, trace_options, kMaxOomsExplained,
                        out.ooms_total);
     auto sites = live_sites(r, tally, it, index, frames, sites_limit(options), out.sites_total);
@@ -439,23 +463,8 @@ StackProfile trace_stacks(const Snapshot& snap, const AnalysisOptions& options, 
     const auto r = detail::replay(snap, device);
     // Block history without trace events: what is live is all there is.
     if (r.events.empty()) return live_stacks(snap, options);
-    const auto peak = static_cast<std::size_t>(
-        std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
-    StackProfile out;
-    out.title = at_peak ? fmt::format("live at the peak of {} ({} allocated, event {})", snap.source.path,
-                                      util::human_bytes(r.allocated[peak]), peak)
-                        : fmt::format("live at the end of {}", snap.source.path);
-    out.measure = "live bytes";
     StackIndex index({&snap}, options.rules, options.stacks);
-    StackTotals by_stack;
-    for (const auto& a : r.allocations) {
-        if (at_peak ? !a.live_at(peak) : a.free_event.has_value()) continue;
-        auto& s = by_stack[{index.stack(0, a.stack), index.category(0, a.stack)}];
-        s.first += a.size;
-        ++s.second;
-    }
-    add_samples(out, index, by_stack);
-    return out;
+    return stacks_at(snap, r, index, at_peak);
 }
 
 }  // namespace memsnap::analysis

@@ -286,19 +286,16 @@ CommandOutput run_trace(const TraceOptions& options, const GlobalOptions& global
     const auto capture = load(options.file, globals, max_input(globals));
     if (!capture.is_snapshot())
         throw usage_error(fmt::format("trace needs a snapshot; {} is a {}", capture.path, capture.kind_name()));
+    const bool flame = picture(format) && !(format == report::Format::svg && options.picture == "timeline");
+    if (flame || format == report::Format::html)
+        trace.stacks = options.at == "peak" ? analysis::TraceOptions::Stacks::peak : analysis::TraceOptions::Stacks::end;
     const auto result = analysis::analyze_trace(capture.snapshot(), analysis, trace);
     CommandOutput out;
     out.warnings = capture.snapshot().warnings;
-    const bool at_peak = options.at == "peak" && result.ordered();
-    if (format == report::Format::svg && options.picture == "timeline") {
-        out.text = report::render_timeline_svg(result);
-    } else if (picture(format)) {
-        out.text = report::render(analysis::trace_stacks(capture.snapshot(), analysis, at_peak), format, render);
-    } else if (format == report::Format::html) {
-        out.text = report::render_html(result, analysis::trace_stacks(capture.snapshot(), analysis, at_peak), render);
-    } else {
-        out.text = report::render(result, format, render);
-    }
+    if (flame) out.text = report::render(*result.stacks, format, render);
+    else if (format == report::Format::html) out.text = report::render_html(result, *result.stacks, render);
+    else if (format == report::Format::svg) out.text = report::render_timeline_svg(result);
+    else out.text = report::render(result, format, render);
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/site_rules.hpp>
+#include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/snapshot/model.hpp>
 
 #include <array>
@@ -128,10 +129,13 @@ struct TraceResult {
     std::vector<std::int64_t> allocated_by_iteration;  // the most allocated in each iteration
     std::vector<FrameText> frame_table;
     std::vector<std::string> notes;
+    std::optional<StackProfile> stacks;  // with TraceOptions::stacks
 };
 
 struct TraceOptions {
     std::optional<std::int64_t> device_memory;  // --device-memory: the GPU's capacity
+    // Pictures: the stacks live at the peak or at the end, from the same replay.
+    enum class Stacks { none, peak, end } stacks = Stacks::none;
 };
 
 // Throws Error: input when the capture holds no trace for the device, or the device is not
