@@ -144,3 +144,63 @@ TEST_CASE("a sealed container cannot be changed afterwards" * doctest::test_suit
     pickle::Document doc(in);
     CHECK_THROWS_AS(pickle::decode(doc, {}, nullptr), Error);
 }
+
+namespace {
+
+// Turns {"k": n} into opaque(1, n) and a list literal of such values into opaque(2, sum):
+// enough to see which values a list literal was read from.
+struct SummingHook : pickle::SealHook {
+    std::optional<Value> on_seal(const pickle::Document& doc, const Value& container) override {
+        if (container.kind != Kind::dict) return std::nullopt;
+        const Value* n = doc.find(container, "k");
+        if (n == nullptr || n->kind != Kind::integer) return std::nullopt;
+        return Value::make_opaque(1, static_cast<std::uint64_t>(n->i));
+    }
+    std::optional<Value> on_list_literal(const pickle::Document&, std::span<const Value> items) override {
+        std::uint64_t sum = 0;
+        for (const Value& v : items) sum += v.u;
+        return Value::make_opaque(2, sum);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a list literal read again after a PUT over one of its memo entries sees the new value" * doctest::test_suite("unit")) {
+    // memo1 = {"k": 5}, memo2 = {"k": 7}; root = [memo1, memo2, [memo1], memo2, [memo1]] with
+    // a BINPUT of memo2 into slot 1 before the second literal. The reader reuses a literal
+    // it has seen by its memo indices; the PUT must make it read them again.
+    const std::string in = bytes({0x80, 4, ']', 0x94, '(', '}', 0x94}) + short_str("k") +
+                           bytes({'K', 5, 's', '}', 0x94}) + short_str("k") +
+                           bytes({'K', 7, 's', ']', '(', 'h', 1, 'e', 'h', 2, 'q', 1, ']', '(', 'h', 1, 'e', 'e', '.'});
+    pickle::Document doc(in);
+    SummingHook hook;
+    pickle::decode(doc, {}, &hook);
+    const auto& items = doc.items(doc.root);
+    REQUIRE(items.size() == 5);
+    CHECK(items[2].tag == 2);
+    CHECK(items[2].u == 5);
+    CHECK(items[4].tag == 2);
+    CHECK(items[4].u == 7);
+}
+
+TEST_CASE("a repeated list literal gives the hook's value without asking it again" * doctest::test_suite("unit")) {
+    // root = [memo1, [memo1, memo1], [memo1, memo1]]: the second literal comes from the cache
+    // of memo runs and must equal the first.
+    const std::string in = bytes({0x80, 4, ']', 0x94, '(', '}', 0x94}) + short_str("k") +
+                           bytes({'K', 3, 's', ']', '(', 'h', 1, 'h', 1, 'e', ']', '(', 'h', 1, 'h', 1, 'e', 'e', '.'});
+    pickle::Document doc(in);
+    struct CountingHook : SummingHook {
+        int literals = 0;
+        std::optional<Value> on_list_literal(const pickle::Document& d, std::span<const Value> items) override {
+            ++literals;
+            return SummingHook::on_list_literal(d, items);
+        }
+    } hook;
+    pickle::decode(doc, {}, &hook);
+    const auto& items = doc.items(doc.root);
+    REQUIRE(items.size() == 3);
+    CHECK(items[1].tag == 2);
+    CHECK(items[1].u == 6);
+    CHECK(items[2].u == 6);
+    CHECK(hook.literals == 1);
+}

@@ -14,6 +14,7 @@ void Memo::put(std::uint64_t index, const Value& v) {
         return;
     }
     if (index > entries_.size()) entries_.resize(index + 1, 0);
+    if ((entries_[index] & 7) == opaque && entries_[index] != e) ++opaque_overwrites_;
     entries_[index] = e;
 }
 

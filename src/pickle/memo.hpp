@@ -17,6 +17,9 @@ public:
     Value get(std::uint64_t index) const { return decode(entries_[index]); }
     // Stores `v` at `index`, growing the memo (holes stay undefined).
     void put(std::uint64_t index, const Value& v);
+    // Counts the replacements of opaque entries (a hostile PUT to a used index; torch never
+    // writes one). A cache of decoded memo reads is valid while this stays the same.
+    std::uint64_t opaque_overwrites() const { return opaque_overwrites_; }
 
 private:
     enum Tag : std::uint64_t {
@@ -51,6 +54,7 @@ private:
 
     std::vector<std::uint64_t> entries_;
     std::vector<Value> others_;  // values that do not pack
+    std::uint64_t opaque_overwrites_ = 0;
 };
 
 }  // namespace memsnap::pickle

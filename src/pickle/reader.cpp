@@ -4,8 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -399,50 +401,76 @@ private:
         }
         if (p >= size || data[p] != '(') return false;
         ++p;
+        // First the memo indices alone: torch builds its frame lists from shared frame dicts,
+        // so a real capture repeats a few hundred index runs thousands of times, and a run seen
+        // before needs neither memo reads nor the hook.
         std::size_t count = 0;
+        std::uint64_t hash = 0;
         while (p < size && (data[p] == 'h' || data[p] == 'j')) {
-            std::uint64_t index;
+            std::uint32_t index;
             if (data[p] == 'h') {
                 if (p + 2 > size) return false;
                 index = static_cast<unsigned char>(data[p + 1]);
                 p += 2;
             } else {
                 if (p + 5 > size) return false;
-                std::uint32_t i32;
-                std::memcpy(&i32, data + p + 1, 4);
-                index = i32;
+                std::memcpy(&index, data + p + 1, 4);
                 p += 5;
             }
-            if (!memo_.defined(index)) return false;
-            const Value v = memo_.get(index);
-            if (v.kind != Kind::opaque) return false;
             // Real stacks hold hundreds of frames; a longer list takes the general path, which
             // the held-memory budget bounds.
             if (count == kMaxLiteral) return false;
-            if (count == literal_.size()) literal_.resize(2 * count + 64);
-            literal_[count++] = v;
+            if (count == literal_ids_.size()) literal_ids_.resize(2 * count + 64);
+            literal_ids_[count++] = index;
+            hash = std::rotl(hash, 7) ^ index;
         }
         if (count == 0 || p >= size || data[p] != 'e') return false;
         ++p;
         if (p < size && data[p] == '(') return false;  // a second APPENDS batch may follow
-        const auto replacement =
-            hook_->on_list_literal(doc_, std::span<const Value>(literal_.data(), count));
-        if (!replacement) return false;
+        const std::span<const std::uint32_t> ids(literal_ids_.data(), count);
+        LiteralRun& cached = literal_runs_[((hash * 0x9E3779B97F4A7C15ull) >> 32) % literal_runs_.size()];
+        Value replacement;
+        if (cached.memo_overwrites == memo_.opaque_overwrites() && std::ranges::equal(cached.ids, ids)) {
+            replacement = cached.replacement;
+        } else {
+            if (count > literal_.size()) literal_.resize(count);
+            for (std::size_t i = 0; i < count; ++i) {
+                if (!memo_.defined(ids[i])) return false;
+                literal_[i] = memo_.get(ids[i]);
+                if (literal_[i].kind != Kind::opaque) return false;
+            }
+            const auto made = hook_->on_list_literal(doc_, std::span<const Value>(literal_.data(), count));
+            if (!made) return false;
+            replacement = *made;
+            cached.ids.assign(ids.begin(), ids.end());
+            cached.replacement = replacement;
+            cached.memo_overwrites = memo_.opaque_overwrites();
+        }
         if (memoize) {
             ++info_.memoize_ops;
             ++info_.memo_before_fill;
             if (memo_.size() >= limits_.max_memo_entries)
                 fail(fmt::format("memo index {} is over the limit of {} entries (--max-memo)",
                                  memo_.size(), limits_.max_memo_entries));
-            memo_.put(memo_.size(), *replacement);
+            memo_.put(memo_.size(), replacement);
         } else if (p < size && (data[p] == 'q' || data[p] == 'r')) {
             ++info_.memo_after_fill;  // the C++ writer memoizes shared lists once complete
         }
         pos_ = p;
-        push(*replacement);
+        push(replacement);
         return true;
     }
 
+    // A run of memo indices the hook turned into one value: valid while no opaque memo entry
+    // has been replaced since (the hook's result depends only on the values read).
+    struct LiteralRun {
+        std::vector<std::uint32_t> ids;
+        Value replacement;
+        std::uint64_t memo_overwrites = 0;
+    };
+    // Direct-mapped: a collision costs one miss, never a wrong value, and memory stays bounded.
+    std::vector<LiteralRun> literal_runs_ = std::vector<LiteralRun>(4096);
+    std::vector<std::uint32_t> literal_ids_;
     static constexpr std::size_t kMaxLiteral = 1 << 16;
     std::vector<Value> literal_;
     Document& doc_;

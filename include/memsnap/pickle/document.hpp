@@ -177,6 +177,7 @@ public:
     // A complete list written in one piece (EMPTY_LIST, MARK, memo references, APPENDS) whose
     // items are all already-replaced values: the hook may replace it without the list ever
     // being built. This is how a large capture's frame lists are read. nullopt: build it.
+    // The result must depend only on `items`: the reader reuses it for the same memo run.
     virtual std::optional<Value> on_list_literal(const Document& /*doc*/,
                                                  std::span<const Value> /*items*/) {
         return std::nullopt;
