@@ -204,3 +204,71 @@ TEST_CASE("a repeated list literal gives the hook's value without asking it agai
     CHECK(items[2].u == 6);
     CHECK(hook.literals == 1);
 }
+
+namespace {
+
+// Replaces a dict {"k": n, ...} read in one piece by opaque(3, n + 100 * list sum), and
+// counts how the reader offered it.
+struct DictHook : SummingHook {
+    int dict_literals = 0;
+    int sealed_dicts = 0;
+    std::optional<Value> on_seal(const pickle::Document& doc, const Value& container) override {
+        if (container.kind == Kind::dict) ++sealed_dicts;
+        return SummingHook::on_seal(doc, container);
+    }
+    std::optional<Value> on_dict_literal(const pickle::Document& doc, std::span<const Value> kv) override {
+        ++dict_literals;
+        std::uint64_t n = 0;
+        for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
+            if (doc.text(kv[i]) == "k" && kv[i + 1].kind == Kind::integer) n += static_cast<std::uint64_t>(kv[i + 1].i);
+            if (kv[i + 1].kind == Kind::opaque && kv[i + 1].tag == 2) n += 100 * kv[i + 1].u;
+        }
+        return Value::make_opaque(3, n);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a dict read in one piece takes its memo index before the lists inside it" * doctest::test_suite("unit")) {
+    // memo1 "k", memo2 "f", memo3 {"k": 4}, memo4 {"k": 300 (LONG1), "f": memo5 = [memo3]},
+    // then references to memo4 and memo5: the dict and its list, numbered as the general
+    // path numbers them.
+    const std::string in = bytes({0x80, 4, ']', 0x94, '('}) + short_str("k") + bytes({0x94}) + short_str("f") +
+                           bytes({0x94, '}', 0x94, '(', 'h', 1, 'K', 4, 'u', '}', 0x94, '(', 'h', 1, 0x8A, 2, 0x2C,
+                                  0x01, 'h', 2, ']', 0x94, '(', 'h', 3, 'e', 'u', 'h', 4, 'h', 5, 'e', '.'});
+    pickle::Document doc(in);
+    DictHook hook;
+    const auto info = pickle::decode(doc, {}, &hook);
+    const auto& items = doc.items(doc.root);
+    REQUIRE(items.size() == 6);
+    CHECK(items[2].tag == 3);
+    CHECK(items[2].u == 4);
+    CHECK(items[3].tag == 3);
+    CHECK(items[3].u == 300 + 100 * 4);
+    CHECK(items[4].tag == 3);  // memo4: the dict
+    CHECK(items[4].u == items[3].u);
+    CHECK(items[5].tag == 2);  // memo5: its list
+    CHECK(items[5].u == 4);
+    CHECK(hook.dict_literals == 2);
+    CHECK(hook.sealed_dicts == 0);
+    CHECK(info.long1_ops == 1);
+    CHECK(info.long1_not_8_bytes == 1);
+    CHECK(info.memoize_ops == 6);  // the root, two strings, two dicts, the list
+}
+
+TEST_CASE("a dict that is not a literal is built and sealed as usual" * doctest::test_suite("unit")) {
+    // memo1 = {"k": 1.5} (a float), memo3 = {"k": memo1} (a container value): both built.
+    const std::string in = bytes({0x80, 4, ']', 0x94, '(', '}', 0x94}) + short_str("k") +
+                           bytes({0x94, 'G', 0x3F, 0xF8, 0, 0, 0, 0, 0, 0, 's', '}', 0x94, '(', 'h', 2, 'h', 1, 'u',
+                                  'e', '.'});
+    pickle::Document doc(in);
+    DictHook hook;
+    pickle::decode(doc, {}, &hook);
+    const auto& items = doc.items(doc.root);
+    REQUIRE(items.size() == 2);
+    CHECK(hook.dict_literals == 0);
+    CHECK(hook.sealed_dicts == 2);
+    CHECK(items[0].kind == Kind::dict);
+    CHECK(items[1].kind == Kind::dict);
+    CHECK(doc.find(items[1], "k")->u == items[0].u);
+}

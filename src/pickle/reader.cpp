@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <bit>
 #include <cstring>
 #include <span>
@@ -124,10 +126,15 @@ private:
     }
     std::uint64_t read_le(unsigned n, const char* what) {
         need(n, what);
+        const std::uint64_t v = read_le_at(pos_, n);
+        pos_ += n;
+        return v;
+    }
+    // The caller has checked that `n` bytes follow `at`.
+    std::uint64_t read_le_at(std::uint64_t at_offset, unsigned n) const {
         // Fixed-size little-endian loads (x86 and ARM): a variable-length memcpy compiles to
         // byte stores that stall the wide load after them.
-        const char* at = in_.data() + pos_;
-        pos_ += n;
+        const char* at = in_.data() + at_offset;
         switch (n) {
             case 1: return static_cast<unsigned char>(*at);
             case 2: {
@@ -297,32 +304,29 @@ private:
 
     void read_long(std::uint64_t n) {
         need(n, "LONG");
-        const auto* p = reinterpret_cast<const unsigned char*>(in_.data() + pos_);
-        Value v;
-        if (n == 0) {
-            v = Value::make_int(0);
-        } else {
-            const bool negative = (p[n - 1] & 0x80) != 0;
-            // Strip sign-extension bytes, then see whether the rest fits in 64 bits.
-            std::uint64_t used = n;
-            const unsigned char ext = negative ? 0xFF : 0x00;
-            while (used > 1 && p[used - 1] == ext && ((p[used - 2] & 0x80) != 0) == negative)
-                --used;
-            std::uint64_t bits = 0;
-            for (std::uint64_t k = 0; k < std::min<std::uint64_t>(used, 8); ++k)
-                bits |= static_cast<std::uint64_t>(p[k]) << (8 * k);
-            if (used < 8 && negative) bits |= ~0ull << (8 * used);
-            if (used <= 8) {
-                v = Value::make_int(static_cast<std::int64_t>(bits));
-            } else {
-                v.kind = Kind::big_integer;
-                // Unsigned values up to 2^64-1 keep their bits; larger ones saturate.
-                const bool fits_u64 = !negative && used == 9 && p[8] == 0;
-                v.u = fits_u64 ? bits : (negative ? 0 : ~0ull);
-            }
-        }
+        push(long_value(reinterpret_cast<const unsigned char*>(in_.data() + pos_), n));
         pos_ += n;
-        push(v);
+    }
+    // A LONG1/LONG4 payload: little-endian two's complement of `n` bytes.
+    static Value long_value(const unsigned char* p, std::uint64_t n) {
+        if (n == 0) return Value::make_int(0);
+        const bool negative = (p[n - 1] & 0x80) != 0;
+        // Strip sign-extension bytes, then see whether the rest fits in 64 bits.
+        std::uint64_t used = n;
+        const unsigned char ext = negative ? 0xFF : 0x00;
+        while (used > 1 && p[used - 1] == ext && ((p[used - 2] & 0x80) != 0) == negative)
+            --used;
+        std::uint64_t bits = 0;
+        for (std::uint64_t k = 0; k < std::min<std::uint64_t>(used, 8); ++k)
+            bits |= static_cast<std::uint64_t>(p[k]) << (8 * k);
+        if (used < 8 && negative) bits |= ~0ull << (8 * used);
+        if (used <= 8) return Value::make_int(static_cast<std::int64_t>(bits));
+        Value v;
+        v.kind = Kind::big_integer;
+        // Unsigned values up to 2^64-1 keep their bits; larger ones saturate.
+        const bool fits_u64 = !negative && used == 9 && p[8] == 0;
+        v.u = fits_u64 ? bits : (negative ? 0 : ~0ull);
+        return v;
     }
 
     void memo_put(std::uint64_t index) {
@@ -386,20 +390,53 @@ private:
         }
     }
 
+    // A list or dict read in one piece by a peephole: what the hook made of it, where its
+    // bytes end, and whether it was MEMOIZEd right after its opening opcode.
+    struct Literal {
+        Value value;
+        std::uint64_t end = 0;
+        bool memoize = false;
+    };
+
+    // Commits a literal: its memo entry, its writer statistics, the cursor, the stack.
+    void commit_literal(const Literal& literal) {
+        if (literal.memoize) memoize_literal(literal.value);
+        else if (literal.end < in_.size() && (in_[literal.end] == 'q' || in_[literal.end] == 'r'))
+            ++info_.memo_after_fill;  // the C++ writer memoizes shared containers once complete
+        pos_ = literal.end;
+        push(literal.value);
+    }
+    void memoize_literal(const Value& value) {
+        ++info_.memoize_ops;
+        ++info_.memo_before_fill;
+        if (memo_.size() >= limits_.max_memo_entries)
+            fail(fmt::format("memo index {} is over the limit of {} entries (--max-memo)",
+                             memo_.size(), limits_.max_memo_entries));
+        memo_.put(memo_.size(), value);
+    }
+
     // Peephole for EMPTY_LIST [MEMOIZE] MARK (BINGET|LONG_BINGET)+ APPENDS not followed by
     // another batch: when every reference is to a value the hook already replaced, the hook
     // may replace the whole list at once, so no container is built. Same result as the
     // general path; anything unusual falls back to it with the position unchanged.
     bool list_literal() {
+        const auto literal = scan_list_literal(pos_);
+        if (!literal) return false;
+        commit_literal(*literal);
+        return true;
+    }
+
+    // The list literal whose bytes start at `p` (after EMPTY_LIST), without touching the
+    // memo, the stack or the cursor.
+    std::optional<Literal> scan_list_literal(std::uint64_t p) {
         const char* data = in_.data();
         const std::uint64_t size = in_.size();
-        std::uint64_t p = pos_;
-        bool memoize = false;
+        Literal literal;
         if (p < size && static_cast<std::uint8_t>(data[p]) == 0x94) {
-            memoize = true;
+            literal.memoize = true;
             ++p;
         }
-        if (p >= size || data[p] != '(') return false;
+        if (p >= size || data[p] != '(') return std::nullopt;
         ++p;
         // First the memo indices alone: torch builds its frame lists from shared frame dicts,
         // so a real capture repeats a few hundred index runs thousands of times, and a run seen
@@ -409,57 +446,129 @@ private:
         while (p < size && (data[p] == 'h' || data[p] == 'j')) {
             std::uint32_t index;
             if (data[p] == 'h') {
-                if (p + 2 > size) return false;
+                if (p + 2 > size) return std::nullopt;
                 index = static_cast<unsigned char>(data[p + 1]);
                 p += 2;
             } else {
-                if (p + 5 > size) return false;
+                if (p + 5 > size) return std::nullopt;
                 std::memcpy(&index, data + p + 1, 4);
                 p += 5;
             }
             // Real stacks hold hundreds of frames; a longer list takes the general path, which
             // the held-memory budget bounds.
-            if (count == kMaxLiteral) return false;
+            if (count == kMaxLiteral) return std::nullopt;
             if (count == literal_ids_.size()) literal_ids_.resize(2 * count + 64);
             literal_ids_[count++] = index;
             hash = std::rotl(hash, 7) ^ index;
         }
-        if (count == 0 || p >= size || data[p] != 'e') return false;
+        if (count == 0 || p >= size || data[p] != 'e') return std::nullopt;
         ++p;
-        if (p < size && data[p] == '(') return false;  // a second APPENDS batch may follow
+        if (p < size && data[p] == '(') return std::nullopt;  // a second APPENDS batch may follow
+        literal.end = p;
         const std::span<const std::uint32_t> ids(literal_ids_.data(), count);
         LiteralRun& cached = literal_runs_[((hash * 0x9E3779B97F4A7C15ull) >> 32) % literal_runs_.size()];
-        Value replacement;
         if (cached.memo_overwrites == memo_.opaque_overwrites() && std::ranges::equal(cached.ids, ids)) {
-            replacement = cached.replacement;
-        } else {
-            if (count > literal_.size()) literal_.resize(count);
-            for (std::size_t i = 0; i < count; ++i) {
-                if (!memo_.defined(ids[i])) return false;
-                literal_[i] = memo_.get(ids[i]);
-                if (literal_[i].kind != Kind::opaque) return false;
+            literal.value = cached.replacement;
+            return literal;
+        }
+        if (count > literal_.size()) literal_.resize(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            if (!memo_.defined(ids[i])) return std::nullopt;
+            literal_[i] = memo_.get(ids[i]);
+            if (literal_[i].kind != Kind::opaque) return std::nullopt;
+        }
+        const auto made = hook_->on_list_literal(doc_, std::span<const Value>(literal_.data(), count));
+        if (!made) return std::nullopt;
+        cached.ids.assign(ids.begin(), ids.end());
+        cached.replacement = *made;
+        cached.memo_overwrites = memo_.opaque_overwrites();
+        literal.value = *made;
+        return literal;
+    }
+
+    // Peephole for EMPTY_DICT [MEMOIZE] MARK (key value)+ SETITEMS not followed by another
+    // batch, where keys and values are memo references to strings or replaced values, small
+    // integers, None, booleans, or list literals: a trace entry. The hook may replace it
+    // whole, so no container is built. Anything else falls back with nothing changed (a list
+    // literal's stack interned on the way is interned by the general path too).
+    bool dict_literal() {
+        const char* data = in_.data();
+        const std::uint64_t size = in_.size();
+        std::uint64_t p = pos_;
+        Literal dict;
+        if (p < size && static_cast<std::uint8_t>(data[p]) == 0x94) {
+            dict.memoize = true;
+            ++p;
+        }
+        if (p >= size || data[p] != '(') return false;
+        ++p;
+        std::size_t count = 0;
+        std::size_t lists = 0;
+        std::uint64_t long1_ops = 0, long1_not_8_bytes = 0;
+        while (p < size && data[p] != 'u') {
+            if (count == dict_kv_.size() || p + 9 > size) return false;
+            Value& v = dict_kv_[count];
+            const auto op = static_cast<std::uint8_t>(data[p]);
+            switch (op) {
+                case 'h':
+                case 'j': {
+                    std::uint32_t index = static_cast<unsigned char>(data[p + 1]);
+                    if (op == 'j') std::memcpy(&index, data + p + 1, 4);
+                    p += op == 'h' ? 2 : 5;
+                    if (!memo_.defined(index)) return false;
+                    v = memo_.get(index);
+                    if (v.kind != Kind::string && v.kind != Kind::opaque) return false;
+                    break;
+                }
+                case 'K': v = Value::make_int(static_cast<unsigned char>(data[p + 1])); p += 2; break;
+                case 'M': v = Value::make_int(static_cast<std::int64_t>(read_le_at(p + 1, 2))); p += 3; break;
+                case 'J': v = Value::make_int(static_cast<std::int32_t>(read_le_at(p + 1, 4))); p += 5; break;
+                case 0x8A: {  // LONG1
+                    const auto n = static_cast<unsigned char>(data[p + 1]);
+                    if (n > 8 || p + 2 + n > size) return false;
+                    v = long_value(reinterpret_cast<const unsigned char*>(data + p + 2), n);
+                    ++long1_ops;
+                    if (n != 8) ++long1_not_8_bytes;
+                    p += 2 + n;
+                    break;
+                }
+                case 'N': v = Value::make_none(); p += 1; break;
+                case 0x88: v = Value::make_bool(true); p += 1; break;
+                case 0x89: v = Value::make_bool(false); p += 1; break;
+                case ']': {
+                    if (count % 2 == 0 || lists == dict_lists_.size()) return false;  // a list key
+                    const auto list = scan_list_literal(p + 1);
+                    if (!list) return false;
+                    dict_lists_[lists++] = *list;
+                    v = list->value;
+                    p = list->end;
+                    break;
+                }
+                default: return false;
             }
-            const auto made = hook_->on_list_literal(doc_, std::span<const Value>(literal_.data(), count));
-            if (!made) return false;
-            replacement = *made;
-            cached.ids.assign(ids.begin(), ids.end());
-            cached.replacement = replacement;
-            cached.memo_overwrites = memo_.opaque_overwrites();
+            ++count;
         }
-        if (memoize) {
-            ++info_.memoize_ops;
-            ++info_.memo_before_fill;
-            if (memo_.size() >= limits_.max_memo_entries)
-                fail(fmt::format("memo index {} is over the limit of {} entries (--max-memo)",
-                                 memo_.size(), limits_.max_memo_entries));
-            memo_.put(memo_.size(), replacement);
-        } else if (p < size && (data[p] == 'q' || data[p] == 'r')) {
-            ++info_.memo_after_fill;  // the C++ writer memoizes shared lists once complete
-        }
-        pos_ = p;
-        push(replacement);
+        if (count == 0 || count % 2 != 0 || p >= size) return false;
+        ++p;  // SETITEMS
+        if (p < size && data[p] == '(') return false;  // a second batch may follow
+        for (std::size_t i = 0; i < count; i += 2)
+            if (dict_kv_[i].kind != Kind::string) return false;
+        const auto made = hook_->on_dict_literal(doc_, std::span<const Value>(dict_kv_.data(), count));
+        if (!made) return false;
+        // The memo numbers what it stores in order of appearance: the dict, then its lists.
+        if (dict.memoize) memoize_literal(*made);
+        for (std::size_t i = 0; i < lists; ++i)
+            if (dict_lists_[i].memoize) memoize_literal(dict_lists_[i].value);
+        info_.long1_ops += long1_ops;
+        info_.long1_not_8_bytes += long1_not_8_bytes;
+        dict.value = *made;
+        dict.end = p;
+        dict.memoize = false;  // done above, before the lists
+        commit_literal(dict);
         return true;
     }
+    std::array<Value, 32> dict_kv_;  // a trace entry has 12 to 18
+    std::array<Literal, 4> dict_lists_;
 
     // A run of memo indices the hook turned into one value: valid while no opaque memo entry
     // has been replaced since (the hook's result depends only on the values read).
@@ -534,7 +643,9 @@ StreamInfo Machine::run() {
                     fail(fmt::format("more than {} open MARKs (--max-depth)", limits_.max_depth));
                 marks_.push_back(stack_.size());
                 break;
-            case '}': push(doc_.new_container(Kind::dict)); break;
+            case '}':
+                if (hook_ == nullptr || !dict_literal()) push(doc_.new_container(Kind::dict));
+                break;
             case ']':
                 if (hook_ == nullptr || !list_literal()) push(doc_.new_container(Kind::list));
                 break;

@@ -113,7 +113,7 @@ std::optional<Value> ModelBuilder::on_seal(const Document& doc, const Value& c) 
     if (c.kind == Kind::dict) {
         // Trace entries dominate large files: make_event looks at the keys once and says no
         // quickly to anything without an "action".
-        if (auto v = make_event(doc, c)) return v;
+        if (auto v = make_event(doc, doc.items(c))) return v;
         bool has_filename = false, has_state = false, has_blocks = false;
         const auto& kv = doc.items(c);
         for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
@@ -319,9 +319,12 @@ EventField event_field(std::string_view key) {
 
 }  // namespace
 
-std::optional<Value> ModelBuilder::make_event(const Document& doc, const Value& d) {
+std::optional<Value> ModelBuilder::on_dict_literal(const Document& doc, std::span<const Value> kv) {
+    return make_event(doc, kv);
+}
+
+std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<const Value> kv) {
     std::array<const Value*, event_field_count> field{};
-    const auto& kv = doc.items(d);
     for (std::size_t i = 0; i + 1 < kv.size(); i += 2)
         if (kv[i].kind == Kind::string) field[event_field(doc.text(kv[i]))] = &kv[i + 1];
     const Value *action = field[f_action], *addr = field[f_addr], *device_free = field[f_device_free],

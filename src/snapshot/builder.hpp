@@ -30,6 +30,8 @@ public:
     int run_tag() const override { return tag_event; }
     void after_replace(pickle::Document& doc, const pickle::Value& container,
                        const pickle::Value& replacement) override;
+    std::optional<pickle::Value> on_dict_literal(const pickle::Document& doc,
+                                                 std::span<const pickle::Value> kv) override;
     std::optional<pickle::Value> on_list_literal(const pickle::Document& doc,
                                                  std::span<const pickle::Value> items) override;
 
@@ -53,7 +55,7 @@ private:
     std::optional<pickle::Value> make_segment(const pickle::Document& doc, const pickle::Value& d);
     // Takes the blocks of a segment dict's list; "" or why they are not a segment's blocks.
     std::string claim_blocks(const pickle::Document& doc, const pickle::Value& list, Segment& s);
-    std::optional<pickle::Value> make_event(const pickle::Document& doc, const pickle::Value& d);
+    std::optional<pickle::Value> make_event(const pickle::Document& doc, std::span<const pickle::Value> kv);
     StackId stack_of(const pickle::Document& doc, const pickle::Value* frames);
     StringId intern(const pickle::Document& doc, const pickle::Value* v);
 

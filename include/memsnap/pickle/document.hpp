@@ -182,6 +182,14 @@ public:
                                                  std::span<const Value> /*items*/) {
         return std::nullopt;
     }
+    // A complete dict written in one piece whose keys are strings and whose values are
+    // scalars, strings or replaced values (a trace entry), as alternating keys and values:
+    // the hook may replace it without the dict being built. nullopt: build it, and on_seal
+    // sees it as usual.
+    virtual std::optional<Value> on_dict_literal(const Document& /*doc*/,
+                                                 std::span<const Value> /*keys_and_values*/) {
+        return std::nullopt;
+    }
 };
 
 // Applies a hook to a container that is being stored: marks it sealed, asks the hook, and
