@@ -326,7 +326,7 @@ std::optional<Value> ModelBuilder::on_dict_literal(const Document& doc, std::spa
 std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<const Value> kv) {
     std::array<const Value*, event_field_count> field{};
     for (std::size_t i = 0; i + 1 < kv.size(); i += 2)
-        if (kv[i].kind == Kind::string) field[event_field(doc.text(kv[i]))] = &kv[i + 1];
+        if (kv[i].kind == Kind::string) field[event_field_of(doc, kv[i])] = &kv[i + 1];
     const Value *action = field[f_action], *addr = field[f_addr], *device_free = field[f_device_free],
                 *size = field[f_size], *stream = field[f_stream], *time_us = field[f_time_us],
                 *frames = field[f_frames], *compile_context = field[f_compile_context],
@@ -335,8 +335,9 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
     if (field[f_forward_frames] != nullptr) seen_forward_frames_ = true;
     if (!is_string(action)) return std::nullopt;
     TraceEvent e;
-    e.action_name = action_index(intern(doc, action));
-    e.action = parse_action(doc.text(*action));
+    const StringId action_name = intern(doc, action);
+    e.action_name = action_index(action_name);
+    e.action = action_kind(e.action_name, action_name, doc, *action);
     if (const auto a = as_int(addr))
         e.addr = *a;
     else if (const auto free = as_int(device_free))
@@ -363,6 +364,24 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
     }
     pending_events_.push_back(e);
     return Value::make_opaque(tag_event, pending_events_.size() - 1);
+}
+
+// Python shares one string object per key, so every trace entry names its keys by the same
+// input bytes: remembered by position, a key is compared once.
+std::uint8_t ModelBuilder::event_field_of(const Document& doc, const Value& key) {
+    if ((key.flags & 1) != 0) return event_field(doc.text(key));  // not in the input
+    auto& cached = key_fields_[(key.u * 0x9E3779B97F4A7C15ull) >> 58];
+    if (cached.offset != key.u || cached.length != key.length || !cached.valid)
+        cached = {key.u, key.length, true, static_cast<std::uint8_t>(event_field(doc.text(key)))};
+    return cached.field;
+}
+
+// Parsed once per action name: a trace holds a dozen names and millions of entries.
+TraceAction ModelBuilder::action_kind(std::uint16_t index, StringId name, const Document& doc, const Value& text) {
+    if (out_.action_names[index] != name) return parse_action(doc.text(text));  // folded (hostile)
+    if (index >= action_kinds_.size()) action_kinds_.resize(index + 1, std::nullopt);
+    if (!action_kinds_[index]) action_kinds_[index] = parse_action(doc.text(text));
+    return *action_kinds_[index];
 }
 
 // Hostile files may hold many distinct values: past 65535 they fold into entry 0.

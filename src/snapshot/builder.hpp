@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,18 @@ private:
     // frames would otherwise be hashed in full at every reference.
     util::IdIndex long_string_index_;
     std::vector<std::pair<std::uint64_t, StringId>> long_strings_;  // (input offset, id)
+    // A trace entry's keys and action names, remembered (see event_field_of, action_kind).
+    std::uint8_t event_field_of(const pickle::Document& doc, const pickle::Value& key);
+    TraceAction action_kind(std::uint16_t index, StringId name, const pickle::Document& doc,
+                            const pickle::Value& text);
+    struct CachedKey {
+        std::uint64_t offset = 0;
+        std::uint32_t length = 0;
+        bool valid = false;
+        std::uint8_t field = 0;
+    };
+    std::array<CachedKey, 64> key_fields_{};
+    std::vector<std::optional<TraceAction>> action_kinds_;  // by index into out_.action_names
     // Small side tables of TraceEvent: value -> index.
     std::uint16_t stream_index(std::int64_t stream);
     std::uint16_t action_index(StringId name);
