@@ -24,6 +24,8 @@ TEST_CASE("exit codes: 0 success / 1 usage / 2 unreadable input" * doctest::test
     CHECK(usage.exit_code == 1);
     CHECK(test::run_memsnap("").exit_code == 1);
     CHECK(test::run_memsnap("frobnicate").exit_code == 1);
+    CHECK(test::run_memsnap("--max-memo 536870912 info " + fixture).exit_code == 0);
+    CHECK(test::run_memsnap("--max-memo 536870913 info " + fixture).exit_code == 1);  // past the 29-bit memo
     const auto missing = test::run_memsnap("info /nonexistent/capture.pickle");
     CHECK(missing.exit_code == 2);
     CHECK(missing.err == "memsnap: error: /nonexistent/capture.pickle: cannot open: No such file or directory\n");

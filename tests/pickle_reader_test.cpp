@@ -5,6 +5,7 @@
 
 #include <memsnap/error.hpp>
 #include <memsnap/pickle/reader.hpp>
+#include "pickle/memo.hpp"
 
 #include <cstring>
 
@@ -271,4 +272,34 @@ TEST_CASE("a dict that is not a literal is built and sealed as usual" * doctest:
     CHECK(items[0].kind == Kind::dict);
     CHECK(items[1].kind == Kind::dict);
     CHECK(doc.find(items[1], "k")->u == items[0].u);
+}
+
+TEST_CASE("memo entries that do not pack in 4 bytes come back whole" * doctest::test_suite("unit")) {
+    // Opaque ids past 2^25 and tags past 15, a float, a big container id: the side tables.
+    pickle::Memo memo;
+    const Value big_opaque = Value::make_opaque(4, std::uint64_t{1} << 30);
+    const Value wide_tag = Value::make_opaque(200, 7);
+    const Value small_opaque = Value::make_opaque(2, 12345);
+    Value text;
+    text.kind = Kind::string;
+    text.u = std::uint64_t{3} << 32;  // an input offset past 4 GiB
+    text.length = 17;
+    Value big_list;
+    big_list.kind = Kind::list;
+    big_list.u = std::uint64_t{1} << 40;
+    const std::vector<Value> values = {big_opaque, wide_tag, small_opaque, text, big_list, Value::make_float(2.5)};
+    for (std::size_t i = 0; i < values.size(); ++i) REQUIRE(memo.put(i, values[i]));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const Value v = memo.get(i);
+        CHECK(v.kind == values[i].kind);
+        CHECK(v.tag == values[i].tag);
+        CHECK(v.length == values[i].length);
+        CHECK(v.u == values[i].u);
+    }
+    CHECK_FALSE(memo.defined(values.size()));
+    CHECK(memo.opaque_overwrites() == 0);
+    REQUIRE(memo.put(2, wide_tag));  // over an opaque entry (packed)
+    CHECK(memo.opaque_overwrites() == 1);
+    REQUIRE(memo.put(0, small_opaque));  // over an opaque entry in the side table
+    CHECK(memo.opaque_overwrites() == 2);
 }

@@ -19,8 +19,8 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
                    "Refuse pickles and JSON nested deeper than this (default 200, at most 1000)")
         ->check(CLI::Range(1u, pickle::Limits::depth_cap));
     app.add_option("--max-memo", g.limits.max_memo_entries,
-                   "Refuse pickles with more memo entries than this (default 134217728)")
-        ->check(CLI::PositiveNumber);
+                   "Refuse pickles with more memo entries than this (default 134217728, at most 536870912)")
+        ->check(CLI::Range(std::uint64_t{1}, pickle::Limits::memo_cap));
     app.add_option("--max-container", g.limits.max_container_length,
                    "Refuse containers with more items than this (default 268435456)")
         ->check(CLI::PositiveNumber);

@@ -2,24 +2,24 @@
 
 namespace memsnap::pickle {
 
-namespace {
-constexpr std::uint64_t payload_bits = 61;
-constexpr std::uint64_t payload_limit = std::uint64_t{1} << payload_bits;
-}  // namespace
-
-void Memo::put(std::uint64_t index, const Value& v) {
-    const std::uint64_t e = encode(v);
+bool Memo::put(std::uint64_t index, const Value& v) {
+    const auto packed = encode(v);
+    if (!packed) return false;
+    const std::uint32_t e = *packed;
     if (index == entries_.size()) {
         entries_.push_back(e);
-        return;
+        return true;
     }
     if (index > entries_.size()) entries_.resize(index + 1, 0);
-    if ((entries_[index] & 7) == opaque && entries_[index] != e) ++opaque_overwrites_;
+    const auto old_tag = entries_[index] & 7;  // an opaque value is packed or in `others_`
+    if ((old_tag == opaque || old_tag == other) && entries_[index] != e) ++opaque_overwrites_;
     entries_[index] = e;
+    return true;
 }
 
-std::uint64_t Memo::encode(const Value& v) {
-    auto pack = [](Tag tag, std::uint64_t payload) { return (payload << 3) | tag; };
+std::optional<std::uint32_t> Memo::encode(const Value& v) {
+    constexpr std::uint64_t payload_limit = std::uint64_t{1} << payload_bits;
+    const auto pack = [](Tag tag, std::uint64_t payload) { return static_cast<std::uint32_t>((payload << 3) | tag); };
     const auto container_tag = [](Kind kind) {
         return kind == Kind::list ? list : kind == Kind::dict ? dict : kind == Kind::tuple ? tuple : set;
     };
@@ -31,15 +31,20 @@ std::uint64_t Memo::encode(const Value& v) {
             if (v.u < payload_limit) return pack(container_tag(v.kind), v.u);
             break;
         case Kind::opaque:
-            if (v.u < (std::uint64_t{1} << 45)) return pack(opaque, (v.u << 16) | v.tag);
+            if (v.tag < (1u << opaque_tag_bits) && v.u < (payload_limit >> opaque_tag_bits))
+                return pack(opaque, (v.u << opaque_tag_bits) | v.tag);
             break;
         case Kind::string:
             if ((v.flags & 1) == 0 && v.length < (1u << string_length_bits) &&
-                v.u < (std::uint64_t{1} << (payload_bits - string_length_bits)))
-                return pack(input_string, (v.u << string_length_bits) | v.length);
+                v.u < (std::uint64_t{1} << (64 - string_length_bits)) && strings_.size() < payload_limit) {
+                strings_.push_back((v.u << string_length_bits) | v.length);
+                return pack(input_string, strings_.size() - 1);
+            }
             break;
         default: break;
     }
+    // PUTs over one index again and again could grow the side table past what 29 bits number.
+    if (others_.size() >= payload_limit) return std::nullopt;
     others_.push_back(v);
     return pack(other, others_.size() - 1);
 }

@@ -251,7 +251,7 @@ private:
         Slot& s = doc_.slot(v);
         if (s.memo_index != Slot::no_memo) {
             const Value entry = memo_.get(s.memo_index);
-            if (entry.kind == v.kind && entry.u == v.u) memo_.put(s.memo_index, sealed);
+            if (entry.kind == v.kind && entry.u == v.u) store_memo(s.memo_index, sealed);
         }
         if (!s.pinned) {
             s.pinned = true;  // recycle once only
@@ -329,6 +329,10 @@ private:
         return v;
     }
 
+    void store_memo(std::uint64_t index, const Value& v) {
+        if (!memo_.put(index, v)) fail("more memo values that do not pack than the memo can number (2^29)");
+    }
+
     void memo_put(std::uint64_t index) {
         const Value& v = top("memo PUT");
         if (index >= limits_.max_memo_entries)
@@ -349,7 +353,7 @@ private:
             else
                 s.pinned = true;
         }
-        memo_.put(index, v);
+        store_memo(index, v);
     }
 
     void memo_get(std::uint64_t index) {
@@ -412,7 +416,7 @@ private:
         if (memo_.size() >= limits_.max_memo_entries)
             fail(fmt::format("memo index {} is over the limit of {} entries (--max-memo)",
                              memo_.size(), limits_.max_memo_entries));
-        memo_.put(memo_.size(), value);
+        store_memo(memo_.size(), value);
     }
 
     // Peephole for EMPTY_LIST [MEMOIZE] MARK (BINGET|LONG_BINGET)+ APPENDS not followed by

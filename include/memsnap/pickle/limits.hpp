@@ -25,6 +25,9 @@ struct Limits {
     // --max-depth above this is refused: deeper nesting would exhaust the stack of the JSON
     // reader and the 16-bit depth counters.
     static constexpr std::uint32_t depth_cap = 1000;
+    // --max-memo above this is refused: the memo numbers its entries and side tables in
+    // 29 bits.
+    static constexpr std::uint64_t memo_cap = std::uint64_t{1} << 29;
 };
 
 }  // namespace memsnap::pickle
