@@ -154,10 +154,11 @@ TEST_CASE("the newest generation keeps unknown actions and awaiting-free blocks"
     const auto snap = snapshot::load_snapshot(
         (fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle").string());
     bool other = false, oom = false, annotate = false;
-    for (const auto& e : snap.events) {
-        other |= e.action == snapshot::TraceAction::other && snap.action_name(e) == "user_defined";
-        oom |= e.action == snapshot::TraceAction::oom;
-        annotate |= e.action == snapshot::TraceAction::annotate;
+    for (std::size_t i = 0; i < snap.events.size(); ++i) {
+        const auto& e = snap.events[i];
+        other |= e.action() == snapshot::TraceAction::other && snap.action_name(i) == "user_defined";
+        oom |= e.action() == snapshot::TraceAction::oom;
+        annotate |= e.action() == snapshot::TraceAction::annotate;
     }
     CHECK(other);
     CHECK(oom);

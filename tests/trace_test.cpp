@@ -41,7 +41,7 @@ analysis::TraceResult trace(const snapshot::Snapshot& snap, std::optional<std::i
 snapshot::TraceEvent event(snapshot::TraceAction action, std::int64_t addr, std::int64_t size, std::int64_t time_us,
                            snapshot::StackId stack = {}) {
     snapshot::TraceEvent e;
-    e.action = action;
+    e.set_action(action);
     e.addr = addr;
     e.size = size;
     e.time_us = time_us;

@@ -124,7 +124,7 @@ TEST_CASE("frees without an alloc: counted only where the trace could have seen 
     }
 }
 
-TEST_CASE("trace side tables hold each stream and action name once, however many there are") {
+TEST_CASE("trace side tables hold each stream once, and the names of actions torch added, however many there are") {
     std::vector<json> events;
     for (int round = 0; round < 2; ++round)
         for (int i = 0; i < 40; ++i) {
@@ -133,10 +133,27 @@ TEST_CASE("trace side tables hold each stream and action name once, however many
             events.push_back(e);
         }
     const auto s = load({}, {events});
-    CHECK(s.action_names.size() == 41);  // "" and the 40 names
-    CHECK(s.streams.size() == 1 + 26);   // stream 0 and the 26 others
-    for (std::size_t i = 0; i < s.events.size(); ++i)
-        CHECK(s.action_name(s.events[i]) == "action_" + std::to_string(i % 40));
+    CHECK(s.streams.size() == 1 + 26);  // stream 0 and the 26 others
+    CHECK(s.event_notes.size() == s.events.size());  // every action is one torch does not have
+    for (std::size_t i = 0; i < s.events.size(); ++i) {
+        CHECK(s.action_name(i) == "action_" + std::to_string(i % 40));
+        CHECK(s.stream_of(s.events[i]) == (i % 40 % 3 == 0 ? 0 : 1000 + static_cast<std::int64_t>(i % 40)));
+    }
+}
+
+TEST_CASE("past 4096 streams a trace folds the others into stream 0") {
+    std::vector<json> events;
+    for (int i = 0; i < 5000; ++i) {
+        json e = event("alloc", 4096 * (i + 1));
+        e["stream"] = 1 + i;
+        events.push_back(e);
+    }
+    const auto s = load({}, {events});
+    REQUIRE(s.events.size() == 5000);
+    CHECK(s.streams.size() == snapshot::TraceEvent::max_streams);
+    CHECK(s.stream_of(s.events[4094]) == 4095);
+    CHECK(s.stream_of(s.events[4095]) == 0);
+    CHECK(s.events[4095].action() == snapshot::TraceAction::alloc);
 }
 
 }  // TEST_SUITE

@@ -53,7 +53,7 @@ inline snapshot::Snapshot make_variant(const snapshot::Snapshot& in, const Varia
         b.stack = stack_map[b.stack.value];
     }
     for (auto& e : out.events) {
-        if (e.action != TraceAction::oom) e.addr += v.address_shift;
+        if (e.action() != TraceAction::oom) e.addr += v.address_shift;
         if (e.time_us >= 0) e.time_us += v.time_shift_us;
         e.stack = stack_map[e.stack.value];
         if (v.device) e.device = static_cast<std::int16_t>(*v.device);
@@ -147,9 +147,10 @@ inline std::string to_json(const snapshot::Snapshot& snap) {
                             {"blocks", blocks}});
     }
     json traces = json::array();
-    for (const auto& e : snap.events) {
+    for (std::size_t i = 0; i < snap.events.size(); ++i) {
+        const auto& e = snap.events[i];
         while (traces.size() <= static_cast<std::size_t>(e.device)) traces.push_back(json::array());
-        json entry = {{"action", snap.action_name(e)},
+        json entry = {{"action", snap.action_name(i)},
                       {"addr", e.addr},
                       {"size", e.size},
                       {"stream", snap.stream_of(e)},

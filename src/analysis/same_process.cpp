@@ -33,7 +33,7 @@ TraceWindow window_of(const Snapshot& snap, std::optional<int> device) {
 }
 
 EventKey key_of(const TraceEvent& e) {
-    return {e.time_us, e.addr, e.size, static_cast<int>(e.action), e.device};
+    return {e.time_us, e.addr, e.size, static_cast<int>(e.action()), e.device};
 }
 
 // Events of `snap` timed within [from, to], as sortable keys.

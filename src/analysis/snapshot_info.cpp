@@ -1,3 +1,4 @@
+#include <array>
 #include <memsnap/analysis/snapshot_info.hpp>
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/match_blocks.hpp>
@@ -59,19 +60,26 @@ void describe_pools(const snapshot::Snapshot& snap, std::optional<int> device, S
 
 void describe_trace(const snapshot::Snapshot& snap, std::optional<int> device, SnapshotInfo& s) {
     s.trace_devices = snap.trace_devices;
-    std::vector<std::int64_t> by_action(snap.action_names.size(), 0);
+    // Known actions by their enumerator; the others, which torch added after this reader, by
+    // the name in their note.
+    std::array<std::int64_t, static_cast<std::size_t>(snapshot::TraceAction::other) + 1> by_action{};
     for (const auto& e : snap.events) {
         if (device && e.device != *device) continue;
-        ++by_action[e.action_name];
+        ++by_action[static_cast<std::size_t>(e.action())];
         if (e.stack != snapshot::no_stack) ++s.trace_events_with_stack;
-        if (e.action == snapshot::TraceAction::oom) ++s.oom_events;
+        if (e.action() == snapshot::TraceAction::oom) ++s.oom_events;
         if (e.time_us >= 0) {
             s.trace_first_us = std::min(s.trace_first_us.value_or(e.time_us), e.time_us);
             s.trace_last_us = std::max(s.trace_last_us.value_or(e.time_us), e.time_us);
         }
     }
-    for (std::size_t a = 0; a < by_action.size(); ++a)
-        if (by_action[a] != 0) s.trace_events_by_action[std::string(snap.str(snap.action_names[a]))] += by_action[a];
+    for (std::size_t a = 0; a + 1 < by_action.size(); ++a)
+        if (by_action[a] != 0)
+            s.trace_events_by_action[std::string(to_string(static_cast<snapshot::TraceAction>(a)))] += by_action[a];
+    if (by_action.back() != 0)
+        for (std::size_t i = 0; i < snap.events.size(); ++i)
+            if (snap.events[i].action() == snapshot::TraceAction::other && (!device || snap.events[i].device == *device))
+                ++s.trace_events_by_action[std::string(snap.action_name(i))];
 }
 
 void describe_sites(const snapshot::Snapshot& snap, const AnalysisOptions& options, SnapshotInfo& s) {

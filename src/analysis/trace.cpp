@@ -136,7 +136,7 @@ std::vector<OomExplanation> ooms_of(const Snapshot& snap, const Replay& r, int d
     std::vector<OomExplanation> out;
     for (std::size_t i = 0; i < r.events.size(); ++i) {
         const auto& e = *r.events[i];
-        if (e.action != TraceAction::oom) continue;
+        if (e.action() != TraceAction::oom) continue;
         if (total++ >= limit) continue;
         OomExplanation oom;
         oom.device = device;
@@ -379,7 +379,7 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     out.iteration_source = it.source;
     out.iteration_starts = it.starts;
     for (std::size_t i = 0; i < r.events.size(); ++i)
-        if (r.events[i]->action == TraceAction::snapshot) out.snapshot_events.push_back(i);
+        if (r.events[i]->action() == TraceAction::snapshot) out.snapshot_events.push_back(i);
 
     const auto peak = static_cast<std::size_t>(
         std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
@@ -440,7 +440,7 @@ OomReport explain_ooms(const Snapshot& snap, const AnalysisOptions& options, con
     OomReport out;
     std::set<int> devices;
     for (const auto& e : snap.events)
-        if (e.action == TraceAction::oom && (!options.device || e.device == *options.device)) devices.insert(e.device);
+        if (e.action() == TraceAction::oom && (!options.device || e.device == *options.device)) devices.insert(e.device);
     if (devices.empty()) return out;
     StackIndex index({&snap}, options.rules, options.stacks);
     FrameTableBuilder frames(index, out.frame_table);

@@ -50,7 +50,7 @@ std::vector<std::size_t> from_repetition(const Replay& r) {
     std::vector<Key> keys;
     std::vector<std::size_t> positions;  // event position of each alloc
     for (std::size_t i = 0; i < r.events.size(); ++i)
-        if (r.events[i]->action == TraceAction::alloc) {
+        if (r.events[i]->action() == TraceAction::alloc) {
             keys.push_back({r.events[i]->stack.value, r.events[i]->size});
             positions.push_back(i);
         }

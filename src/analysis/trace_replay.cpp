@@ -17,7 +17,7 @@ using snapshot::TraceAction;
 namespace {
 
 std::int64_t reserved_change(const snapshot::TraceEvent& e) {
-    switch (e.action) {
+    switch (e.action()) {
         case TraceAction::segment_alloc:
         case TraceAction::segment_map: return e.size;
         case TraceAction::segment_free:
@@ -57,14 +57,14 @@ Replay replay(const Snapshot& snap, int device) {
     std::int64_t double_allocs = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const auto& e = *r.events[i];
-        if (e.action == TraceAction::alloc) {
+        if (e.action() == TraceAction::alloc) {
             if (const auto it = live.find(e.addr); it != live.end()) {
                 r.allocations[it->second].free_event = i;  // its free fell out of the trace
                 ++double_allocs;
             }
             live[e.addr] = r.allocations.size();
             r.allocations.push_back({e.addr, block_size(e.size), e.stack, i, std::nullopt});
-        } else if (e.action == TraceAction::free_completed) {
+        } else if (e.action() == TraceAction::free_completed) {
             if (const auto it = live.find(e.addr); it != live.end()) {
                 r.allocations[it->second].free_event = i;
                 live.erase(it);
@@ -144,7 +144,7 @@ std::vector<ReservedRange> reserved_at(const Snapshot& snap, const Replay& r, in
     for (std::size_t i = r.events.size(); i-- > moment;) {
         const auto& e = *r.events[i];
         const std::int64_t stream = snap.stream_of(e);
-        switch (e.action) {
+        switch (e.action()) {
             case TraceAction::segment_alloc:
             case TraceAction::segment_map: {
                 // Undone: the range was not reserved yet. A mapped range may be a part of a

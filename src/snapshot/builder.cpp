@@ -336,20 +336,21 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
     if (!is_string(action)) return std::nullopt;
     TraceEvent e;
     const StringId action_name = intern(doc, action);
-    e.action_name = action_index(action_name);
-    e.action = action_kind(e.action_name, action_name, doc, *action);
+    e.set_action(action_of(action_name, doc, *action));
     if (const auto a = as_int(addr))
         e.addr = *a;
     else if (const auto free = as_int(device_free))
         e.addr = *free;
     e.size = as_int(size).value_or(0);
-    e.stream = stream_index(as_int(stream).value_or(0));
+    e.set_stream(stream_index(as_int(stream).value_or(0)));
     if (const auto t = as_int(time_us)) {
         e.time_us = *t;
         seen_time_us_ = true;
     }
     e.stack = stack_of(doc, frames);
     EventNote note;
+    note.event = pending_events_.size();
+    if (e.action() == TraceAction::other) note.action_name = action_name;
     if (compile_context != nullptr) {
         seen_compile_context_ = true;
         note.compile_context = intern(doc, compile_context);
@@ -358,10 +359,8 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
         seen_user_metadata_ = true;
         note.user_metadata = intern(doc, user_metadata);
     }
-    if (note.compile_context != StringId{} || note.user_metadata != StringId{}) {
-        out_.event_notes.push_back(note);
-        e.note = static_cast<std::uint32_t>(out_.event_notes.size() - 1);
-    }
+    if (note.compile_context != StringId{} || note.user_metadata != StringId{} || note.action_name != StringId{})
+        pending_notes_.push_back(note);
     pending_events_.push_back(e);
     return Value::make_opaque(tag_event, pending_events_.size() - 1);
 }
@@ -376,15 +375,18 @@ std::uint8_t ModelBuilder::event_field_of(const Document& doc, const Value& key)
     return cached.field;
 }
 
-// Parsed once per action name: a trace holds a dozen names and millions of entries.
-TraceAction ModelBuilder::action_kind(std::uint16_t index, StringId name, const Document& doc, const Value& text) {
-    if (out_.action_names[index] != name) return parse_action(doc.text(text));  // folded (hostile)
-    if (index >= action_kinds_.size()) action_kinds_.resize(index + 1, std::nullopt);
-    if (!action_kinds_[index]) action_kinds_[index] = parse_action(doc.text(text));
-    return *action_kinds_[index];
+// Parsed once per action name: a trace holds a dozen names and millions of entries, and a
+// short scan beats hashing.
+TraceAction ModelBuilder::action_of(StringId name, const Document& doc, const Value& text) {
+    for (const auto& [id, action] : action_kinds_)
+        if (id == name) return action;
+    const TraceAction action = parse_action(doc.text(text));
+    if (action_kinds_.size() < 64) action_kinds_.emplace_back(name, action);  // hostile: more are parsed each time
+    return action;
 }
 
-// Hostile files may hold many distinct values: past 65535 they fold into entry 0.
+// Hostile files may hold many distinct values: past TraceEvent::max_streams they fold into
+// entry 0.
 std::uint16_t ModelBuilder::stream_index(std::int64_t stream) {
     if (stream == last_stream_) return last_stream_index_;  // consecutive entries share one
     last_stream_ = stream;
@@ -396,7 +398,7 @@ std::uint16_t ModelBuilder::stream_index(std::int64_t stream) {
     const std::uint64_t h = hash(stream);
     if (const auto found = stream_index_.find(h, [&](std::uint32_t i) { return out_.streams[i] == stream; })) {
         last_stream_index_ = static_cast<std::uint16_t>(*found);
-    } else if (out_.streams.size() >= 0xFFFF) {
+    } else if (out_.streams.size() >= TraceEvent::max_streams) {
         last_stream_index_ = 0;
     } else {
         stream_index_.insert(h, static_cast<std::uint32_t>(out_.streams.size()));
@@ -404,23 +406,6 @@ std::uint16_t ModelBuilder::stream_index(std::int64_t stream) {
         last_stream_index_ = static_cast<std::uint16_t>(out_.streams.size() - 1);
     }
     return last_stream_index_;
-}
-
-std::uint16_t ModelBuilder::action_index(StringId name) {
-    // A real trace has a dozen action names: a short scan beats hashing.
-    if (out_.action_names.size() <= 32)
-        for (std::size_t i = 0; i < out_.action_names.size(); ++i)
-            if (out_.action_names[i] == name) return static_cast<std::uint16_t>(i);
-    const auto hash = [](StringId id) { return util::mix_hash(util::hash_seed(), id.value); };
-    for (std::size_t i = action_index_.size(); i < out_.action_names.size(); ++i)  // those the scan found
-        action_index_.insert(hash(out_.action_names[i]), static_cast<std::uint32_t>(i));
-    const std::uint64_t h = hash(name);
-    if (const auto found = action_index_.find(h, [&](std::uint32_t i) { return out_.action_names[i] == name; }))
-        return static_cast<std::uint16_t>(*found);
-    if (out_.action_names.size() >= 0xFFFF) return 0;
-    action_index_.insert(h, static_cast<std::uint32_t>(out_.action_names.size()));
-    out_.action_names.push_back(name);
-    return static_cast<std::uint16_t>(out_.action_names.size() - 1);
 }
 
 void ModelBuilder::finish(const Document& doc, const std::string& name) {
@@ -546,6 +531,7 @@ void ModelBuilder::read_traces(const Document& doc, const Value& list, const std
                 for (std::uint64_t n = 0; n < item.length; ++n)
                     pending_events_[k++].device = static_cast<std::int16_t>(dev);
         out_.events = std::move(pending_events_);
+        out_.event_notes = std::move(pending_notes_);
         return;
     }
     // Each entry belongs to one place in one trace: a list shared by several devices or an
@@ -564,11 +550,17 @@ void ModelBuilder::read_traces(const Document& doc, const Value& list, const std
                                       name);
                 TraceEvent e = pending_events_[item.u + n];
                 e.device = static_cast<std::int16_t>(dev);
+                const auto note = std::ranges::lower_bound(pending_notes_, item.u + n, {}, &EventNote::event);
+                if (note != pending_notes_.end() && note->event == item.u + n) {
+                    out_.event_notes.push_back(*note);
+                    out_.event_notes.back().event = out_.events.size();
+                }
                 out_.events.push_back(e);
             }
         }
     pending_events_.clear();
     pending_events_.shrink_to_fit();
+    pending_notes_.clear();
 }
 
 void ModelBuilder::read_annotations(const Document& doc, const Value& list) {

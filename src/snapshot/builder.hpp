@@ -80,6 +80,7 @@ private:
     std::map<std::uint32_t, std::string> segment_problems_;
     std::uint64_t unreadable_frames_ = 0, unreadable_stacks_ = 0, bad_annotations_ = 0;
     std::vector<TraceEvent> pending_events_;
+    std::vector<EventNote> pending_notes_;  // EventNote::event indexes pending_events_
     std::vector<FrameId> scratch_frames_;
     struct CachedString {
         std::uint64_t offset = 0;
@@ -92,10 +93,9 @@ private:
     // frames would otherwise be hashed in full at every reference.
     util::IdIndex long_string_index_;
     std::vector<std::pair<std::uint64_t, StringId>> long_strings_;  // (input offset, id)
-    // A trace entry's keys and action names, remembered (see event_field_of, action_kind).
+    // A trace entry's keys and action names, remembered (see event_field_of, action_of).
     std::uint8_t event_field_of(const pickle::Document& doc, const pickle::Value& key);
-    TraceAction action_kind(std::uint16_t index, StringId name, const pickle::Document& doc,
-                            const pickle::Value& text);
+    TraceAction action_of(StringId name, const pickle::Document& doc, const pickle::Value& text);
     struct CachedKey {
         std::uint64_t offset = 0;
         std::uint32_t length = 0;
@@ -103,14 +103,12 @@ private:
         std::uint8_t field = 0;
     };
     std::array<CachedKey, 64> key_fields_{};
-    std::vector<std::optional<TraceAction>> action_kinds_;  // by index into out_.action_names
+    std::vector<std::pair<StringId, TraceAction>> action_kinds_;
     // Small side tables of TraceEvent: value -> index.
     std::uint16_t stream_index(std::int64_t stream);
-    std::uint16_t action_index(StringId name);
     util::IdIndex stream_index_;  // into out_.streams, by a seeded hash (values come from the file)
     std::int64_t last_stream_ = 0;
     std::uint16_t last_stream_index_ = 0;
-    util::IdIndex action_index_;  // into out_.action_names
     // Which keys were seen: they decide the generation label.
     bool seen_block_address_ = false, seen_block_history_ = false, seen_block_frames_ = false,
          seen_block_requested_ = false, seen_time_us_ = false, seen_compile_context_ = false,

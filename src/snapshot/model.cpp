@@ -89,6 +89,18 @@ StackId StackTable::intern(std::span<const FrameId> frames) {
     return id;
 }
 
+const EventNote* Snapshot::note_of(std::size_t event) const {
+    const auto it = std::ranges::lower_bound(event_notes, std::uint64_t{event}, {}, &EventNote::event);
+    return it != event_notes.end() && it->event == event ? &*it : nullptr;
+}
+
+std::string_view Snapshot::action_name(std::size_t event) const {
+    const TraceAction action = events[event].action();
+    if (action != TraceAction::other) return to_string(action);
+    const EventNote* note = note_of(event);
+    return note != nullptr ? str(note->action_name) : std::string_view{};
+}
+
 std::string_view to_string(TraceAction action) {
     // Names by enumerator, in declaration order, as torch writes them.
     static constexpr std::string_view names[] = {

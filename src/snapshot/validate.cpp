@@ -79,7 +79,7 @@ void count_layout(const Snapshot& out, Counts& c) {
 void count_trace(const Snapshot& out, Counts& c) {
     std::vector<bool> device_allocs;
     for (const auto& e : out.events)
-        if (e.action == TraceAction::alloc) {
+        if (e.action() == TraceAction::alloc) {
             const auto d = static_cast<std::size_t>(static_cast<std::uint16_t>(e.device));
             if (d >= device_allocs.size()) device_allocs.resize(d + 1, false);
             device_allocs[d] = true;
@@ -89,14 +89,14 @@ void count_trace(const Snapshot& out, Counts& c) {
     std::vector<Last> last;
     util::IdIndex index;
     for (const auto& e : out.events) {
-        const bool free = e.action == TraceAction::free_requested || e.action == TraceAction::free_completed;
-        if (e.action != TraceAction::alloc && !free) continue;
+        const bool free = e.action() == TraceAction::free_requested || e.action() == TraceAction::free_completed;
+        if (e.action() != TraceAction::alloc && !free) continue;
         const auto d = static_cast<std::size_t>(static_cast<std::uint16_t>(e.device));
         if (d >= device_allocs.size() || !device_allocs[d]) continue;
         const std::pair key(e.device, e.addr);
         const std::uint64_t h = util::mix_hash(util::mix_hash(util::hash_seed(), d), static_cast<std::uint64_t>(e.addr));
-        const Last now = e.action == TraceAction::alloc            ? Last::alloc
-                         : e.action == TraceAction::free_requested ? Last::free_requested
+        const Last now = e.action() == TraceAction::alloc            ? Last::alloc
+                         : e.action() == TraceAction::free_requested ? Last::free_requested
                                                                    : Last::free_completed;
         const auto found = index.find(h, [&](std::uint32_t i) { return addresses[i] == key; });
         if (!found) {

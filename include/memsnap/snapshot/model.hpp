@@ -126,24 +126,39 @@ enum class TraceAction : std::uint8_t {
     other,  // kept by name; torch adds actions over time
 };
 
-// 40 bytes: a large capture holds millions. Rare or repetitive fields live in side tables
-// of the Snapshot (stream values, action names, compile context and user metadata).
+// 32 bytes: a large capture holds millions. Rare or repetitive fields live in side tables
+// of the Snapshot: stream values, and the notes of the few events that have one.
 struct TraceEvent {
+    // Streams a trace can name (Snapshot::streams); more fold into entry 0, stream 0.
+    static constexpr std::size_t max_streams = 4096;
+
     std::int64_t addr = 0;  // for oom: the device_free bytes
     std::int64_t size = 0;
     std::int64_t time_us = -1;  // -1 when not recorded (before torch 2.2)
     StackId stack;
-    std::uint32_t note = 0;         // index into Snapshot::event_notes; 0: none
-    std::uint16_t stream = 0;       // index into Snapshot::streams
-    std::uint16_t action_name = 0;  // index into Snapshot::action_names
     std::int16_t device = 0;
-    TraceAction action = TraceAction::other;
-};
-static_assert(sizeof(TraceEvent) == 40);
 
+    TraceAction action() const { return static_cast<TraceAction>(action_and_stream_ & 0xF); }
+    std::size_t stream() const { return action_and_stream_ >> 4; }  // index into Snapshot::streams
+    void set_action(TraceAction action) {
+        action_and_stream_ = static_cast<std::uint16_t>((action_and_stream_ & ~0xFu) | static_cast<unsigned>(action));
+    }
+    void set_stream(std::size_t index) {  // index < max_streams
+        action_and_stream_ = static_cast<std::uint16_t>((index << 4) | (action_and_stream_ & 0xFu));
+    }
+
+private:
+    std::uint16_t action_and_stream_ = static_cast<std::uint16_t>(TraceAction::other);
+};
+static_assert(sizeof(TraceEvent) == 32);
+static_assert(static_cast<unsigned>(TraceAction::other) < 16);
+
+// What few trace entries carry beyond a TraceEvent.
 struct EventNote {
+    std::uint64_t event = 0;  // index into Snapshot::events
     StringId compile_context;
     StringId user_metadata;
+    StringId action_name;  // for TraceAction::other: the name torch wrote
 };
 
 struct Annotation {
@@ -172,9 +187,8 @@ struct Snapshot {
     std::vector<Segment> segments;  // in file order (torch sorts by address)
     std::vector<Block> blocks;      // grouped by segment, address order within it
     std::vector<TraceEvent> events;  // per device, oldest first
-    std::vector<std::int64_t> streams{0};       // TraceEvent::stream values
-    std::vector<StringId> action_names{StringId{}};      // TraceEvent::action_name values
-    std::vector<EventNote> event_notes{EventNote{}};  // TraceEvent::note values
+    std::vector<std::int64_t> streams{0};  // TraceEvent::stream() values
+    std::vector<EventNote> event_notes;    // by event index, only the events that have one
     std::vector<Annotation> annotations;
     // allocator_settings rendered as (key, JSON text) in file order.
     std::vector<std::pair<std::string, std::string>> allocator_settings;
@@ -191,8 +205,10 @@ struct Snapshot {
         return {blocks.data() + s.first_block, s.block_count};
     }
     std::string_view str(StringId id) const { return strings.view(id); }
-    std::string_view action_name(const TraceEvent& e) const { return str(action_names[e.action_name]); }
-    std::int64_t stream_of(const TraceEvent& e) const { return streams[e.stream]; }
+    const EventNote* note_of(std::size_t event) const;
+    // The action as torch wrote it, for events[event].
+    std::string_view action_name(std::size_t event) const;
+    std::int64_t stream_of(const TraceEvent& e) const { return streams[e.stream()]; }
 };
 
 std::string_view to_string(TraceAction action);
