@@ -76,10 +76,13 @@ void describe_trace(const snapshot::Snapshot& snap, std::optional<int> device, S
     for (std::size_t a = 0; a + 1 < by_action.size(); ++a)
         if (by_action[a] != 0)
             s.trace_events_by_action[std::string(to_string(static_cast<snapshot::TraceAction>(a)))] += by_action[a];
-    if (by_action.back() != 0)
-        for (std::size_t i = 0; i < snap.events.size(); ++i)
-            if (snap.events[i].action() == snapshot::TraceAction::other && (!device || snap.events[i].device == *device))
-                ++s.trace_events_by_action[std::string(snap.action_name(i))];
+    if (by_action.back() == 0) return;
+    std::map<snapshot::StringId, std::int64_t> other_names;  // each name copied once, however long
+    for (const auto& note : snap.event_notes) {
+        const auto& e = snap.events[note.event];
+        if (e.action() == snapshot::TraceAction::other && (!device || e.device == *device)) ++other_names[note.action_name];
+    }
+    for (const auto& [name, count] : other_names) s.trace_events_by_action[std::string(snap.str(name))] += count;
 }
 
 void describe_sites(const snapshot::Snapshot& snap, const AnalysisOptions& options, SnapshotInfo& s) {

@@ -359,7 +359,7 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
         seen_user_metadata_ = true;
         note.user_metadata = intern(doc, user_metadata);
     }
-    if (note.compile_context != StringId{} || note.user_metadata != StringId{} || note.action_name != StringId{})
+    if (note.compile_context != StringId{} || note.user_metadata != StringId{} || e.action() == TraceAction::other)
         pending_notes_.push_back(note);
     pending_events_.push_back(e);
     return Value::make_opaque(tag_event, pending_events_.size() - 1);
