@@ -159,10 +159,13 @@ capture::Capture load(const std::string& path, const GlobalOptions& globals, std
     if (::isatty(STDERR_FILENO) != 1) return capture::load_capture(path, globals.limits, limit);
     const auto start = std::chrono::steady_clock::now();
     bool shown = false;
+    double shown_at = -1;
     const auto progress = [&](std::uint64_t done, std::uint64_t total) {
         if (total <= (std::uint64_t{64} << 20)) return;  // small files need no progress
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (shown && seconds - shown_at < 0.1) return;  // the reader calls every MiB
+        shown_at = seconds;
         const std::lock_guard lock(terminal);
         fmt::print(stderr, "\r\x1b[Kmemsnap: reading {}: {} of {} ({}/s)", util::printable(path),
                    util::human_bytes(static_cast<std::int64_t>(done)), util::human_bytes(static_cast<std::int64_t>(total)),

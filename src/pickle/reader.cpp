@@ -593,8 +593,8 @@ private:
     const std::function<void(std::uint64_t)>& consumed_;
     int run_tag_;
     std::uint64_t held_limit_;  // bytes the document and stack may hold (Limits::max_held_bytes)
-    // Every 8 MiB the caller may release the pages behind the cursor (and show progress).
-    static constexpr std::uint64_t kReportEvery = 8ull << 20;
+    // Every 1 MiB the caller may release the pages behind the cursor (and show progress).
+    static constexpr std::uint64_t kReportEvery = 1ull << 20;
     std::uint64_t next_report_ = kReportEvery;
     std::uint64_t pos_ = 0;
     std::uint64_t op_start_ = 0;

@@ -36,7 +36,7 @@ bool looks_like_old_pickle(std::string_view bytes) noexcept;
 
 // Decodes doc.input() into doc.root, applying `hook` to containers as they are sealed.
 // Throws memsnap::Error (input) with the byte offset of the offending opcode.
-// `consumed`, when given, is called every 64 MiB with the offset reached (to release pages).
+// `consumed`, when given, is called every 1 MiB with the offset reached (to release pages).
 StreamInfo decode(Document& doc, const Limits& limits, SealHook* hook,
                   const std::function<void(std::uint64_t)>& consumed = {});
 
