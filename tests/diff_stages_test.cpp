@@ -9,6 +9,7 @@
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/match_blocks.hpp>
 #include <memsnap/analysis/rank.hpp>
+#include <memsnap/analysis/same_process.hpp>
 
 using namespace memsnap;
 using analysis::Category;
@@ -232,6 +233,55 @@ TEST_CASE("rank: leak sites first / then growth per step / bytes / name") {
     const auto big = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {0, 20 * MiB});
     CHECK(big.below_min_growth == 3);  // only grads changed by 20 MiB or more
     CHECK(big.sites.front().site.name == "grads");
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("unit") {
+
+TEST_CASE("compare_traces counts the events two traces share in the time they both cover") {
+    const auto event = [](snapshot::TraceAction action, std::int64_t addr, std::int64_t time, int device = 0) {
+        snapshot::TraceEvent e;
+        e.set_action(action);
+        e.addr = addr;
+        e.size = 512;
+        e.time_us = time;
+        e.device = static_cast<std::int16_t>(device);
+        return e;
+    };
+    using snapshot::TraceAction;
+    snapshot::Snapshot before, after;
+    // before: times 10..19; after: times 15..24, sharing 15..19 except one event at 17 that
+    // differs in address, and with two events at time 18 written in another order.
+    for (int t = 10; t < 20; ++t) before.events.push_back(event(TraceAction::alloc, 4096 * t, t));
+    before.events.insert(before.events.begin() + 9, event(TraceAction::free_completed, 4096 * 18, 18));
+    for (int t = 15; t < 25; ++t) after.events.push_back(event(TraceAction::alloc, t == 17 ? 1 : 4096 * t, t));
+    after.events.insert(after.events.begin() + 3, event(TraceAction::free_completed, 4096 * 18, 18));
+    const auto in_order = analysis::compare_traces(before, after, std::nullopt);
+    CHECK(in_order.overlapping == 6);  // 15..19 and the free at 18, on both sides
+    CHECK(in_order.shared == 5);       // all but the alloc at 17
+
+    SUBCASE("a second device's trace after the first (out of time order) gives the same counts") {
+        for (auto* s : {&before, &after}) {
+            const auto first = s->events;
+            for (auto e : first) {
+                e.device = 1;
+                s->events.push_back(e);
+            }
+        }
+        const auto both = analysis::compare_traces(before, after, std::nullopt);
+        CHECK(both.overlapping == 12);
+        CHECK(both.shared == 10);
+        const auto one = analysis::compare_traces(before, after, 1);
+        CHECK(one.overlapping == 6);
+        CHECK(one.shared == 5);
+    }
+    SUBCASE("traces that do not meet in time share nothing") {
+        for (auto& e : after.events) e.time_us += 100;
+        const auto apart = analysis::compare_traces(before, after, std::nullopt);
+        CHECK(apart.overlapping == 0);
+        CHECK(apart.shared == 0);
+    }
 }
 
 }  // TEST_SUITE

@@ -45,20 +45,71 @@ std::vector<EventKey> events_within(const Snapshot& snap, std::int64_t from, std
     return out;
 }
 
-// The events of one side within the window, in file order, and whether that order is time order.
-struct Window {
-    std::vector<const TraceEvent*> events;
-    bool in_time_order = true;
+// The events of one side within a window of time (and the device), in file order, read one
+// at a time: a long trace is walked where it lies rather than copied.
+class WindowCursor {
+public:
+    WindowCursor(const Snapshot& snap, std::int64_t from, std::int64_t to, std::optional<int> device)
+        : events_(snap.events), from_(from), to_(to), device_(device) {
+        skip();
+    }
+    const TraceEvent* current() const { return at_ < events_.size() ? &events_[at_] : nullptr; }
+    // Moves on; false once the events left the time order (several devices' traces, or a
+    // crafted file).
+    bool next() {
+        const std::int64_t time = events_[at_].time_us;
+        ++at_;
+        skip();
+        return at_ >= events_.size() || events_[at_].time_us >= time;
+    }
+    std::size_t count() const { return count_; }  // events within the window reached so far
+
+private:
+    void skip() {
+        while (at_ < events_.size() && (events_[at_].time_us < from_ || events_[at_].time_us > to_ ||
+                                        (device_ && events_[at_].device != *device_)))
+            ++at_;
+        if (at_ < events_.size()) ++count_;
+    }
+    const std::vector<TraceEvent>& events_;
+    std::int64_t from_, to_;
+    std::optional<int> device_;
+    std::size_t at_ = 0;
+    std::size_t count_ = 0;
 };
 
-Window window_events(const Snapshot& snap, std::int64_t from, std::int64_t to, std::optional<int> device) {
-    Window w;
-    for (const auto& e : snap.events) {
-        if (e.time_us < from || e.time_us > to || (device && e.device != *device)) continue;
-        if (!w.events.empty() && e.time_us < w.events.back()->time_us) w.in_time_order = false;
-        w.events.push_back(&e);
+// Walks both windows together, one microsecond at a time, counting the events they share;
+// nullopt when either is out of time order.
+std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y) {
+    std::size_t shared = 0;
+    std::vector<EventKey> gx, gy, common;
+    while (x.current() && y.current()) {
+        const auto ti = x.current()->time_us, tj = y.current()->time_us;
+        if (ti < tj) {
+            if (!x.next()) return std::nullopt;
+            continue;
+        }
+        if (tj < ti) {
+            if (!y.next()) return std::nullopt;
+            continue;
+        }
+        gx.clear();
+        gy.clear();
+        for (; x.current() && x.current()->time_us == ti;)
+            if (gx.push_back(key_of(*x.current())); !x.next()) return std::nullopt;
+        for (; y.current() && y.current()->time_us == ti;)
+            if (gy.push_back(key_of(*y.current())); !y.next()) return std::nullopt;
+        std::sort(gx.begin(), gx.end());
+        std::sort(gy.begin(), gy.end());
+        common.clear();
+        std::set_intersection(gx.begin(), gx.end(), gy.begin(), gy.end(), std::back_inserter(common));
+        shared += common.size();
     }
-    return w;
+    // The rest of the longer window counts towards the overlap and must be in order too.
+    for (auto* rest : {&x, &y})
+        while (rest->current())
+            if (!rest->next()) return std::nullopt;
+    return shared;
 }
 
 // Two captures of one process share every event their traces both cover in time.
@@ -70,32 +121,18 @@ TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::
     if (!a.timed || !b.timed) return t;
     const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
     if (from > to) return t;
-    const auto x = window_events(before, from, to, device), y = window_events(after, from, to, device);
-    t.overlapping = std::min(x.events.size(), y.events.size());
-    if (!x.in_time_order || !y.in_time_order) {
-        // Several devices' traces, or a crafted file: compare as sorted keys.
-        const auto kx = events_within(before, from, to, device), ky = events_within(after, from, to, device);
-        std::vector<EventKey> common;
-        std::set_intersection(kx.begin(), kx.end(), ky.begin(), ky.end(), std::back_inserter(common));
-        t.shared = common.size();
+    WindowCursor x(before, from, to, device), y(after, from, to, device);
+    if (const auto shared = shared_in_time_order(x, y)) {
+        t.overlapping = std::min(x.count(), y.count());
+        t.shared = *shared;
         return t;
     }
-    // Both in time order (a ring buffer is): walk them together, one microsecond at a time.
-    std::vector<EventKey> gx, gy, common;
-    for (std::size_t i = 0, j = 0; i < x.events.size() && j < y.events.size();) {
-        const auto ti = x.events[i]->time_us, tj = y.events[j]->time_us;
-        if (ti < tj) { ++i; continue; }
-        if (tj < ti) { ++j; continue; }
-        gx.clear();
-        gy.clear();
-        for (; i < x.events.size() && x.events[i]->time_us == ti; ++i) gx.push_back(key_of(*x.events[i]));
-        for (; j < y.events.size() && y.events[j]->time_us == ti; ++j) gy.push_back(key_of(*y.events[j]));
-        std::sort(gx.begin(), gx.end());
-        std::sort(gy.begin(), gy.end());
-        common.clear();
-        std::set_intersection(gx.begin(), gx.end(), gy.begin(), gy.end(), std::back_inserter(common));
-        t.shared += common.size();
-    }
+    // Several devices' traces, or a crafted file: compare as sorted keys.
+    const auto kx = events_within(before, from, to, device), ky = events_within(after, from, to, device);
+    t.overlapping = std::min(kx.size(), ky.size());
+    std::vector<EventKey> common;
+    std::set_intersection(kx.begin(), kx.end(), ky.begin(), ky.end(), std::back_inserter(common));
+    t.shared = common.size();
     return t;
 }
 
