@@ -66,7 +66,7 @@ for mib in "${sizes[@]}"; do
     files+=("$f")
 done
 # The generated benchmark file (make_big_snapshot.py) beside them: how far it is from a real one.
-generated="$cache/generated-${sizes[0]}MiB.pickle"
+generated="$cache/generated-${sizes[0]}MiB-$(sha1sum "$here/make_big_snapshot.py" | cut -c1-10).pickle"
 [[ -s "$generated" ]] || "$python" "$here/make_big_snapshot.py" --mib "${sizes[0]}" "$generated"
 "$python" "$here/scale_real_snapshot.py" --figures "$source_file" "${files[0]}" "$generated" | sed 's/^/  /'
 echo

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A real capture scaled up, and the figures that say whether a generated capture looks real.
 
-    scale_real_snapshot.py --mib N SOURCE OUTPUT   repeat SOURCE's trace until OUTPUT is ~N MiB
-    scale_real_snapshot.py --figures FILE...       print each file's shape figures
+    scale_real_snapshot.py --mib N SOURCE OUTPUT       repeat SOURCE's trace until OUTPUT is ~N MiB
+    scale_real_snapshot.py --figures [--strict] REFERENCE FILE...
+                                                   each file's shape figures beside REFERENCE's
 
 Scaling: SOURCE (a real torch >= 2.1 snapshot with a trace, read from ../shared/real; the
 files there are plain data written by torch) is loaded, and its trace entries are repeated
@@ -13,15 +14,24 @@ the previous copy's last time. The result is written the way _dump_snapshot writ
 pickle, protocol 4). This reads the real file with pickle.load: it is a benchmark helper
 that runs on the project's own reference data, never on user input.
 
-Figures: bytes per trace event, frames per
-event, the opcode mix (share of each opcode among all), and memo sharing (memo reads per
-memo write, and per frame).
+Figures, read from the opcodes (no object is rebuilt, so a 1 GiB file takes a few minutes
+and memory for its memo): bytes per trace event, frames per event, the opcode mix (share
+of each opcode among all), and memo sharing: memo reads per memo write and per frame; how
+often frame lists are read from the memo (a list torch shares) rather than built; frame
+references per distinct frame dict; built frame lists per distinct sequence of memo ids
+(stacks that repeat, built again from the same shared frame dicts); which strings are read
+from the memo (dict keys, frame names and filenames, action strings) and how many string
+bytes a trace event costs. Every figure is a ratio, so that a 3 MB capture and a 1 GiB file
+compare directly. Each file after the first is marked by whether each figure is within 10%
+of the first file's (the reference); --strict makes the exit status say whether all are.
 """
 import argparse
 import collections
 import copy
+import os
 import pickle
 import pickletools
+import struct
 import sys
 
 
@@ -54,49 +64,311 @@ def scale(source, mib, output):
         pickle.dump(snap, f, protocol=4)
 
 
+class _Read:
+    """A memo read on the walker's stack: the object read and its memo id."""
+    __slots__ = ("obj", "idx")
+
+    def __init__(self, obj, idx):
+        self.obj = obj
+        self.idx = idx
+
+
+class _Built:
+    """A dict, list or tuple built in the file (not read from the memo).
+
+    Dicts get a kind from their keys; lists keep the memo ids of their elements until
+    their parent says whether they are frame lists, so that nothing grows with the file
+    but the memo itself."""
+    __slots__ = ("idx", "kind", "n", "elems", "fresh", "short")
+
+    def __init__(self):
+        self.idx = None
+        self.kind = None
+        self.n = 0          # list length
+        self.elems = None   # memo ids of the elements (lists only, until classified)
+        self.fresh = 0      # elements built in place rather than read from the memo
+        self.short = 0      # elements read with BINGET (memo id < 256)
+
+
+def _dict_kind(keys):
+    if "filename" in keys:
+        return "frame"
+    if "action" in keys:
+        return "entry"
+    if "blocks" in keys:
+        return "segment"
+    if "state" in keys:
+        return "block"
+    return "other"
+
+
+def _text(x):
+    x = x.obj if type(x) is _Read else x
+    return x if type(x) is str else None
+
+
+def walk(data):
+    """Count what the figures need in one pass over the opcodes of a pickle of plain data.
+
+    Torch writes its snapshot with the C pickler (protocol 4), so a value written twice is
+    written once and then read from the memo (BINGET/LONG_BINGET). The walk follows the
+    stack like an unpickler but only keeps, per dict, its kind and, per list, the memo ids
+    of its elements, which is what tells a frame list that repeats a stack from one that
+    builds new frames."""
+    unpack_q = struct.Struct("<Q").unpack_from
+    unpack_i = struct.Struct("<I").unpack_from
+    opcount = [0] * 256
+    stack, marks, memo = [], [], []
+    c = collections.Counter()       # the counts below, by name
+    sequences = set()               # memo-id sequences of the frame lists built
+    top_keys = []                   # (offset, key) of the top-level dict's keys
+    pos, end = 0, len(data)
+    while pos < end:
+        op = data[pos]
+        opcount[op] += 1
+        pos += 1
+        if op == 0x6A:    # LONG_BINGET
+            i = unpack_i(data, pos)[0]
+            pos += 4
+            stack.append(_Read(memo[i], i))
+        elif op == 0x68:  # BINGET
+            i = data[pos]
+            pos += 1
+            stack.append(_Read(memo[i], i))
+        elif op == 0x94:  # MEMOIZE
+            top = stack[-1]
+            if type(top) is _Built:
+                top.idx = len(memo)
+            memo.append(top)
+        elif op == 0x28:  # MARK
+            marks.append(len(stack))
+        elif op == 0x8A:  # LONG1
+            pos += 1 + data[pos]
+            stack.append(0)
+        elif op == 0x4B:  # BININT1
+            pos += 1
+            stack.append(0)
+        elif op == 0x4A:  # BININT
+            pos += 4
+            stack.append(0)
+        elif op == 0x4D:  # BININT2
+            pos += 2
+            stack.append(0)
+        elif op == 0x7D or op == 0x5D:  # EMPTY_DICT, EMPTY_LIST
+            stack.append(_Built())
+        elif op == 0x75 or op == 0x73:  # SETITEMS, SETITEM
+            m = marks.pop() if op == 0x75 else len(stack) - 2
+            items = stack[m:]
+            del stack[m:]
+            d = stack[-1]
+            if d.kind is None:
+                d.kind = _dict_kind({_text(k) for k in items[0::2]})
+                if d.kind == "entry":
+                    c["events"] += 1  # torch 2.0 entries may have no frames
+            kind = d.kind
+            for j in range(0, len(items), 2):
+                k, v = items[j], items[j + 1]
+                key = _text(k)
+                c["key reads" if type(k) is _Read else "key strings"] += 1
+                if type(v) is str or (type(v) is _Read and type(v.obj) is str):
+                    role = key if kind == "frame" else kind
+                    c[role + (" reads" if type(v) is _Read else " strings")] += 1
+                if key == "frames" and kind in ("entry", "segment", "block"):
+                    where = "trace" if kind == "entry" else "segment"
+                    if type(v) is _Read:
+                        c[where + " lists read"] += 1
+                        n = v.obj.n if type(v.obj) is _Built else 0
+                    else:
+                        c[where + " lists built"] += 1
+                        n = v.n
+                        if v.elems is not None:
+                            sequences.add(tuple(v.elems))
+                            v.elems = None
+                            c["frame refs"] += v.n
+                            c["frame dicts built"] += v.fresh
+                            c["frame dict reads short"] += v.short
+                        else:
+                            sequences.add(())
+                    if kind == "entry":
+                        c["event frames"] += n
+        elif op == 0x65 or op == 0x61:  # APPENDS, APPEND
+            m = marks.pop() if op == 0x65 else len(stack) - 1
+            items = stack[m:]
+            del stack[m:]
+            lst = stack[-1]
+            if lst.elems is None and lst.n == 0:
+                lst.elems = []
+            lst.n += len(items)
+            elems = lst.elems
+            for x in items:
+                if type(x) is _Read:
+                    if x.idx < 256:
+                        lst.short += 1
+                    if elems is not None:
+                        elems.append(x.idx)
+                else:
+                    lst.fresh += 1
+                    if elems is not None:
+                        elems.append(x.idx if type(x) is _Built else None)
+        elif op == 0x8C or op == 0x58 or op == 0x8D:  # SHORT_BINUNICODE, BINUNICODE, BINUNICODE8
+            if op == 0x8C:
+                n, pos = data[pos], pos + 1
+            elif op == 0x58:
+                n, pos = unpack_i(data, pos)[0], pos + 4
+            else:
+                n, pos = unpack_q(data, pos)[0], pos + 8
+            s = data[pos:pos + n].decode("utf-8", "surrogatepass")
+            pos += n
+            c["string bytes"] += n
+            if len(marks) == 1 and marks[0] == 1 and len(stack) % 2 == 1:
+                top_keys.append((pos - n - (2 if op == 0x8C else 5 if op == 0x58 else 9), s))
+            stack.append(s)
+        elif op == 0x86 or op == 0x85 or op == 0x87:  # TUPLE2, TUPLE1, TUPLE3
+            del stack[len(stack) - (op - 0x84):]
+            stack.append(_Built())
+        elif op == 0x88 or op == 0x89 or op == 0x4E:  # NEWTRUE, NEWFALSE, NONE
+            stack.append(0)
+        elif op == 0x47:  # BINFLOAT
+            pos += 8
+            stack.append(0)
+        elif op == 0x95:  # FRAME
+            pos += 8
+        elif op == 0x80:  # PROTO
+            pos += 1
+        elif op == 0x2E:  # STOP
+            break
+        elif op == 0x29:  # EMPTY_TUPLE
+            stack.append(_Built())
+        elif op == 0x74:  # TUPLE
+            del stack[marks.pop():]
+            stack.append(_Built())
+        elif op == 0x71 or op == 0x72:  # BINPUT, LONG_BINPUT
+            i = data[pos] if op == 0x71 else unpack_i(data, pos)[0]
+            pos += 1 if op == 0x71 else 4
+            while len(memo) <= i:
+                memo.append(None)
+            memo[i] = stack[-1]
+        elif op == 0x8B:  # LONG4
+            pos += 4 + unpack_i(data, pos)[0]
+            stack.append(0)
+        else:
+            name = pickletools.code2op[chr(op)].name if chr(op) in pickletools.code2op else hex(op)
+            raise ValueError("figures: opcode %s at offset %d is not plain data" % (name, pos - 1))
+    ops = collections.Counter({pickletools.code2op[chr(op)].name: n for op, n in enumerate(opcount) if n})
+    c["memo writes"] = ops["MEMOIZE"] + ops["BINPUT"] + ops["LONG_BINPUT"]
+    c["memo reads"] = ops["BINGET"] + ops["LONG_BINGET"]
+    c["distinct sequences"] = len(sequences)
+    return ops, c, top_keys
+
+
+def _ratio(a, b):
+    return a / b if b else None
+
+
 def figures(path):
+    """The shape figures of one file: name -> value, in print order, and the opcode shares.
+
+    Every figure is a ratio, so a 3 MiB capture and a 1 GiB one compare directly."""
     with open(path, "rb") as f:
         data = f.read()
-    ops = collections.Counter()
-    memo_puts = memo_gets = 0
-    for op, arg, _ in pickletools.genops(data):
-        ops[op.name] += 1
-        if op.name in ("MEMOIZE", "BINPUT", "LONG_BINPUT", "PUT"):
-            memo_puts += 1
-        elif op.name in ("BINGET", "LONG_BINGET", "GET"):
-            memo_gets += 1
-    snap = pickle.loads(data)
-    entries = [e for trace in (snap.get("device_traces") or []) for e in trace]
-    events = len(entries)
-    frames = sum(len(e.get("frames") or []) for e in entries)
+    ops, c, top_keys = walk(data)
+    events = c["events"]
+    trace_bytes = 0
+    for j, (offset, key) in enumerate(top_keys):
+        if key == "device_traces":
+            nxt = top_keys[j + 1][0] if j + 1 < len(top_keys) else len(data)
+            trace_bytes = nxt - offset
+    segment_bytes = next((o for o, k in top_keys if k == "device_traces"), len(data))
+    frame_dict_reads = c["frame refs"] - c["frame dicts built"]
+    trace_lists = c["trace lists built"] + c["trace lists read"]
+    segment_lists = c["segment lists built"] + c["segment lists read"]
+    built_lists = c["trace lists built"] + c["segment lists built"]
+    names = c["name strings"] + c["name reads"]
+    filenames = c["filename strings"] + c["filename reads"]
+    fig = collections.OrderedDict()
+    fig["bytes per trace event (file bytes / events)"] = _ratio(len(data), events)
+    fig["trace bytes per trace event"] = _ratio(trace_bytes, events)
+    fig["segments section share of the file"] = _ratio(segment_bytes, len(data))
+    fig["frames per event"] = _ratio(c["event frames"], events)
+    fig["memo reads per memo write"] = _ratio(c["memo reads"], c["memo writes"])
+    fig["memo reads per frame"] = _ratio(c["memo reads"], c["event frames"])
+    fig["trace frame lists read from the memo"] = _ratio(c["trace lists read"], trace_lists)
+    fig["segment/block frame lists read from the memo"] = _ratio(c["segment lists read"], segment_lists)
+    fig["frame refs per distinct frame dict"] = _ratio(c["frame refs"], c["frame dicts built"])
+    fig["frame dict reads by BINGET (memo id < 256)"] = _ratio(c["frame dict reads short"], frame_dict_reads)
+    fig["built frame lists per distinct memo-id sequence"] = _ratio(built_lists, c["distinct sequences"])
+    fig["frame names read from the memo"] = _ratio(c["name reads"], names)
+    fig["frame filenames read from the memo"] = _ratio(c["filename reads"], filenames)
+    fig["new strings per new frame dict"] = _ratio(c["name strings"] + c["filename strings"], c["frame dicts built"])
+    fig["string bytes per trace event"] = _ratio(c["string bytes"], events)
+    fig["dict key reads per event"] = _ratio(c["key reads"], events)
+    fig["action strings read from the memo"] = _ratio(c["entry reads"], c["entry reads"] + c["entry strings"])
     total = sum(ops.values())
-    mix = ", ".join("%s %.1f%%" % (name, 100.0 * n / total) for name, n in ops.most_common(8))
-    return {
-        "file": path,
-        "bytes": len(data),
-        "events": events,
-        "bytes_per_event": len(data) / events if events else 0,
-        "frames_per_event": frames / events if events else 0,
-        "memo_gets_per_put": memo_gets / memo_puts if memo_puts else 0,
-        "memo_gets_per_frame": memo_gets / frames if frames else 0,
-        "opcodes": mix,
-    }
+    shares = {name: n / total for name, n in ops.items()}
+    counts = {"file bytes": len(data), "events": events, "frame dicts": c["frame dicts built"],
+              "distinct sequences": c["distinct sequences"], "built frame lists": built_lists,
+              "key strings": c["key strings"]}
+    return fig, shares, counts
+
+
+MINOR_OPCODE_SHARE = 0.01  # opcodes under this share in the reference are compared as one sum
+TOLERANCE = 0.10
+PERCENT_FIGURES = ("share", "read from the memo", "BINGET")  # figures printed as percentages
+
+
+def compare(paths, out=sys.stdout):
+    """Print every figure of every file side by side; files after the first are marked by
+    whether each figure is within 10% of the first file's (the real reference capture)."""
+    results = [figures(p) for p in paths]
+    ref_fig, ref_shares, _ = results[0]
+    major = sorted((n for n, s in ref_shares.items() if s >= MINOR_OPCODE_SHARE), key=lambda n: -ref_shares[n])
+    rows = []
+    for name in ref_fig:
+        rows.append((name, [r[0][name] for r in results], any(w in name for w in PERCENT_FIGURES)))
+    for op in major:
+        rows.append(("opcode share " + op, [r[1].get(op, 0.0) for r in results], True))
+    rows.append(("opcode share, all under 1% in the reference",
+                 [sum(s for n, s in r[1].items() if n not in major) for r in results], True))
+    width = max(len(r[0]) for r in rows)
+    col = 24
+    heads = [os.path.basename(p)[:col] for p in paths]
+    print("%-*s  %s" % (width, "figure (first file is the reference)",
+                        "  ".join("%-*s" % (col, h) for h in heads)), file=out)
+    misses = [0] * len(paths)
+    for name, values, percent in rows:
+        cells = []
+        ref = values[0]
+        for j, v in enumerate(values):
+            text = "n/a" if v is None else ("%.2f%%" % (100 * v) if percent else "%.2f" % v)
+            if j and v is not None and ref is not None:
+                dev = (v - ref) / ref if ref else (0.0 if v == 0 else float("inf"))
+                ok = abs(dev) <= TOLERANCE
+                misses[j] += not ok
+                text += " %+.1f%% %s" % (100 * dev, "ok" if ok else "OFF") if ref else (" ok" if ok else " OFF")
+            elif j:
+                misses[j] += 1
+            cells.append("%-*s" % (col, text))
+        print("%-*s  %s" % (width, name, "  ".join(cells)), file=out)
+    for j in range(1, len(paths)):
+        print("%s: %d of %d figures within %d%% of %s" % (heads[j], len(rows) - misses[j], len(rows),
+                                                          round(100 * TOLERANCE), heads[0]), file=out)
+    for p, (_, _, counts) in zip(paths, results):
+        print("%s: %s" % (os.path.basename(p), ", ".join("%s %d" % kv for kv in counts.items())), file=out)
+    return max(misses[1:], default=0) == 0
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mib", type=int)
-    ap.add_argument("--figures", action="store_true")
+    ap.add_argument("--figures", action="store_true",
+                    help="print the shape figures of FILE... side by side, each file after the first "
+                         "marked by whether it is within 10%% of the first")
+    ap.add_argument("--strict", action="store_true",
+                    help="with --figures: exit 1 unless every figure of every file is within 10%% of the first's")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     if a.figures:
-        for path in a.files:
-            f = figures(path)
-            print("%s: %d bytes, %d events, %.0f bytes/event, %.1f frames/event, memo %.2f gets/put, "
-                  "%.2f gets/frame" % (f["file"], f["bytes"], f["events"], f["bytes_per_event"],
-                                       f["frames_per_event"], f["memo_gets_per_put"], f["memo_gets_per_frame"]))
-            print("    opcodes: %s" % f["opcodes"])
-        return
+        sys.exit(0 if compare(a.files) or not a.strict else 1)
     if a.mib is None or len(a.files) != 2:
         sys.exit("usage: scale_real_snapshot.py --mib N SOURCE OUTPUT | --figures FILE...")
     scale(a.files[0], a.mib, a.files[1])
