@@ -276,6 +276,12 @@ TEST_CASE("compare_traces counts the events two traces share in the time they bo
         CHECK(one.overlapping == 6);
         CHECK(one.shared == 5);
     }
+    SUBCASE("an event out of time order at the end of a trace: its window comes from every event") {
+        after.events.push_back(event(TraceAction::alloc, 1 << 20, 5));
+        const auto late = analysis::compare_traces(before, after, std::nullopt);
+        CHECK(late.overlapping == 6);
+        CHECK(late.shared == 5);
+    }
     SUBCASE("traces that do not meet in time share nothing") {
         for (auto& e : after.events) e.time_us += 100;
         const auto apart = analysis::compare_traces(before, after, std::nullopt);

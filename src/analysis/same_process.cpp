@@ -45,8 +45,19 @@ std::vector<EventKey> events_within(const Snapshot& snap, std::int64_t from, std
     return out;
 }
 
+// The first and last timed events of a trace: its window when the trace is in time order,
+// which the walk below confirms (else window_of reads every event).
+TraceWindow ends_of(const Snapshot& snap, std::optional<int> device) {
+    const auto timed = [&](const TraceEvent& e) { return e.time_us >= 0 && (!device || e.device == *device); };
+    const auto first = std::ranges::find_if(snap.events, timed);
+    if (first == snap.events.end()) return {};
+    const auto last = std::ranges::find_if(snap.events.rbegin(), snap.events.rend(), timed);
+    return {first->time_us, last->time_us, true};
+}
+
 // The events of one side within a window of time (and the device), in file order, read one
-// at a time: a long trace is walked where it lies rather than copied.
+// at a time: a long trace is walked where it lies rather than copied. It reads every event
+// of the device on the way, and says whether all of them were in time order.
 class WindowCursor {
 public:
     WindowCursor(const Snapshot& snap, std::int64_t from, std::int64_t to, std::optional<int> device)
@@ -57,29 +68,37 @@ public:
     // Moves on; false once the events left the time order (several devices' traces, or a
     // crafted file).
     bool next() {
-        const std::int64_t time = events_[at_].time_us;
         ++at_;
         skip();
-        return at_ >= events_.size() || events_[at_].time_us >= time;
+        return in_order_;
     }
     std::size_t count() const { return count_; }  // events within the window reached so far
+    bool in_order() const { return in_order_; }
 
 private:
     void skip() {
-        while (at_ < events_.size() && (events_[at_].time_us < from_ || events_[at_].time_us > to_ ||
-                                        (device_ && events_[at_].device != *device_)))
-            ++at_;
-        if (at_ < events_.size()) ++count_;
+        for (; at_ < events_.size(); ++at_) {
+            const TraceEvent& e = events_[at_];
+            if (e.time_us < 0 || (device_ && e.device != *device_)) continue;
+            if (e.time_us < last_time_) in_order_ = false;
+            last_time_ = e.time_us;
+            if (e.time_us >= from_ && e.time_us <= to_) {
+                ++count_;
+                return;
+            }
+        }
     }
     const std::vector<TraceEvent>& events_;
     std::int64_t from_, to_;
     std::optional<int> device_;
     std::size_t at_ = 0;
     std::size_t count_ = 0;
+    std::int64_t last_time_ = -1;
+    bool in_order_ = true;
 };
 
 // Walks both windows together, one microsecond at a time, counting the events they share;
-// nullopt when either is out of time order.
+// nullopt when either trace is out of time order.
 std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y) {
     std::size_t shared = 0;
     std::vector<EventKey> gx, gy, common;
@@ -93,8 +112,16 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
             if (!y.next()) return std::nullopt;
             continue;
         }
-        gx.clear();
-        gy.clear();
+        // Most microseconds hold one event on each side: compared without sorting.
+        const EventKey kx = key_of(*x.current()), ky = key_of(*y.current());
+        if (!x.next() || !y.next()) return std::nullopt;
+        const bool more_x = x.current() && x.current()->time_us == ti, more_y = y.current() && y.current()->time_us == ti;
+        if (!more_x && !more_y) {
+            shared += kx == ky;
+            continue;
+        }
+        gx.assign(1, kx);
+        gy.assign(1, ky);
         for (; x.current() && x.current()->time_us == ti;)
             if (gx.push_back(key_of(*x.current())); !x.next()) return std::nullopt;
         for (; y.current() && y.current()->time_us == ti;)
@@ -105,10 +132,11 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
         std::set_intersection(gx.begin(), gx.end(), gy.begin(), gy.end(), std::back_inserter(common));
         shared += common.size();
     }
-    // The rest of the longer window counts towards the overlap and must be in order too.
+    // The rest of each trace counts towards the overlap and must be in order too.
     for (auto* rest : {&x, &y})
         while (rest->current())
             if (!rest->next()) return std::nullopt;
+    if (!x.in_order() || !y.in_order()) return std::nullopt;  // out of order past the window's last event
     return shared;
 }
 
@@ -116,18 +144,23 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
 }  // namespace
 
 TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
-    const auto a = window_of(before, device), b = window_of(after, device);
     TraceOverlap t;
+    // In time order (one device's ring buffer), the window is where the two traces' ends meet.
+    if (const auto a = ends_of(before, device), b = ends_of(after, device); a.timed && b.timed) {
+        const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
+        WindowCursor x(before, from, to, device), y(after, from, to, device);
+        if (const auto shared = shared_in_time_order(x, y)) {
+            if (from > to) return t;
+            t.overlapping = std::min(x.count(), y.count());
+            t.shared = *shared;
+            return t;
+        }
+    }
+    // Several devices' traces, or a crafted file: every event's time, compared as sorted keys.
+    const auto a = window_of(before, device), b = window_of(after, device);
     if (!a.timed || !b.timed) return t;
     const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
     if (from > to) return t;
-    WindowCursor x(before, from, to, device), y(after, from, to, device);
-    if (const auto shared = shared_in_time_order(x, y)) {
-        t.overlapping = std::min(x.count(), y.count());
-        t.shared = *shared;
-        return t;
-    }
-    // Several devices' traces, or a crafted file: compare as sorted keys.
     const auto kx = events_within(before, from, to, device), ky = events_within(after, from, to, device);
     t.overlapping = std::min(kx.size(), ky.size());
     std::vector<EventKey> common;
