@@ -10,7 +10,8 @@
 # Environment: MEMSNAP_BENCH_DIR (cache, default /tmp/memsnap-bench),
 #              MEMSNAP_BENCH_SOURCE (default ../shared/real/snapshots/nothanmin-a2_train_step.pickle),
 #              MEMSNAP_BENCH_RUNS (best of N for memsnap, default 3),
-#              MEMSNAP_BENCH_PERF=1 (also `perf stat` of memsnap info on the largest file).
+#              MEMSNAP_BENCH_PERF=1 (also `perf stat` and `perf record` of memsnap info on the largest file),
+#              MEMSNAP_BENCH_HEAPTRACK=1 (also heaptrack's peak consumers of that run).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -97,5 +98,18 @@ END { if (NR > 1) { lo = hi = rate[1]; for (i = 2; i <= NR; i++) { if (rate[i] <
              ((hi - lo) / hi <= 0.15 ? "MET" : "MISSED") } }'
 if [[ "${MEMSNAP_BENCH_PERF:-0}" == 1 ]] && command -v perf >/dev/null; then
     echo
+    echo "Where the time of memsnap info goes (perf stat, then the functions over 3% of samples):"
     perf stat -e task-clock,page-faults,cycles,instructions "$bin" info --format json "${files[-1]}" 2>&1 >/dev/null | sed 's/^/  /'
+    perf record -q -o "$work/perf.data" "$bin" info --format json "${files[-1]}" >/dev/null 2>&1
+    perf report -q -i "$work/perf.data" --no-children --sort sym --percent-limit 3 --stdio 2>/dev/null |
+        grep -E '^ +[0-9]' | sed 's/^ */  /'
+fi
+if [[ "${MEMSNAP_BENCH_HEAPTRACK:-0}" == 1 ]] && command -v heaptrack >/dev/null; then
+    echo
+    echo "Where the memory of memsnap info goes (heaptrack, heap at its peak; reserved address space"
+    echo "that was never touched counts here but not in the RSS above):"
+    heaptrack -o "$work/heap" "$bin" info --format json "${files[-1]}" >/dev/null 2>&1
+    heaptrack_print -f "$work/heap.zst" 2>/dev/null | sed -n '/^PEAK MEMORY CONSUMERS/,/^MOST TEMPORARY/p' |
+        awk '/peak memory consumed over/ { size = $1; getline; if ($0 !~ /^ /) printf "  %-9s %s\n", size, substr($0, 1, 110) }' |
+        head -n 8
 fi
