@@ -27,7 +27,7 @@ struct Capture {
 // Reads the file at `path` ("-" reads standard input; pipes and devices are read up to
 // `max_input` bytes). Throws Error (input) naming the file, also when the file changes
 // while it is read.
-// `progress`, when given, is told every 64 MiB how far the reader got (large pickles only).
+// `progress`, when given, is told every 1 MiB how far the reader got (large pickles only).
 Capture load_capture(const std::string& path, const pickle::Limits& limits,
                      std::uint64_t max_input = std::uint64_t{8} << 30,
                      const std::function<void(std::uint64_t done, std::uint64_t total)>& progress = {});

@@ -13,7 +13,7 @@ namespace memsnap::snapshot {
 
 struct LoadOptions {
     pickle::Limits limits;
-    // Told every 64 MiB how far a pickle's reader got, of how many bytes (for a progress line).
+    // Told every 1 MiB how far a pickle's reader got, of how many bytes (for a progress line).
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
 };
 
