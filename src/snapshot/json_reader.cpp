@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <iterator>
 #include <vector>
 
 namespace memsnap::snapshot::detail {
@@ -73,6 +74,16 @@ private:
     // it the root.
     bool add(const Value& v) {
         const Value stored = pickle::seal(doc_, v, hook_);
+        // A container the hook replaced is reachable no more (JSON shares nothing): its slot
+        // serves the next one, as in the pickle reader, or a dump's millions of frame and
+        // entry dicts would each keep theirs.
+        if (v.is_container() && stored.kind != v.kind) {
+            auto& s = doc_.slot(v);
+            if (!s.pinned) {
+                s.pinned = true;
+                doc_.recycle_slot(v);
+            }
+        }
         if (open_.empty()) {
             doc_.root = stored;
             return true;
@@ -103,13 +114,51 @@ private:
     std::vector<Value> open_;
 };
 
+// The input as nlohmann's parser walks it, one character at a time, telling `consumed` every
+// 1 MiB how far it got: the pages behind it are released as the pickle reader's are, or a
+// JSON snapshot (several times its pickle's size: JSON shares nothing) would stay resident.
+class ReportingIterator {
+public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = const char&;
+
+    ReportingIterator(const char* at, const char* begin, const std::function<void(std::uint64_t)>* consumed)
+        : at_(at), begin_(begin), next_report_(begin + kReportEvery), consumed_(consumed) {}
+    reference operator*() const { return *at_; }
+    ReportingIterator& operator++() {
+        if (++at_ >= next_report_) [[unlikely]] {
+            if (consumed_ != nullptr && *consumed_) (*consumed_)(static_cast<std::uint64_t>(at_ - begin_));
+            next_report_ += kReportEvery;
+        }
+        return *this;
+    }
+    ReportingIterator operator++(int) {
+        ReportingIterator before = *this;
+        ++*this;
+        return before;
+    }
+    bool operator==(const ReportingIterator& other) const { return at_ == other.at_; }
+
+private:
+    static constexpr std::ptrdiff_t kReportEvery = std::ptrdiff_t{1} << 20;
+    const char* at_;
+    const char* begin_;
+    const char* next_report_;
+    const std::function<void(std::uint64_t)>* consumed_;
+};
+
 }  // namespace
 
 void read_json(std::string_view input, Document& doc, pickle::SealHook* hook, const pickle::Limits& limits,
-               const std::string& name) {
+               const std::string& name, const std::function<void(std::uint64_t)>& consumed) {
     SnapshotSax sax(doc, hook, limits, name, input.size());
     try {
-        nlohmann::json::sax_parse(input.begin(), input.end(), &sax);
+        const char* begin = input.data();
+        nlohmann::json::sax_parse(ReportingIterator(begin, begin, &consumed),
+                                  ReportingIterator(begin + input.size(), begin, &consumed), &sax);
     } catch (const nlohmann::json::exception& e) {
         // e.g. a number too large for any integer or double (out_of_range 406)
         std::string what = e.what();

@@ -6,13 +6,16 @@
 #include <memsnap/pickle/document.hpp>
 #include <memsnap/pickle/limits.hpp>
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 namespace memsnap::snapshot::detail {
 
-// Throws Error (input) naming `name`, with the byte offset of a syntax error.
+// Throws Error (input) naming `name`, with the byte offset of a syntax error. `consumed`, when
+// given, is told every 1 MiB how far the parser got (to release the pages behind it).
 void read_json(std::string_view input, pickle::Document& doc, pickle::SealHook* hook, const pickle::Limits& limits,
-               const std::string& name);
+               const std::string& name, const std::function<void(std::uint64_t)>& consumed = {});
 
 }  // namespace memsnap::snapshot::detail

@@ -65,7 +65,7 @@ Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
     detail::ModelBuilder builder(snap);
     Document doc(bytes);
     if (!bytes.empty() && !pickle::looks_like_pickle(bytes) && looks_like_json(bytes)) {
-        detail::read_json(bytes, doc, &builder, options.limits, name);
+        detail::read_json(bytes, doc, &builder, options.limits, name, consumed);
         builder.finish(doc, name);
         snap.source.encoding = "json";
         snap.source.writer = "JSON (json.dump of a snapshot)";

@@ -142,6 +142,8 @@ public:
     // What the document holds now, estimated at 16 bytes an item and 64 a container: the
     // producers bound it so that no input can make memory grow far past its size.
     std::uint64_t held_bytes() const { return 16 * live_items_ + 64 * live_containers_; }
+    // Container slots ever made (reused ones count once).
+    std::size_t slot_count() const { return slots_.size(); }
 
     Value root;
 
