@@ -333,11 +333,15 @@ private:
         if (!memo_.put(index, v)) fail("more memo values that do not pack than the memo can number (2^29)");
     }
 
-    void memo_put(std::uint64_t index) {
-        const Value& v = top("memo PUT");
+    void check_memo_limit(std::uint64_t index) const {
         if (index >= limits_.max_memo_entries)
             fail(fmt::format("memo index {} is over the limit of {} entries (--max-memo)", index,
                              limits_.max_memo_entries));
+    }
+
+    void memo_put(std::uint64_t index) {
+        const Value& v = top("memo PUT");
+        check_memo_limit(index);
         // Picklers number memo entries in order; a far jump would make the memo hold empty
         // entries that no input byte paid for.
         if (index > memo_.size() + kMaxMemoGap)
@@ -413,9 +417,7 @@ private:
     void memoize_literal(const Value& value) {
         ++info_.memoize_ops;
         ++info_.memo_before_fill;
-        if (memo_.size() >= limits_.max_memo_entries)
-            fail(fmt::format("memo index {} is over the limit of {} entries (--max-memo)",
-                             memo_.size(), limits_.max_memo_entries));
+        check_memo_limit(memo_.size());
         store_memo(memo_.size(), value);
     }
 
@@ -430,18 +432,39 @@ private:
         return true;
     }
 
+    // Where a peephole's items start: after its EMPTY_LIST or EMPTY_DICT at `p` come an
+    // optional MEMOIZE (noted in `memoize`) and a MARK; nullopt when they do not.
+    std::optional<std::uint64_t> literal_items(std::uint64_t p, bool& memoize) const {
+        memoize = p < in_.size() && static_cast<std::uint8_t>(in_[p]) == 0x94;
+        if (memoize) ++p;
+        if (p >= in_.size() || in_[p] != '(') return std::nullopt;
+        return p + 1;
+    }
+    // Reads the memo index of the BINGET or LONG_BINGET at `p` of `data` (of `size` bytes)
+    // for a peephole and moves `p` past it; false when the input ends first.
+    [[gnu::always_inline]] static bool read_memo_ref(const char* data, std::uint64_t size, std::uint64_t& p,
+                                                     std::uint32_t& index) {
+        if (data[p] == 'h') {
+            if (p + 2 > size) return false;
+            index = static_cast<unsigned char>(data[p + 1]);
+            p += 2;
+            return true;
+        }
+        if (p + 5 > size) return false;
+        std::memcpy(&index, data + p + 1, 4);
+        p += 5;
+        return true;
+    }
+
     // The list literal whose bytes start at `p` (after EMPTY_LIST), without touching the
     // memo, the stack or the cursor.
     std::optional<Literal> scan_list_literal(std::uint64_t p) {
         const char* data = in_.data();
         const std::uint64_t size = in_.size();
         Literal literal;
-        if (p < size && static_cast<std::uint8_t>(data[p]) == 0x94) {
-            literal.memoize = true;
-            ++p;
-        }
-        if (p >= size || data[p] != '(') return std::nullopt;
-        ++p;
+        const auto items = literal_items(p, literal.memoize);
+        if (!items) return std::nullopt;
+        p = *items;
         // First the memo indices alone: torch builds its frame lists from shared frame dicts,
         // so a real capture repeats a few hundred index runs thousands of times, and a run seen
         // before needs neither memo reads nor the hook.
@@ -449,15 +472,7 @@ private:
         std::uint64_t hash = 0;
         while (p < size && (data[p] == 'h' || data[p] == 'j')) {
             std::uint32_t index;
-            if (data[p] == 'h') {
-                if (p + 2 > size) return std::nullopt;
-                index = static_cast<unsigned char>(data[p + 1]);
-                p += 2;
-            } else {
-                if (p + 5 > size) return std::nullopt;
-                std::memcpy(&index, data + p + 1, 4);
-                p += 5;
-            }
+            if (!read_memo_ref(data, size, p, index)) return std::nullopt;
             // Real stacks hold hundreds of frames; a longer list takes the general path, which
             // the held-memory budget bounds.
             if (count == kMaxLiteral) return std::nullopt;
@@ -498,14 +513,10 @@ private:
     bool dict_literal() {
         const char* data = in_.data();
         const std::uint64_t size = in_.size();
-        std::uint64_t p = pos_;
         Literal dict;
-        if (p < size && static_cast<std::uint8_t>(data[p]) == 0x94) {
-            dict.memoize = true;
-            ++p;
-        }
-        if (p >= size || data[p] != '(') return false;
-        ++p;
+        const auto items = literal_items(pos_, dict.memoize);
+        if (!items) return false;
+        std::uint64_t p = *items;
         std::size_t count = 0;
         std::size_t lists = 0;
         std::uint64_t long1_ops = 0, long1_not_8_bytes = 0;
@@ -516,10 +527,8 @@ private:
             switch (op) {
                 case 'h':
                 case 'j': {
-                    std::uint32_t index = static_cast<unsigned char>(data[p + 1]);
-                    if (op == 'j') std::memcpy(&index, data + p + 1, 4);
-                    p += op == 'h' ? 2 : 5;
-                    if (!memo_.defined(index)) return false;
+                    std::uint32_t index;
+                    if (!read_memo_ref(data, size, p, index) || !memo_.defined(index)) return false;
                     v = memo_.get(index);
                     if (v.kind != Kind::string && v.kind != Kind::opaque) return false;
                     break;
