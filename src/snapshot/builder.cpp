@@ -83,30 +83,19 @@ TraceAction parse_action(std::string_view s) {
 
 StringId ModelBuilder::intern(const Document& doc, const Value* v) {
     if (!is_string(v)) return StringId{};
-    // Python shares one string object per key or action name, so the same bytes of the input
-    // come back millions of times: remember them by position before hashing the text.
-    if ((v->flags & 1) == 0) {
-        auto& cached = string_cache_[(v->u * 0x9E3779B97F4A7C15ull) >> 56];
-        if (cached.offset == v->u && cached.length == v->length && cached.valid) return cached.id;
-        StringId id;
-        if (v->length >= 64) {
-            const std::uint64_t h = util::mix_hash(util::hash_seed(), v->u);
-            const auto offset = v->u;
-            if (const auto found =
-                    long_string_index_.find(h, [&](std::uint32_t i) { return long_strings_[i].first == offset; })) {
-                id = long_strings_[*found].second;
-            } else {
-                id = out_.strings.intern(doc.text(*v));
-                long_string_index_.insert(h, static_cast<std::uint32_t>(long_strings_.size()));
-                long_strings_.emplace_back(offset, id);
-            }
-        } else {
-            id = out_.strings.intern(doc.text(*v));
-        }
-        cached = {v->u, v->length, true, id};
-        return cached.id;
-    }
-    return out_.strings.intern(doc.text(*v));
+    if ((v->flags & 1) != 0) return out_.strings.intern(doc.text(*v));  // not in the input
+    return string_ids_.get(*v, [&] {
+        if (v->length < 64) return out_.strings.intern(doc.text(*v));
+        const std::uint64_t h = util::mix_hash(util::hash_seed(), v->u);
+        const auto offset = v->u;
+        if (const auto found =
+                long_string_index_.find(h, [&](std::uint32_t i) { return long_strings_[i].first == offset; }))
+            return long_strings_[*found].second;
+        const StringId id = out_.strings.intern(doc.text(*v));
+        long_string_index_.insert(h, static_cast<std::uint32_t>(long_strings_.size()));
+        long_strings_.emplace_back(offset, id);
+        return id;
+    });
 }
 
 std::optional<Value> ModelBuilder::on_seal(const Document& doc, const Value& c) {
@@ -365,14 +354,10 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
     return Value::make_opaque(tag_event, pending_events_.size() - 1);
 }
 
-// Python shares one string object per key, so every trace entry names its keys by the same
-// input bytes: remembered by position, a key is compared once.
+// Every trace entry names its keys by the same input bytes: a key is compared once.
 std::uint8_t ModelBuilder::event_field_of(const Document& doc, const Value& key) {
     if ((key.flags & 1) != 0) return event_field(doc.text(key));  // not in the input
-    auto& cached = key_fields_[(key.u * 0x9E3779B97F4A7C15ull) >> 58];
-    if (cached.offset != key.u || cached.length != key.length || !cached.valid)
-        cached = {key.u, key.length, true, static_cast<std::uint8_t>(event_field(doc.text(key)))};
-    return cached.field;
+    return key_fields_.get(key, [&] { return static_cast<std::uint8_t>(event_field(doc.text(key))); });
 }
 
 // Parsed once per action name: a trace holds a dozen names and millions of entries, and a

@@ -17,6 +17,31 @@
 
 namespace memsnap::snapshot::detail {
 
+// What a builder made of a string of the input, remembered by the string's position: Python
+// shares one string object per key, action or file name, so the same bytes come back
+// millions of times and are looked at once. Direct-mapped on 2^Bits entries: a collision
+// costs a recomputation, never a wrong value.
+template <class T, unsigned Bits>
+class ByInputPosition {
+public:
+    // The value for `text` (a string read from the input), made by `make` when not known.
+    template <class Make>
+    T get(const pickle::Value& text, Make&& make) {
+        Entry& e = entries_[(text.u * 0x9E3779B97F4A7C15ull) >> (64 - Bits)];
+        if (!e.valid || e.offset != text.u || e.length != text.length) e = {text.u, text.length, true, make()};
+        return e.value;
+    }
+
+private:
+    struct Entry {
+        std::uint64_t offset = 0;
+        std::uint32_t length = 0;
+        bool valid = false;
+        T value{};
+    };
+    std::array<Entry, std::size_t{1} << Bits> entries_{};
+};
+
 enum OpaqueTag : std::uint16_t {
     tag_frame = 1, tag_stack = 2, tag_block = 3, tag_event = 4, tag_segment = 5,
     tag_consumed = 6  // what a used-up container reads as afterwards
@@ -82,13 +107,8 @@ private:
     std::vector<TraceEvent> pending_events_;
     std::vector<EventNote> pending_notes_;  // EventNote::event indexes pending_events_
     std::vector<FrameId> scratch_frames_;
-    struct CachedString {
-        std::uint64_t offset = 0;
-        std::uint32_t length = 0;
-        bool valid = false;
-        StringId id;
-    };
-    std::array<CachedString, 256> string_cache_{};
+    // Strings of the input by position (see ByInputPosition).
+    ByInputPosition<StringId, 8> string_ids_;
     // Long strings by position, exactly: a few long file names referenced in turn by many
     // frames would otherwise be hashed in full at every reference.
     util::IdIndex long_string_index_;
@@ -96,13 +116,7 @@ private:
     // A trace entry's keys and action names, remembered (see event_field_of, action_of).
     std::uint8_t event_field_of(const pickle::Document& doc, const pickle::Value& key);
     TraceAction action_of(StringId name, const pickle::Document& doc, const pickle::Value& text);
-    struct CachedKey {
-        std::uint64_t offset = 0;
-        std::uint32_t length = 0;
-        bool valid = false;
-        std::uint8_t field = 0;
-    };
-    std::array<CachedKey, 64> key_fields_{};
+    ByInputPosition<std::uint8_t, 6> key_fields_;
     std::vector<std::pair<StringId, TraceAction>> action_kinds_;
     // Small side tables of TraceEvent: value -> index.
     std::uint16_t stream_index(std::int64_t stream);
