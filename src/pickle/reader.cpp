@@ -602,9 +602,7 @@ private:
     const std::function<void(std::uint64_t)>& consumed_;
     int run_tag_;
     std::uint64_t held_limit_;  // bytes the document and stack may hold (Limits::max_held_bytes)
-    // Every 1 MiB the caller may release the pages behind the cursor (and show progress).
-    static constexpr std::uint64_t kReportEvery = 1ull << 20;
-    std::uint64_t next_report_ = kReportEvery;
+    std::uint64_t next_report_ = consumed_every;
     std::uint64_t pos_ = 0;
     std::uint64_t op_start_ = 0;
     std::vector<Value> stack_;
@@ -628,7 +626,7 @@ StreamInfo Machine::run() {
         op_start_ = pos_;
         if (pos_ >= next_report_) [[unlikely]] {
             if (consumed_) consumed_(pos_);
-            next_report_ += kReportEvery;
+            next_report_ += consumed_every;
         }
         if (pos_ >= in_.size()) fail("truncated: the file ends before the STOP opcode");
         const auto op = static_cast<std::uint8_t>(in_[pos_++]);

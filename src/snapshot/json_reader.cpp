@@ -1,6 +1,7 @@
 #include "json_reader.hpp"
 
 #include <memsnap/error.hpp>
+#include <memsnap/pickle/reader.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -115,7 +116,7 @@ private:
 };
 
 // The input as nlohmann's parser walks it, one character at a time, telling `consumed` every
-// 1 MiB how far it got: the pages behind it are released as the pickle reader's are, or a
+// pickle::consumed_every bytes how far it got: the pages behind it are released as the pickle reader's are, or a
 // JSON snapshot (several times its pickle's size: JSON shares nothing) would stay resident.
 class ReportingIterator {
 public:
@@ -143,7 +144,7 @@ public:
     bool operator==(const ReportingIterator& other) const { return at_ == other.at_; }
 
 private:
-    static constexpr std::ptrdiff_t kReportEvery = std::ptrdiff_t{1} << 20;
+    static constexpr auto kReportEvery = static_cast<std::ptrdiff_t>(pickle::consumed_every);
     const char* at_;
     const char* begin_;
     const char* next_report_;

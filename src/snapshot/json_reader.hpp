@@ -14,7 +14,7 @@
 namespace memsnap::snapshot::detail {
 
 // Throws Error (input) naming `name`, with the byte offset of a syntax error. `consumed`, when
-// given, is told every 1 MiB how far the parser got (to release the pages behind it).
+// given, is told every pickle::consumed_every bytes how far the parser got.
 void read_json(std::string_view input, pickle::Document& doc, pickle::SealHook* hook, const pickle::Limits& limits,
                const std::string& name, const std::function<void(std::uint64_t)>& consumed = {});
 

@@ -34,9 +34,13 @@ bool looks_like_pickle(std::string_view bytes) noexcept;
 // "ccopy_reg"), which torch never writes and memsnap does not read.
 bool looks_like_old_pickle(std::string_view bytes) noexcept;
 
+// How often a reader tells its caller how far it got, in bytes: the pages behind it may then
+// be released (and progress shown). The JSON snapshot reader keeps the same pace.
+inline constexpr std::uint64_t consumed_every = std::uint64_t{1} << 20;
+
 // Decodes doc.input() into doc.root, applying `hook` to containers as they are sealed.
 // Throws memsnap::Error (input) with the byte offset of the offending opcode.
-// `consumed`, when given, is called every 1 MiB with the offset reached (to release pages).
+// `consumed`, when given, is called every `consumed_every` bytes with the offset reached.
 StreamInfo decode(Document& doc, const Limits& limits, SealHook* hook,
                   const std::function<void(std::uint64_t)>& consumed = {});
 
