@@ -7,11 +7,10 @@
 #include <memsnap/analysis/totals.hpp>
 
 #include <fmt/format.h>
-
-#include <future>
 #include <fmt/ranges.h>
 
 #include <cstdlib>
+#include <future>
 
 namespace memsnap::analysis {
 
