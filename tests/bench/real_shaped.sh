@@ -25,33 +25,14 @@ source_file="${MEMSNAP_BENCH_SOURCE:-$repo/../shared/real/snapshots/nothanmin-a2
 runs="${MEMSNAP_BENCH_RUNS:-3}"
 python="${PYTHON:-python3}"
 
-die() { echo "bench: $*" >&2; exit 2; }
+source "$here/lib.sh"
 [[ -x "$bin" ]] || die "memsnap binary '$bin' not found (build it first)"
 [[ -r "$source_file" ]] || die "no real capture to scale at $source_file (../shared/real is needed)"
-[[ -x /usr/bin/time ]] || die "/usr/bin/time is required (package 'time')"
+require_time
 mkdir -p "$cache"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-
-# measure CMD...: "wall_s peak_kib" of one run (wall from $EPOCHREALTIME, finer than %e).
-measure() {
-    local t0 t1 e m
-    t0=$EPOCHREALTIME
-    /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; return 1; }
-    t1=$EPOCHREALTIME
-    read -r e m < <(tail -n 1 "$work/time")
-    awk -v a="$t0" -v b="$t1" -v m="$m" 'BEGIN{printf "%.3f %d\n", b - a, m}'
-}
-best() {  # best wall of $runs runs, largest RSS seen
-    local s kb bs="" bk=0
-    for ((i = 1; i <= runs; i++)); do
-        read -r s kb < <(measure "$@")
-        if [[ -z "$bs" ]] || awk -v a="$s" -v b="$bs" 'BEGIN{exit !(a < b)}'; then bs=$s; fi
-        (( kb > bk )) && bk=$kb
-    done
-    echo "$bs $bk"
-}
-
+failed() { echo "bench: $* failed:" >&2; cat "$work/stderr" >&2; exit 1; }
 
 echo "memsnap on real-shaped captures"
 echo "  source:  $source_file"
@@ -76,9 +57,12 @@ summary=()
 for f in "${files[@]}"; do
     bytes=$(stat -c %s "$f")
     cat "$f" "$f.copy" >/dev/null  # page cache warm for every reader
-    read -r info_s info_kb < <(best "$bin" info --format json "$f")
-    read -r diff_s diff_kb < <(best "$bin" diff --format json "$f" "$f.copy")
-    read -r py_s py_kb < <(measure "$python" "$here/refusing_load.py" "$f")
+    info=$(best "$bin" info --format json "$f") || failed "memsnap info on $f"
+    diff=$(best "$bin" diff --format json "$f" "$f.copy") || failed "memsnap diff on $f"
+    py=$(measure "$python" "$here/refusing_load.py" "$f") || failed "pickle.load of $f"
+    read -r info_s info_kb <<<"$info"
+    read -r diff_s diff_kb <<<"$diff"
+    read -r py_s py_kb <<<"$py"
     for row in "memsnap info:$info_s:$info_kb" "memsnap diff:$diff_s:$diff_kb" "pickle.load:$py_s:$py_kb"; do
         IFS=: read -r name s kb <<<"$row"
         awk -v n="$name" -v s="$s" -v kb="$kb" -v b="$bytes" \

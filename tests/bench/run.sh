@@ -19,20 +19,12 @@ runs="${MEMSNAP_BENCH_RUNS:-3}"
 cache="${MEMSNAP_BENCH_DIR:-/tmp/memsnap-bench}"
 python="${PYTHON:-python3}"
 
-die() { echo "bench: $*" >&2; exit 2; }
+source "$here/lib.sh"
 
 [[ -x "$bin" ]] || die "memsnap binary '$bin' not found or not executable (build it first)"
 [[ "$mib" =~ ^[0-9]+$ && "$mib" -gt 0 ]] || die "size must be a positive integer number of MiB, got '$mib'"
 
-if [[ ! -x /usr/bin/time ]]; then
-    echo "bench: /usr/bin/time missing, installing package 'time'" >&2
-    if command -v apt-get >/dev/null; then
-        sudo_cmd=""; [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
-        $sudo_cmd apt-get install -y time >/dev/null || die "could not install 'time'"
-    else
-        die "/usr/bin/time is required (package 'time')"
-    fi
-fi
+require_time
 
 # ---------------------------------------------------------------- input file
 mkdir -p "$cache"
@@ -48,47 +40,24 @@ bytes=$(stat -c %s "$file")
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# measure NAME CMD...: runs CMD under /usr/bin/time -f "%e %M", stdout to
-# /dev/null; prints "wall_s rss_kib"; returns CMD's exit status.  The wall
-# time is also taken with $EPOCHREALTIME (microseconds) because %e only has
-# 10 ms resolution; the finer figure is printed when available.
-measure() {
-    local out="$work/time.$1"; shift
-    local rc=0 t0 t1 e m
-    t0=${EPOCHREALTIME:-}
-    /usr/bin/time -f "%e %M" -o "$out" "$@" >/dev/null 2>"$work/stderr" || rc=$?
-    t1=${EPOCHREALTIME:-}
-    read -r e m < <(tail -n 1 "$out")
-    if [[ -n "$t0" && -n "$t1" ]]; then
-        e=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b - a}')
-    fi
-    echo "$e $m"
-    return $rc
-}
-
 # warm the page cache so every contender reads from memory
 cat "$file" >/dev/null
 
 # (a) raw read reference
-read -r cat_s cat_kb < <(measure cat sh -c 'cat "$1" >/dev/null' sh "$file")
+read -r cat_s cat_kb < <(measure sh -c 'cat "$1" >/dev/null' sh "$file")
 
 # (b) memsnap info, best of N runs (peak RSS: the largest seen)
-ms_s=""; ms_kb=0
-for ((i = 1; i <= runs; i++)); do
-    if ! line=$(measure memsnap "$bin" info "$file" --format json); then
-        echo "bench: memsnap failed on $file:" >&2
-        cat "$work/stderr" >&2
-        exit 1
-    fi
-    read -r s kb <<<"$line"
-    if [[ -z "$ms_s" ]] || awk -v a="$s" -v b="$ms_s" 'BEGIN{exit !(a < b)}'; then ms_s=$s; fi
-    (( kb > ms_kb )) && ms_kb=$kb
-done
+if ! line=$(best "$bin" info "$file" --format json); then
+    echo "bench: memsnap failed on $file:" >&2
+    cat "$work/stderr" >&2
+    exit 1
+fi
+read -r ms_s ms_kb <<<"$line"
 
 # (c) reference Python reader (1 run)
 py_s=""; py_kb=""
 if [[ "${MEMSNAP_BENCH_SKIP_PYTHON:-0}" != 1 ]]; then
-    if line=$(measure python "$python" "$here/refusing_load.py" "$file"); then
+    if line=$(measure "$python" "$here/refusing_load.py" "$file"); then
         read -r py_s py_kb <<<"$line"
     else
         echo "bench: python reference reader failed (reported as n/a):" >&2

@@ -1,0 +1,43 @@
+# Shared by the benchmark scripts (sourced, not run): setup checks, one timed run, best of N.
+# The caller sets $work (a scratch directory) and $runs (how many runs `best` takes).
+
+die() { echo "bench: $*" >&2; exit 2; }
+
+# /usr/bin/time gives the peak RSS; it is installed with apt-get when missing.
+require_time() {
+    [[ -x /usr/bin/time ]] && return
+    echo "bench: /usr/bin/time missing, installing package 'time'" >&2
+    if command -v apt-get >/dev/null; then
+        local sudo_cmd=""
+        [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
+        $sudo_cmd apt-get install -y time >/dev/null || die "could not install 'time'"
+    else
+        die "/usr/bin/time is required (package 'time')"
+    fi
+}
+
+# measure CMD...: runs CMD once (stdout to /dev/null, stderr to $work/stderr) and prints
+# "wall_s peak_kib"; returns CMD's status. The wall time comes from $EPOCHREALTIME, since
+# /usr/bin/time's %e has only 10 ms resolution.
+measure() {
+    local rc=0 t0 t1 e m
+    t0=$EPOCHREALTIME
+    /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || rc=$?
+    t1=$EPOCHREALTIME
+    read -r e m < <(tail -n 1 "$work/time")
+    awk -v a="$t0" -v b="$t1" -v m="$m" 'BEGIN{printf "%.3f %d\n", b - a, m}'
+    return $rc
+}
+
+# best CMD...: the best wall time of $runs runs and the largest peak RSS seen, as
+# "wall_s peak_kib"; fails as soon as one run fails.
+best() {
+    local line s kb bs="" bk=0 i
+    for ((i = 1; i <= runs; i++)); do
+        line=$(measure "$@") || return 1
+        read -r s kb <<<"$line"
+        if [[ -z "$bs" ]] || awk -v a="$s" -v b="$bs" 'BEGIN{exit !(a < b)}'; then bs=$s; fi
+        (( kb > bk )) && bk=$kb
+    done
+    echo "$bs $bk"
+}
