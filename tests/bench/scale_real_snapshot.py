@@ -107,6 +107,18 @@ def _text(x):
     return x if type(x) is str else None
 
 
+# Scalars whose value the figures do not need, by opcode: the bytes of their argument.
+_SCALAR_ARG_BYTES = {
+    0x4B: 1,  # BININT1
+    0x4D: 2,  # BININT2
+    0x4A: 4,  # BININT
+    0x47: 8,  # BINFLOAT
+    0x88: 0,  # NEWTRUE
+    0x89: 0,  # NEWFALSE
+    0x4E: 0,  # NONE
+}
+
+
 def walk(data):
     """Count what the figures need in one pass over the opcodes of a pickle of plain data.
 
@@ -145,14 +157,8 @@ def walk(data):
         elif op == 0x8A:  # LONG1
             pos += 1 + data[pos]
             stack.append(0)
-        elif op == 0x4B:  # BININT1
-            pos += 1
-            stack.append(0)
-        elif op == 0x4A:  # BININT
-            pos += 4
-            stack.append(0)
-        elif op == 0x4D:  # BININT2
-            pos += 2
+        elif op in _SCALAR_ARG_BYTES:
+            pos += _SCALAR_ARG_BYTES[op]
             stack.append(0)
         elif op == 0x7D or op == 0x5D:  # EMPTY_DICT, EMPTY_LIST
             stack.append(_Built())
@@ -226,11 +232,6 @@ def walk(data):
         elif op == 0x86 or op == 0x85 or op == 0x87:  # TUPLE2, TUPLE1, TUPLE3
             del stack[len(stack) - (op - 0x84):]
             stack.append(_Built())
-        elif op == 0x88 or op == 0x89 or op == 0x4E:  # NEWTRUE, NEWFALSE, NONE
-            stack.append(0)
-        elif op == 0x47:  # BINFLOAT
-            pos += 8
-            stack.append(0)
         elif op == 0x95:  # FRAME
             pos += 8
         elif op == 0x80:  # PROTO
