@@ -67,10 +67,7 @@ void Document::consume(const Value& child, const Value& tombstone) {
     s.replacement = tombstone;
     release_items(child);
     // The slot itself is reused only when no memo entry or copy can reach it again.
-    if (s.memo_index == Slot::no_memo && !s.pinned) {
-        s.pinned = true;
-        recycle_slot(child);
-    }
+    if (s.memo_index == Slot::no_memo) recycle_slot(child);
 }
 
 Value Document::new_owned_string(std::string_view text) {

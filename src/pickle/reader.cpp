@@ -253,10 +253,7 @@ private:
             const Value entry = memo_.get(s.memo_index);
             if (entry.kind == v.kind && entry.u == v.u) store_memo(s.memo_index, sealed);
         }
-        if (!s.pinned) {
-            s.pinned = true;  // recycle once only
-            doc_.recycle_slot(v);
-        }
+        doc_.recycle_slot(v);
         return sealed;
     }
 

@@ -78,13 +78,7 @@ private:
         // A container the hook replaced is reachable no more (JSON shares nothing): its slot
         // serves the next one, as in the pickle reader, or a dump's millions of frame and
         // entry dicts would each keep theirs.
-        if (v.is_container() && stored.kind != v.kind) {
-            auto& s = doc_.slot(v);
-            if (!s.pinned) {
-                s.pinned = true;
-                doc_.recycle_slot(v);
-            }
-        }
+        if (v.is_container() && stored.kind != v.kind) doc_.recycle_slot(v);
         if (open_.empty()) {
             doc_.root = stored;
             return true;

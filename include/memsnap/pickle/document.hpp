@@ -135,8 +135,14 @@ public:
     // never shared in a real file): its storage goes and any later reference to it reads
     // `tombstone`, so a crafted file that shares it cannot have it read twice.
     void consume(const Value& child, const Value& tombstone);
-    // Makes the slot of a replaced, unpinned container available to new_container().
-    void recycle_slot(const Value& container) { free_slots_.push_back(static_cast<std::uint32_t>(container.u)); }
+    // Makes the slot of a replaced container available to new_container(), once, unless it is
+    // pinned (a copy of it may still be read).
+    void recycle_slot(const Value& container) {
+        Slot& s = slots_[container.u];
+        if (s.pinned) return;
+        s.pinned = true;
+        free_slots_.push_back(static_cast<std::uint32_t>(container.u));
+    }
     // Items added to a container by a producer (the machine, the JSON reader).
     void count_items(std::uint64_t n) { live_items_ += n; }
     // What the document holds now, estimated at 16 bytes an item and 64 a container: the
