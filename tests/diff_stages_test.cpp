@@ -253,10 +253,13 @@ TEST_CASE("compare_traces counts the events two traces share in the time they bo
     snapshot::Snapshot before, after;
     // before: times 10..19; after: times 15..24, sharing 15..19 except one event at 17 that
     // differs in address, and with two events at time 18 written in another order.
-    for (int t = 10; t < 20; ++t) before.events.push_back(event(TraceAction::alloc, 4096 * t, t));
-    before.events.insert(before.events.begin() + 9, event(TraceAction::free_completed, 4096 * 18, 18));
-    for (int t = 15; t < 25; ++t) after.events.push_back(event(TraceAction::alloc, t == 17 ? 1 : 4096 * t, t));
-    after.events.insert(after.events.begin() + 3, event(TraceAction::free_completed, 4096 * 18, 18));
+    std::vector<snapshot::TraceEvent> b, a;
+    for (int t = 10; t < 20; ++t) b.push_back(event(TraceAction::alloc, 4096 * t, t));
+    b.insert(b.begin() + 9, event(TraceAction::free_completed, 4096 * 18, 18));
+    for (int t = 15; t < 25; ++t) a.push_back(event(TraceAction::alloc, t == 17 ? 1 : 4096 * t, t));
+    a.insert(a.begin() + 3, event(TraceAction::free_completed, 4096 * 18, 18));
+    before.events = {b.begin(), b.end()};
+    after.events = {a.begin(), a.end()};
     const auto in_order = analysis::compare_traces(before, after, std::nullopt);
     CHECK(in_order.overlapping == 6);  // 15..19 and the free at 18, on both sides
     CHECK(in_order.shared == 5);       // all but the alloc at 17
@@ -283,7 +286,11 @@ TEST_CASE("compare_traces counts the events two traces share in the time they bo
         CHECK(late.shared == 5);
     }
     SUBCASE("traces that do not meet in time share nothing") {
-        for (auto& e : after.events) e.time_us += 100;
+        for (std::size_t i = 0; i < after.events.size(); ++i) {
+            auto e = after.events[i];
+            e.time_us += 100;
+            after.events.set(i, e);
+        }
         const auto apart = analysis::compare_traces(before, after, std::nullopt);
         CHECK(apart.overlapping == 0);
         CHECK(apart.shared == 0);

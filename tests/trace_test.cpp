@@ -75,7 +75,7 @@ snapshot::Snapshot repeated_with_leak(const snapshot::Snapshot& base, int copies
                                base.events.back().time_us + shift + 1, leak));
         annotate(s, fmt::format("ProfilerStep#{}", k), "END", base.events.back().time_us + shift + 2);
     }
-    s.events = std::move(events);
+    s.events = {events.begin(), events.end()};
     // The leaked blocks are live in the snapshot, in a segment of their own.
     test::inject_blocks(s, leak, 2 * MiB, copies, leak_base);
     return s;
@@ -125,7 +125,9 @@ snapshot::Snapshot oom_model(std::int64_t segment, const std::vector<std::pair<s
     }
     seg.block_count = static_cast<std::uint32_t>(s.blocks.size());
     s.segments.push_back(seg);
-    s.events.insert(s.events.begin(), event(snapshot::TraceAction::segment_alloc, base, segment, 999));
+    std::vector<snapshot::TraceEvent> events{event(snapshot::TraceAction::segment_alloc, base, segment, 999)};
+    events.insert(events.end(), s.events.begin(), s.events.end());
+    s.events = {events.begin(), events.end()};
     s.events.push_back(event(snapshot::TraceAction::oom, device_free, requested, time++, stack));
     return s;
 }
@@ -189,7 +191,7 @@ TEST_CASE("trace: a leak of one allocation per iteration in a real trace run fiv
 TEST_CASE("trace: a ring buffer that lost its oldest entries is said to be truncated") {
     if (!test::have_real()) return;
     auto s = real("silmont2000-a2_forward_fp32.pickle");
-    s.events.erase(s.events.begin(), s.events.begin() + static_cast<std::ptrdiff_t>(s.events.size() * 2 / 5));
+    s.events = {s.events.begin() + static_cast<std::ptrdiff_t>(s.events.size() * 2 / 5), s.events.end()};
     const auto t = trace(s);
     CHECK(t.truncated);
     REQUIRE_FALSE(t.truncation_evidence.empty());

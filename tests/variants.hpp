@@ -52,11 +52,13 @@ inline snapshot::Snapshot make_variant(const snapshot::Snapshot& in, const Varia
         b.address += v.address_shift;
         b.stack = stack_map[b.stack.value];
     }
-    for (auto& e : out.events) {
+    for (std::size_t i = 0; i < out.events.size(); ++i) {
+        auto e = out.events[i];
         if (e.action() != TraceAction::oom) e.addr += v.address_shift;
         if (e.time_us >= 0) e.time_us += v.time_shift_us;
         e.stack = stack_map[e.stack.value];
         if (v.device) e.device = static_cast<std::int16_t>(*v.device);
+        out.events.set(i, e);
     }
     if (v.device) out.trace_devices = std::max<std::size_t>(out.trace_devices, static_cast<std::size_t>(*v.device) + 1);
     return out;

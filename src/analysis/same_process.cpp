@@ -64,7 +64,7 @@ public:
         : events_(snap.events), from_(from), to_(to), device_(device) {
         skip();
     }
-    const TraceEvent* current() const { return at_ < events_.size() ? &events_[at_] : nullptr; }
+    const TraceEvent* current() const { return at_ < events_.size() ? &current_ : nullptr; }
     // Moves on; false once the events left the time order (several devices' traces, or a
     // crafted file).
     bool next() {
@@ -78,20 +78,22 @@ public:
 private:
     void skip() {
         for (; at_ < events_.size(); ++at_) {
-            const TraceEvent& e = events_[at_];
+            const TraceEvent e = events_[at_];
             if (e.time_us < 0 || (device_ && e.device != *device_)) continue;
             if (e.time_us < last_time_) in_order_ = false;
             last_time_ = e.time_us;
             if (e.time_us >= from_ && e.time_us <= to_) {
+                current_ = e;
                 ++count_;
                 return;
             }
         }
     }
-    const std::vector<TraceEvent>& events_;
+    const snapshot::TraceEvents& events_;
     std::int64_t from_, to_;
     std::optional<int> device_;
     std::size_t at_ = 0;
+    TraceEvent current_;  // events_[at_], read once
     std::size_t count_ = 0;
     std::int64_t last_time_ = -1;
     bool in_order_ = true;

@@ -116,7 +116,7 @@ std::vector<TimelinePoint> timeline(const Replay& r, std::size_t peak, const std
     for (std::size_t i = 0; i <= n; i += step) keep.insert(i);
     std::vector<TimelinePoint> out;
     for (const std::size_t i : keep) {
-        const std::int64_t time = i < n ? r.events[i]->time_us : (n ? r.events[n - 1]->time_us : -1);
+        const std::int64_t time = i < n ? r.events[i].time_us : (n ? r.events[n - 1].time_us : -1);
         out.push_back({i, time, r.allocated[i], r.reserved[i]});
     }
     return out;
@@ -135,7 +135,7 @@ std::vector<OomExplanation> ooms_of(const Snapshot& snap, const Replay& r, int d
                                     const TraceOptions& trace_options, std::size_t limit, std::size_t& total) {
     std::vector<OomExplanation> out;
     for (std::size_t i = 0; i < r.events.size(); ++i) {
-        const auto& e = *r.events[i];
+        const auto& e = r.events[i];
         if (e.action() != TraceAction::oom) continue;
         if (total++ >= limit) continue;
         OomExplanation oom;
@@ -324,7 +324,7 @@ TraceResult history_trace(TraceResult out, const Snapshot& snap, const AnalysisO
     out.iteration_source = "none";
     StackIndex index({&snap}, options.rules, options.stacks);
     FrameTableBuilder frames(index, out.frame_table);
-    Replay live;  // no events: every allocation is live at the end
+    Replay live(snap);  // no events: every allocation is live at the end
     for (const auto& b : snap.blocks) {
         if (!b.live() || snap.segments[b.segment].device != out.device || b.stack == snapshot::no_stack) continue;
         Allocation a;
@@ -364,8 +364,8 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     out.events = r.events.size();
     if (r.events.empty())
         throw input_error(fmt::format("the capture holds no trace events for device {}", out.device), snap.source.path);
-    out.time_first_us = r.events.front()->time_us;
-    out.time_last_us = r.events.back()->time_us;
+    out.time_first_us = r.events.front().time_us;
+    out.time_last_us = r.events.back().time_us;
     out.truncated = r.truncated;
     out.truncation_evidence = r.truncation_evidence;
     out.disagreements = r.disagreements;
@@ -379,13 +379,13 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     out.iteration_source = it.source;
     out.iteration_starts = it.starts;
     for (std::size_t i = 0; i < r.events.size(); ++i)
-        if (r.events[i]->action() == TraceAction::snapshot) out.snapshot_events.push_back(i);
+        if (r.events[i].action() == TraceAction::snapshot) out.snapshot_events.push_back(i);
 
     const auto peak = static_cast<std::size_t>(
         std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
     out.peak.bytes = r.allocated[peak];
     out.peak.event = peak;
-    out.peak.time_us = peak < r.events.size() ? r.events[peak]->time_us : out.time_last_us;
+    out.peak.time_us = peak < r.events.size() ? r.events[peak].time_us : out.time_last_us;
     out.peak.usage = tally.usage([peak](const Allocation& a) { return a.live_at(peak); }, options.top);
 
     if (trace_options.stacks != TraceOptions::Stacks::none)

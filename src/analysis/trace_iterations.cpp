@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <ranges>
 #include <unordered_map>
 
 namespace memsnap::analysis::detail {
@@ -20,9 +21,8 @@ namespace {
 
 // The first event at or after `time_us`.
 std::size_t position_at(const Replay& r, std::int64_t time_us) {
-    const auto it = std::lower_bound(r.events.begin(), r.events.end(), time_us,
-                                     [](const snapshot::TraceEvent* e, std::int64_t t) { return e->time_us < t; });
-    return static_cast<std::size_t>(it - r.events.begin());
+    return *std::ranges::lower_bound(std::views::iota(std::size_t{0}, r.events.size()), time_us, {},
+                                     [&](std::size_t i) { return r.events[i].time_us; });
 }
 
 std::vector<std::size_t> from_annotations(const snapshot::Snapshot& snap, const Replay& r, int device,
@@ -50,8 +50,8 @@ std::vector<std::size_t> from_repetition(const Replay& r) {
     std::vector<Key> keys;
     std::vector<std::size_t> positions;  // event position of each alloc
     for (std::size_t i = 0; i < r.events.size(); ++i)
-        if (r.events[i]->action() == TraceAction::alloc) {
-            keys.push_back({r.events[i]->stack.value, r.events[i]->size});
+        if (r.events[i].action() == TraceAction::alloc) {
+            keys.push_back({r.events[i].stack.value, r.events[i].size});
             positions.push_back(i);
         }
     std::unordered_map<std::uint64_t, std::vector<std::size_t>, util::SeededIntHash> where;  // key -> alloc indices

@@ -47,16 +47,16 @@ std::optional<std::int64_t> max_entries(const Snapshot& snap) {
 }  // namespace
 
 Replay replay(const Snapshot& snap, int device) {
-    Replay r;
-    for (const auto& e : snap.events)
-        if (e.device == device) r.events.push_back(&e);
+    Replay r(snap);
+    for (std::size_t i = 0; i < snap.events.size(); ++i)
+        if (snap.events[i].device == device) r.events.push_back(i);
     const std::size_t n = r.events.size();
 
     // Forward: pair each alloc with the free that completes it, by address.
     std::unordered_map<std::int64_t, std::size_t, util::SeededIntHash> live;  // address -> allocation
     std::int64_t double_allocs = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        const auto& e = *r.events[i];
+        const auto& e = r.events[i];
         if (e.action() == TraceAction::alloc) {
             if (const auto it = live.find(e.addr); it != live.end()) {
                 r.allocations[it->second].free_event = i;  // its free fell out of the trace
@@ -117,7 +117,7 @@ Replay replay(const Snapshot& snap, int device) {
     r.reserved[n] = reserved_end;
     for (std::size_t i = n; i-- > 0;) {
         r.allocated[i] = r.allocated[i + 1] - allocated_change[i];
-        r.reserved[i] = r.reserved[i + 1] - reserved_change(*r.events[i]);
+        r.reserved[i] = r.reserved[i + 1] - reserved_change(r.events[i]);
     }
 
     if (r.frees_unseen > 0) {
@@ -142,7 +142,7 @@ std::vector<ReservedRange> reserved_at(const Snapshot& snap, const Replay& r, in
     for (const auto& seg : snap.segments)
         if (seg.device == device) ranges[seg.address] = {seg.address, seg.total_size, seg.stream};
     for (std::size_t i = r.events.size(); i-- > moment;) {
-        const auto& e = *r.events[i];
+        const auto& e = r.events[i];
         const std::int64_t stream = snap.stream_of(e);
         switch (e.action()) {
             case TraceAction::segment_alloc:

@@ -29,8 +29,25 @@ struct ReservedRange {
     std::int64_t stream = 0;
 };
 
+// One device's events, oldest first: positions in the snapshot's trace.
+class DeviceEvents {
+public:
+    explicit DeviceEvents(const snapshot::TraceEvents& all) : all_(&all) {}
+    void push_back(std::size_t position) { at_.push_back(position); }
+    std::size_t size() const { return at_.size(); }
+    bool empty() const { return at_.empty(); }
+    snapshot::TraceEvent operator[](std::size_t i) const { return (*all_)[at_[i]]; }
+    snapshot::TraceEvent front() const { return (*this)[0]; }
+    snapshot::TraceEvent back() const { return (*this)[size() - 1]; }
+
+private:
+    const snapshot::TraceEvents* all_;
+    std::vector<std::size_t> at_;
+};
+
 struct Replay {
-    std::vector<const snapshot::TraceEvent*> events;  // this device's, oldest first
+    explicit Replay(const snapshot::Snapshot& snap) : events(snap.events) {}
+    DeviceEvents events;
     // Before event i; index events.size() is the end (the snapshot's own totals).
     std::vector<std::int64_t> allocated, reserved;
     std::vector<Allocation> allocations;

@@ -514,7 +514,7 @@ void ModelBuilder::read_traces(const Document& doc, const Value& list, const std
         for (std::size_t dev = 0; dev < devices.size(); ++dev)
             for (const Value& item : doc.items(devices[dev]))
                 for (std::uint64_t n = 0; n < item.length; ++n)
-                    pending_events_[k++].device = static_cast<std::int16_t>(dev);
+                    pending_events_.set_device(k++, static_cast<std::int16_t>(dev));
         out_.events = std::move(pending_events_);
         out_.event_notes = std::move(pending_notes_);
         return;

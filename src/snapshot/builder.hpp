@@ -104,7 +104,7 @@ private:
     std::vector<std::uint8_t> segment_listed_;
     std::map<std::uint32_t, std::string> segment_problems_;
     std::uint64_t unreadable_frames_ = 0, unreadable_stacks_ = 0, bad_annotations_ = 0;
-    std::vector<TraceEvent> pending_events_;
+    TraceEvents pending_events_;
     std::vector<EventNote> pending_notes_;  // EventNote::event indexes pending_events_
     std::vector<FrameId> scratch_frames_;
     // Strings of the input by position (see ByInputPosition).

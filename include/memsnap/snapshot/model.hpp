@@ -7,6 +7,8 @@
 #include <memsnap/util/text_arena.hpp>
 
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -126,8 +128,8 @@ enum class TraceAction : std::uint8_t {
     other,  // kept by name; torch adds actions over time
 };
 
-// 32 bytes: a large capture holds millions. Rare or repetitive fields live in side tables
-// of the Snapshot: stream values, and the notes of the few events that have one.
+// One trace entry as read (stored packed, see TraceEvents). Rare or repetitive fields live in
+// side tables of the Snapshot: stream values, and the notes of the few events that have one.
 struct TraceEvent {
     // Streams a trace can name (Snapshot::streams); more fold into entry 0, stream 0.
     static constexpr std::size_t max_streams = 4096;
@@ -151,7 +153,135 @@ private:
     std::uint16_t action_and_stream_ = static_cast<std::uint16_t>(TraceAction::other);
 };
 static_assert(sizeof(TraceEvent) == 32);
-static_assert(static_cast<unsigned>(TraceAction::other) < 16);
+static_assert(static_cast<unsigned>(TraceAction::other) < 15);  // 15 marks a stored event kept whole
+
+// A trace as stored: 24 bytes an event instead of a TraceEvent's 32, since the trace is most
+// of a large capture's memory. Reads give TraceEvent values. What a real capture never has
+// (a size past 2 GiB that is not a multiple of 512, a time more than six days from the
+// trace's first, a device past 254) keeps the whole event in a side table, so every value
+// reads back exactly.
+class TraceEvents {
+public:
+    class iterator;
+    using value_type = TraceEvent;
+    using size_type = std::size_t;
+
+    TraceEvents() = default;
+    template <class It>
+    TraceEvents(It first, It last) {
+        for (; first != last; ++first) push_back(*first);
+    }
+    TraceEvents(std::initializer_list<TraceEvent> events) : TraceEvents(events.begin(), events.end()) {}
+
+    std::size_t size() const { return packed_.size(); }
+    bool empty() const { return packed_.empty(); }
+    TraceEvent operator[](std::size_t i) const {
+        const Packed& p = packed_[i];
+        if ((p.meta & 0xF) == escaped) return whole_[p.stack];
+        TraceEvent e;
+        e.addr = p.addr;
+        e.size = p.size & size_in_units ? static_cast<std::int64_t>(p.size & ~size_in_units) << 9 : p.size;
+        const auto time = static_cast<std::int64_t>(p.meta) >> 24;  // sign-extends the 40 bits
+        e.time_us = time == time_unrecorded ? -1 : time_base_ + time;
+        e.stack = StackId(p.stack);
+        e.device = static_cast<std::int16_t>((p.meta >> 16) & 0xFF);
+        e.set_action(static_cast<TraceAction>(p.meta & 0xF));
+        e.set_stream((p.meta >> 4) & 0xFFF);
+        return e;
+    }
+    TraceEvent front() const { return (*this)[0]; }
+    TraceEvent back() const { return (*this)[size() - 1]; }
+    iterator begin() const;
+    iterator end() const;
+    std::reverse_iterator<iterator> rbegin() const;
+    std::reverse_iterator<iterator> rend() const;
+
+    void reserve(std::size_t n) { packed_.reserve(n); }
+    void push_back(const TraceEvent& e) {
+        packed_.emplace_back();
+        set(packed_.size() - 1, e);
+    }
+    void set(std::size_t i, const TraceEvent& e);  // replaces event i
+    void set_device(std::size_t i, std::int16_t device);
+    void clear() {
+        packed_.clear();
+        whole_.clear();
+        time_base_ = 0;
+        has_time_base_ = false;
+    }
+    void shrink_to_fit() {
+        packed_.shrink_to_fit();
+        whole_.shrink_to_fit();
+    }
+
+private:
+    struct Packed {
+        std::int64_t addr;
+        // action (4 bits; `escaped`: the event is whole_[stack]), stream (12), device (8), and
+        // time_us less time_base_ (40, signed).
+        std::uint64_t meta;
+        std::uint32_t size;  // bytes below 2^31, or in units of 512 bytes with size_in_units set
+        std::uint32_t stack;
+    };
+    static_assert(sizeof(Packed) == 24);
+    static constexpr std::uint64_t escaped = 15;
+    static constexpr std::uint32_t size_in_units = 0x8000'0000u;
+    static constexpr std::int64_t time_unrecorded = -(std::int64_t{1} << 39);
+
+    std::vector<Packed> packed_;
+    std::vector<TraceEvent> whole_;
+    std::int64_t time_base_ = 0;  // the first recorded time
+    bool has_time_base_ = false;
+};
+
+class TraceEvents::iterator {
+public:
+    using iterator_concept = std::random_access_iterator_tag;
+    using iterator_category = std::input_iterator_tag;  // it yields values, not references
+    using value_type = TraceEvent;
+    using difference_type = std::ptrdiff_t;
+    using reference = TraceEvent;
+    struct Arrow {
+        TraceEvent event;
+        const TraceEvent* operator->() const { return &event; }
+    };
+    using pointer = Arrow;
+
+    iterator() = default;
+    iterator(const TraceEvents* events, std::size_t at) : events_(events), at_(at) {}
+    TraceEvent operator*() const { return (*events_)[at_]; }
+    Arrow operator->() const { return {**this}; }
+    TraceEvent operator[](difference_type n) const { return (*events_)[at_ + static_cast<std::size_t>(n)]; }
+    iterator& operator++() { return ++at_, *this; }
+    iterator operator++(int) { return {events_, at_++}; }
+    iterator& operator--() { return --at_, *this; }
+    iterator operator--(int) { return {events_, at_--}; }
+    iterator& operator+=(difference_type n) { return at_ += static_cast<std::size_t>(n), *this; }
+    iterator& operator-=(difference_type n) { return at_ -= static_cast<std::size_t>(n), *this; }
+    friend iterator operator+(iterator i, difference_type n) { return i += n; }
+    friend iterator operator+(difference_type n, iterator i) { return i += n; }
+    friend iterator operator-(iterator i, difference_type n) { return i -= n; }
+    friend difference_type operator-(const iterator& a, const iterator& b) {
+        return static_cast<difference_type>(a.at_) - static_cast<difference_type>(b.at_);
+    }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.at_ == b.at_; }
+    friend auto operator<=>(const iterator& a, const iterator& b) { return a.at_ <=> b.at_; }
+    std::size_t index() const { return at_; }
+
+private:
+    const TraceEvents* events_ = nullptr;
+    std::size_t at_ = 0;
+};
+static_assert(std::random_access_iterator<TraceEvents::iterator>);
+
+inline TraceEvents::iterator TraceEvents::begin() const { return {this, 0}; }
+inline TraceEvents::iterator TraceEvents::end() const { return {this, size()}; }
+inline std::reverse_iterator<TraceEvents::iterator> TraceEvents::rbegin() const {
+    return std::reverse_iterator(end());
+}
+inline std::reverse_iterator<TraceEvents::iterator> TraceEvents::rend() const {
+    return std::reverse_iterator(begin());
+}
 
 // What few trace entries carry beyond a TraceEvent.
 struct EventNote {
@@ -186,7 +316,7 @@ struct Snapshot {
     StackTable stacks;
     std::vector<Segment> segments;  // in file order (torch sorts by address)
     std::vector<Block> blocks;      // grouped by segment, address order within it
-    std::vector<TraceEvent> events;  // per device, oldest first
+    TraceEvents events;  // per device, oldest first
     std::vector<std::int64_t> streams{0};  // TraceEvent::stream() values
     std::vector<EventNote> event_notes;    // by event index, only the events that have one
     std::vector<Annotation> annotations;
