@@ -285,6 +285,44 @@ TEST_CASE("compare_traces counts the events two traces share in the time they bo
         CHECK(late.overlapping == 6);
         CHECK(late.shared == 5);
     }
+    SUBCASE("long traces, walked in two halves at once, give the counts of one walk") {
+        // Times 0..2^17-1 before and 2^16..(3*2^16)-1 after: half of each overlaps; every
+        // 1000th event after differs in address.
+        constexpr int n = 1 << 17, shift = 1 << 16;
+        std::vector<snapshot::TraceEvent> x, y;
+        for (int t = 0; t < n; ++t) x.push_back(event(TraceAction::alloc, 4096 * t, t));
+        for (int t = shift; t < n + shift; ++t) y.push_back(event(TraceAction::alloc, t % 1000 ? 4096 * t : 1, t));
+        std::size_t expected_shared = 0;
+        for (int t = shift; t < n; ++t) expected_shared += t % 1000 != 0;
+        const auto compare = [&](const std::vector<snapshot::TraceEvent>& a, const std::vector<snapshot::TraceEvent>& b,
+                                 std::optional<int> device) {
+            before.events = {a.begin(), a.end()};
+            after.events = {b.begin(), b.end()};
+            return analysis::compare_traces(before, after, device);
+        };
+        const auto halves = compare(x, y, std::nullopt);
+        CHECK(halves.overlapping == static_cast<std::size_t>(n - shift));
+        CHECK(halves.shared == expected_shared);
+        // An event moved across the split: the halves do not hold and the answer comes from a
+        // whole walk or the sorted comparison, with the same counts.
+        auto moved = x;
+        std::swap(moved[10], moved[n / 2 + 10]);
+        const auto out_of_order = compare(moved, y, std::nullopt);
+        CHECK(out_of_order.overlapping == halves.overlapping);
+        CHECK(out_of_order.shared == halves.shared);
+        // A second device's trace after the first: per device, the same counts again.
+        auto x2 = x, y2 = y;
+        for (auto e : x) x2.push_back((e.device = 1, e));
+        for (auto e : y) y2.push_back((e.device = 1, e));
+        for (const int device : {0, 1}) {
+            const auto one = compare(x2, y2, device);
+            CHECK(one.overlapping == halves.overlapping);
+            CHECK(one.shared == halves.shared);
+        }
+        const auto both = compare(x2, y2, std::nullopt);
+        CHECK(both.overlapping == 2 * halves.overlapping);
+        CHECK(both.shared == 2 * halves.shared);
+    }
     SUBCASE("traces that do not meet in time share nothing") {
         for (std::size_t i = 0; i < after.events.size(); ++i) {
             auto e = after.events[i];

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <map>
 #include <algorithm>
+#include <future>
+#include <limits>
+#include <map>
+#include <ranges>
 #include <tuple>
 
 namespace memsnap::analysis {
@@ -55,16 +58,25 @@ TraceWindow ends_of(const Snapshot& snap, std::optional<int> device) {
     return {first->time_us, last->time_us, true};
 }
 
+// Events [begin, end) of a trace, in time order when no time is before `earliest`.
+struct TracePart {
+    std::size_t begin = 0, end = 0;
+    std::int64_t earliest = -1;
+};
+
+TracePart whole(const Snapshot& snap) { return {0, snap.events.size(), -1}; }
+
 // The events of one side within a window of time (and the device), in file order, read one
 // at a time: a long trace is walked where it lies rather than copied. It reads every event
 // of the device on the way, and says whether all of them were in time order.
 class WindowCursor {
 public:
-    WindowCursor(const Snapshot& snap, std::int64_t from, std::int64_t to, std::optional<int> device)
-        : events_(snap.events), from_(from), to_(to), device_(device) {
+    WindowCursor(const Snapshot& snap, TracePart part, std::int64_t from, std::int64_t to, std::optional<int> device)
+        : events_(snap.events), end_(part.end), from_(from), to_(to), device_(device), at_(part.begin),
+          last_time_(part.earliest) {
         skip();
     }
-    const TraceEvent* current() const { return at_ < events_.size() ? &current_ : nullptr; }
+    const TraceEvent* current() const { return at_ < end_ ? &current_ : nullptr; }
     // Moves on; false once the events left the time order (several devices' traces, or a
     // crafted file).
     bool next() {
@@ -74,10 +86,11 @@ public:
     }
     std::size_t count() const { return count_; }  // events within the window reached so far
     bool in_order() const { return in_order_; }
+    std::int64_t last_time() const { return last_time_; }
 
 private:
     void skip() {
-        for (; at_ < events_.size(); ++at_) {
+        for (; at_ < end_; ++at_) {
             const TraceEvent e = events_[at_];
             if (e.time_us < 0 || (device_ && e.device != *device_)) continue;
             if (e.time_us < last_time_) in_order_ = false;
@@ -90,12 +103,13 @@ private:
         }
     }
     const snapshot::TraceEvents& events_;
+    std::size_t end_;
     std::int64_t from_, to_;
     std::optional<int> device_;
-    std::size_t at_ = 0;
+    std::size_t at_;
     TraceEvent current_;  // events_[at_], read once
     std::size_t count_ = 0;
-    std::int64_t last_time_ = -1;
+    std::int64_t last_time_;
     bool in_order_ = true;
 };
 
@@ -142,6 +156,45 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
     return shared;
 }
 
+struct Walk {
+    std::size_t shared = 0, before_count = 0, after_count = 0;
+    std::int64_t before_last = -1, after_last = -1;  // the last times walked
+};
+
+std::optional<Walk> walk(const Snapshot& before, const Snapshot& after, TracePart x_part, TracePart y_part,
+                         std::int64_t from, std::int64_t to, std::optional<int> device) {
+    WindowCursor x(before, x_part, from, to, device), y(after, y_part, from, to, device);
+    const auto shared = shared_in_time_order(x, y);
+    if (!shared) return std::nullopt;
+    return Walk{*shared, x.count(), y.count(), x.last_time(), y.last_time()};
+}
+
+// Long traces are walked in two halves at once, both split at one time: the later half on
+// another core. nullopt when the split does not hold (the traces are out of time order, or
+// a device's events lie among others'); the caller then walks them whole.
+std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after, std::int64_t from,
+                                   std::int64_t to, std::optional<int> device) {
+    constexpr std::size_t worth_a_thread = std::size_t{1} << 18;
+    if (before.events.size() + after.events.size() < worth_a_thread) return std::nullopt;
+    const std::int64_t split = before.events[before.events.size() / 2].time_us;
+    if (split < 0 || split == std::numeric_limits<std::int64_t>::max()) return std::nullopt;
+    const auto first_after_split = [split](const snapshot::TraceEvents& events) {
+        return *std::ranges::upper_bound(std::views::iota(std::size_t{0}, events.size()), split, {},
+                                         [&](std::size_t i) { return events[i].time_us; });
+    };
+    const std::size_t x_split = first_after_split(before.events), y_split = first_after_split(after.events);
+    auto later = std::async(std::launch::async, [&] {
+        return walk(before, after, {x_split, before.events.size(), split + 1}, {y_split, after.events.size(), split + 1},
+                    from, to, device);
+    });
+    const auto earlier = walk(before, after, {0, x_split, -1}, {0, y_split, -1}, from, to, device);
+    const auto rest = later.get();
+    // Each half in order, the later one after the split: then the earlier must end by it.
+    if (!earlier || !rest || earlier->before_last > split || earlier->after_last > split) return std::nullopt;
+    return Walk{earlier->shared + rest->shared, earlier->before_count + rest->before_count,
+                earlier->after_count + rest->after_count, rest->before_last, rest->after_last};
+}
+
 // Two captures of one process share every event their traces both cover in time.
 }  // namespace
 
@@ -150,11 +203,12 @@ TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::
     // In time order (one device's ring buffer), the window is where the two traces' ends meet.
     if (const auto a = ends_of(before, device), b = ends_of(after, device); a.timed && b.timed) {
         const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
-        WindowCursor x(before, from, to, device), y(after, from, to, device);
-        if (const auto shared = shared_in_time_order(x, y)) {
+        auto walked = walk_in_halves(before, after, from, to, device);
+        if (!walked) walked = walk(before, after, whole(before), whole(after), from, to, device);
+        if (walked) {
             if (from > to) return t;
-            t.overlapping = std::min(x.count(), y.count());
-            t.shared = *shared;
+            t.overlapping = std::min(walked->before_count, walked->after_count);
+            t.shared = walked->shared;
             return t;
         }
     }

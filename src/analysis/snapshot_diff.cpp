@@ -90,12 +90,13 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     diff.categories = match.categories;
     diff.totals = totals_change(compute_totals(before, options.device), compute_totals(after, options.device),
                                 options.steps);
+    // Counted here while the traces are compared.
+    const std::int64_t stacks_in_traces = trace_stacks(before, options.device) + trace_stacks(after, options.device);
     diff.same_process = check_same_process(before, after, match, index, diff.devices, options.device, traces.get());
 
     auto grouped = group_sites(match, index, diff.stacks_recorded, options.steps);
     auto explanation = explain({diff.totals, grouped, index, diff.same_process, options.steps,
-                                      diff.stacks_recorded, trace_stacks(before, options.device) +
-                                      trace_stacks(after, options.device),
+                                      diff.stacks_recorded, stacks_in_traces,
                                       !options.stacks.focus.empty(), diff.pending_free_before,
                                       diff.pending_free_after});
     diff.verdict = explanation.verdict;
