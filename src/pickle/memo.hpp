@@ -15,6 +15,7 @@ namespace memsnap::pickle {
 class Memo {
 public:
     std::size_t size() const { return entries_.size(); }
+    void reserve(std::size_t entries) { entries_.reserve(entries); }
     bool defined(std::uint64_t index) const { return index < entries_.size() && entries_[index] != 0; }
     Value get(std::uint64_t index) const { return decode(entries_[index]); }
     // Stores `v` at `index`, growing the memo (holes stay undefined). False when `v` does not

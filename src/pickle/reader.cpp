@@ -110,7 +110,11 @@ public:
           hook_(hook),
           consumed_(consumed),
           run_tag_(hook != nullptr ? hook->run_tag() : -1),
-          held_limit_(limits.held_limit(in_.size())) {}
+          held_limit_(limits.held_limit(in_.size())) {
+        // Real captures memoize about one value per 100 bytes: room for three times that, so
+        // the memo does not grow (and copy) on the hot path. Untouched pages cost no memory.
+        memo_.reserve(std::min<std::size_t>(in_.size() / 32, std::size_t{64} << 20));
+    }
 
     StreamInfo run();
 

@@ -512,9 +512,12 @@ void ModelBuilder::read_traces(const Document& doc, const Value& list, const std
     if (in_order && expected == pending_events_.size()) {
         std::size_t k = 0;
         for (std::size_t dev = 0; dev < devices.size(); ++dev)
-            for (const Value& item : doc.items(devices[dev]))
-                for (std::uint64_t n = 0; n < item.length; ++n)
-                    pending_events_.set_device(k++, static_cast<std::int16_t>(dev));
+            for (const Value& item : doc.items(devices[dev])) {
+                if (dev != 0)  // events are read as device 0's
+                    for (std::uint64_t n = 0; n < item.length; ++n)
+                        pending_events_.set_device(k + n, static_cast<std::int16_t>(dev));
+                k += item.length;
+            }
         out_.events = std::move(pending_events_);
         out_.event_notes = std::move(pending_notes_);
         return;
