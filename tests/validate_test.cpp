@@ -114,6 +114,25 @@ TEST_CASE("frees without an alloc: counted only where the trace could have seen 
         CHECK(warning_with(s, "already freed") ==
               "2 trace free event(s) free an address that the trace had already freed, with no alloc in between");
     }
+    SUBCASE("addresses past 48 bits, negative ones and a device past 255 count the same") {
+        for (const std::int64_t address : {std::int64_t{1} << 50, std::int64_t{-4096}, std::int64_t{4096}}) {
+            CAPTURE(address);
+            std::vector<std::vector<json>> per_device(301);
+            per_device[address == 4096 ? 300 : 0] = {event("alloc", address), event("free_completed", address),
+                                                     event("free_completed", address), event("alloc", address),
+                                                     event("free_completed", address)};
+            const auto s = load({}, per_device);
+            CHECK(warning_with(s, "already freed").starts_with("1 trace free event(s)"));
+        }
+    }
+    SUBCASE("many addresses, each freed twice: every second free counts") {
+        std::vector<json> events;
+        for (std::int64_t i = 0; i < 5000; ++i) events.push_back(event("alloc", 512 * i));
+        for (std::int64_t i = 0; i < 5000; ++i) events.push_back(event("free_completed", 512 * i));
+        for (std::int64_t i = 0; i < 5000; i += 2) events.push_back(event("free_completed", 512 * i));
+        const auto s = load({}, {events});
+        CHECK(warning_with(s, "already freed").starts_with("2500 trace free event(s)"));
+    }
     SUBCASE("a first event that is a free: its alloc fell out of the ring buffer") {
         const auto s = load({}, {{event("free_requested", 4096), event("free_completed", 4096), event("alloc", 8192)}});
         CHECK(s.warnings.empty());
