@@ -7,7 +7,6 @@
 #include <future>
 #include <limits>
 #include <map>
-#include <ranges>
 #include <tuple>
 
 namespace memsnap::analysis {
@@ -179,8 +178,7 @@ std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after
     const std::int64_t split = before.events[before.events.size() / 2].time_us;
     if (split < 0 || split == std::numeric_limits<std::int64_t>::max()) return std::nullopt;
     const auto first_after_split = [split](const snapshot::TraceEvents& events) {
-        return *std::ranges::upper_bound(std::views::iota(std::size_t{0}, events.size()), split, {},
-                                         [&](std::size_t i) { return events[i].time_us; });
+        return std::ranges::upper_bound(events, split, {}, &TraceEvent::time_us).index();
     };
     const std::size_t x_split = first_after_split(before.events), y_split = first_after_split(after.events);
     auto later = std::async(std::launch::async, [&] {

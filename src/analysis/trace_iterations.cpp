@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ranges>
 #include <unordered_map>
 
 namespace memsnap::analysis::detail {
@@ -21,8 +20,7 @@ namespace {
 
 // The first event at or after `time_us`.
 std::size_t position_at(const Replay& r, std::int64_t time_us) {
-    return *std::ranges::lower_bound(std::views::iota(std::size_t{0}, r.events.size()), time_us, {},
-                                     [&](std::size_t i) { return r.events[i].time_us; });
+    return r.events.first_at(time_us);
 }
 
 std::vector<std::size_t> from_annotations(const snapshot::Snapshot& snap, const Replay& r, int device,

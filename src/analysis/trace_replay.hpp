@@ -6,6 +6,7 @@
 
 #include <memsnap/snapshot/model.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,6 +40,11 @@ public:
     snapshot::TraceEvent operator[](std::size_t i) const { return (*all_)[at_[i]]; }
     snapshot::TraceEvent front() const { return (*this)[0]; }
     snapshot::TraceEvent back() const { return (*this)[size() - 1]; }
+    // The first event at or after `time_us`, for events in time order.
+    std::size_t first_at(std::int64_t time_us) const {
+        const auto it = std::ranges::partition_point(at_, [&](std::size_t p) { return (*all_)[p].time_us < time_us; });
+        return static_cast<std::size_t>(it - at_.begin());
+    }
 
 private:
     const snapshot::TraceEvents* all_;
