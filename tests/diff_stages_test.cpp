@@ -301,6 +301,7 @@ TEST_CASE("compare_traces counts the events two traces share in the time they bo
             return analysis::compare_traces(before, after, device);
         };
         const auto halves = compare(x, y, std::nullopt);
+        CHECK(halves.in_halves);
         CHECK(halves.overlapping == static_cast<std::size_t>(n - shift));
         CHECK(halves.shared == expected_shared);
         // An event moved across the split: the halves do not hold and the answer comes from a
@@ -308,6 +309,7 @@ TEST_CASE("compare_traces counts the events two traces share in the time they bo
         auto moved = x;
         std::swap(moved[10], moved[n / 2 + 10]);
         const auto out_of_order = compare(moved, y, std::nullopt);
+        CHECK_FALSE(out_of_order.in_halves);
         CHECK(out_of_order.overlapping == halves.overlapping);
         CHECK(out_of_order.shared == halves.shared);
         // A second device's trace after the first: per device, the same counts again.

@@ -55,6 +55,7 @@ TEST_CASE("trace events: values in and out of the packed range read back exactly
         event(5, 100, t0, 256),  // a device past 255: whole
         event(5, 100, t0, -1),
         event(5, 100, t0, 0, TraceAction::oom, 17, 0),
+        event(5, 100, t0, 0, static_cast<TraceAction>(15)),  // the packed form's escape value
     };
     const snapshot::TraceEvents stored(written.begin(), written.end());
     REQUIRE(stored.size() == written.size());

@@ -7,6 +7,7 @@
 #include <future>
 #include <limits>
 #include <map>
+#include <system_error>
 #include <tuple>
 
 namespace memsnap::analysis {
@@ -157,7 +158,8 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
 
 struct Walk {
     std::size_t shared = 0, before_count = 0, after_count = 0;
-    std::int64_t before_last = -1, after_last = -1;  // the last times walked
+    std::int64_t before_last = -1, after_last = -1;  // the last times walked, or the parts' `earliest`
+    bool in_halves = false;
 };
 
 std::optional<Walk> walk(const Snapshot& before, const Snapshot& after, TracePart x_part, TracePart y_part,
@@ -168,29 +170,50 @@ std::optional<Walk> walk(const Snapshot& before, const Snapshot& after, TracePar
     return Walk{*shared, x.count(), y.count(), x.last_time(), y.last_time()};
 }
 
+// The first event timed after `split`, for a trace in time order. Any trace may come here
+// (several devices', untimed events among timed ones), which the standard binary searches do
+// not allow: this one returns some position for any order, and the walks check it.
+std::size_t first_after(const snapshot::TraceEvents& events, std::int64_t split) {
+    std::size_t low = 0, high = events.size();
+    while (low < high) {
+        const std::size_t mid = low + (high - low) / 2;
+        if (events[mid].time_us <= split) low = mid + 1;
+        else high = mid;
+    }
+    return low;
+}
+
 // Long traces are walked in two halves at once, both split at one time: the later half on
-// another core. nullopt when the split does not hold (the traces are out of time order, or
-// a device's events lie among others'); the caller then walks them whole.
+// another core. nullopt when the traces are short, the split falls on an untimed event, no
+// thread can be started, or the split does not hold (the traces are out of time order, or a
+// device's events lie among others'); the caller then walks them whole.
 std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after, std::int64_t from,
                                    std::int64_t to, std::optional<int> device) {
     constexpr std::size_t worth_a_thread = std::size_t{1} << 18;
     if (before.events.size() + after.events.size() < worth_a_thread) return std::nullopt;
     const std::int64_t split = before.events[before.events.size() / 2].time_us;
     if (split < 0 || split == std::numeric_limits<std::int64_t>::max()) return std::nullopt;
-    const auto first_after_split = [split](const snapshot::TraceEvents& events) {
-        return std::ranges::upper_bound(events, split, {}, &TraceEvent::time_us).index();
-    };
-    const std::size_t x_split = first_after_split(before.events), y_split = first_after_split(after.events);
-    auto later = std::async(std::launch::async, [&] {
+    const std::size_t x_split = first_after(before.events, split), y_split = first_after(after.events, split);
+    const auto walk_later = [&] {
         return walk(before, after, {x_split, before.events.size(), split + 1}, {y_split, after.events.size(), split + 1},
                     from, to, device);
-    });
+    };
+    std::future<std::optional<Walk>> later;
+    try {
+        later = std::async(std::launch::async, walk_later);
+    } catch (const std::system_error&) {
+        return std::nullopt;
+    }
     const auto earlier = walk(before, after, {0, x_split, -1}, {0, y_split, -1}, from, to, device);
     const auto rest = later.get();
     // Each half in order, the later one after the split: then the earlier must end by it.
     if (!earlier || !rest || earlier->before_last > split || earlier->after_last > split) return std::nullopt;
-    return Walk{earlier->shared + rest->shared, earlier->before_count + rest->before_count,
-                earlier->after_count + rest->after_count, rest->before_last, rest->after_last};
+    Walk both;
+    both.shared = earlier->shared + rest->shared;
+    both.before_count = earlier->before_count + rest->before_count;
+    both.after_count = earlier->after_count + rest->after_count;
+    both.in_halves = true;
+    return both;
 }
 
 // Two captures of one process share every event their traces both cover in time.
@@ -207,6 +230,7 @@ TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::
             if (from > to) return t;
             t.overlapping = std::min(walked->before_count, walked->after_count);
             t.shared = walked->shared;
+            t.in_halves = walked->in_halves;
             return t;
         }
     }

@@ -30,7 +30,8 @@ struct ReservedRange {
     std::int64_t stream = 0;
 };
 
-// One device's events, oldest first: positions in the snapshot's trace.
+// One device's events, oldest first: positions in the snapshot's trace (which must stay
+// where it is while they are read).
 class DeviceEvents {
 public:
     explicit DeviceEvents(const snapshot::TraceEvents& all) : all_(&all) {}

@@ -112,8 +112,9 @@ public:
           run_tag_(hook != nullptr ? hook->run_tag() : -1),
           held_limit_(limits.held_limit(in_.size())) {
         // Real captures memoize about one value per 100 bytes: room for three times that, so
-        // the memo does not grow (and copy) on the hot path. Untouched pages cost no memory.
-        memo_.reserve(std::min<std::size_t>(in_.size() / 32, std::size_t{64} << 20));
+        // the memo does not grow (and copy) on the hot path. A block this large is mapped
+        // fresh, so its untouched pages cost no memory.
+        memo_.reserve(std::min<std::size_t>({in_.size() / 32, std::size_t{64} << 20, limits_.max_memo_entries}));
     }
 
     StreamInfo run();

@@ -22,7 +22,7 @@ std::optional<std::uint32_t> packed_size(std::int64_t size, std::uint32_t in_uni
 void TraceEvents::set(std::size_t i, const TraceEvent& e) {
     Packed& p = packed_[i];
     const auto size = packed_size(e.size, size_in_units);
-    bool fits = size && e.device >= 0 && e.device <= 0xFF;
+    bool fits = size && e.device >= 0 && e.device <= 0xFF && static_cast<std::uint64_t>(e.action()) < escaped;
     std::int64_t time = time_unrecorded;
     if (e.time_us != -1) {
         if (!has_time_base_) {

@@ -75,15 +75,11 @@ void count_layout(const Snapshot& out, Counts& c) {
         if (live[i] == live[i - 1]) ++c.shared_addresses;
 }
 
-// A free of an address the trace had already freed, with no alloc in between. A first event
-// that is a free is normal (the alloc came before the ring buffer's oldest entry), and so is
-// every free on a device whose alloc events were skipped (skip_actions), so neither counts.
 enum class Last : std::uint8_t { alloc, free_requested, free_completed };
 
 // The last alloc or free of each (device, address), in one open-addressed table of 8-byte
-// slots: one cache miss a lookup, and half the memory of a key table beside an index (this
-// table sets the reader's peak on a large trace). Real addresses fit 48 bits and devices 8;
-// any other key goes to a map.
+// slots: one cache miss a lookup instead of three, in less memory than a key table beside
+// an index. Real addresses fit 48 bits and devices 8; any other key goes to a map.
 class LastActions {
 public:
     // The action before `now` at this key, if any; records `now`.
@@ -127,6 +123,9 @@ private:
     std::map<std::pair<std::int16_t, std::int64_t>, Last> others_;
 };
 
+// A free of an address the trace had already freed, with no alloc in between. A first event
+// that is a free is normal (the alloc came before the ring buffer's oldest entry), and so is
+// every free on a device whose alloc events were skipped (skip_actions), so neither counts.
 void count_trace(const Snapshot& out, Counts& c) {
     std::vector<bool> device_allocs;
     for (const auto& e : out.events)

@@ -20,6 +20,7 @@ namespace memsnap::analysis {
 // both hold. Needs only the captures, so it can run while the blocks are matched.
 struct TraceOverlap {
     std::size_t overlapping = 0, shared = 0;
+    bool in_halves = false;  // counted by two threads, each over half the time (long traces)
 };
 TraceOverlap compare_traces(const snapshot::Snapshot& before, const snapshot::Snapshot& after,
                             std::optional<int> device);

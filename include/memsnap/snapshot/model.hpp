@@ -157,9 +157,9 @@ static_assert(static_cast<unsigned>(TraceAction::other) < 15);  // 15 marks a st
 
 // A trace as stored: 24 bytes an event instead of a TraceEvent's 32, since the trace is most
 // of a large capture's memory. Reads give TraceEvent values. What a real capture never has
-// (a size past 2 GiB that is not a multiple of 512, a time more than six days from the
-// trace's first, a device past 254) keeps the whole event in a side table, so every value
-// reads back exactly.
+// (a negative size, one of 2 GiB or more that is not a multiple of 512 or is 1 TiB or more,
+// a time more than six days from the trace's first recorded one, a device past 255) keeps
+// the whole event in a side table, 32 bytes more, so every value reads back exactly.
 class TraceEvents {
 public:
     class iterator;
@@ -167,8 +167,9 @@ public:
     using size_type = std::size_t;
 
     TraceEvents() = default;
-    template <class It>
+    template <std::input_iterator It>
     TraceEvents(It first, It last) {
+        if constexpr (std::sized_sentinel_for<It, It>) reserve(static_cast<std::size_t>(last - first));
         for (; first != last; ++first) push_back(*first);
     }
     TraceEvents(std::initializer_list<TraceEvent> events) : TraceEvents(events.begin(), events.end()) {}
@@ -236,8 +237,10 @@ private:
 
 class TraceEvents::iterator {
 public:
+    // Random access for std::ranges algorithms. To the older algorithms (std::prev, std::lower_bound,
+    // ...) an iterator that yields values is an input iterator only: use the ranges ones.
     using iterator_concept = std::random_access_iterator_tag;
-    using iterator_category = std::input_iterator_tag;  // it yields values, not references
+    using iterator_category = std::input_iterator_tag;
     using value_type = TraceEvent;
     using difference_type = std::ptrdiff_t;
     using reference = TraceEvent;
