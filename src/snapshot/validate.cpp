@@ -91,7 +91,7 @@ public:
         }
         const std::uint64_t key = static_cast<std::uint64_t>(address) << 8 | static_cast<std::uint64_t>(device);
         const std::size_t mask = slots_.size() - 1;
-        for (std::size_t at = util::mix_hash(util::hash_seed(), key) & mask;; at = (at + 1) & mask) {
+        for (std::size_t at = util::mix_hash(seed_, key) & mask;; at = (at + 1) & mask) {
             std::uint64_t& slot = slots_[at];
             if (slot == 0) {
                 slot = key << 8 | static_cast<std::uint64_t>(now) << 1 | 1;
@@ -113,13 +113,14 @@ private:
         const std::size_t mask = slots_.size() - 1;
         for (const std::uint64_t slot : old) {
             if (slot == 0) continue;
-            std::size_t at = util::mix_hash(util::hash_seed(), slot >> 8) & mask;
+            std::size_t at = util::mix_hash(seed_, slot >> 8) & mask;
             while (slots_[at] != 0) at = (at + 1) & mask;
             slots_[at] = slot;
         }
     }
     std::vector<std::uint64_t> slots_ = std::vector<std::uint64_t>(1024, 0);  // 0: empty
     std::size_t count_ = 0;
+    std::uint64_t seed_ = util::hash_seed();
     std::map<std::pair<std::int16_t, std::int64_t>, Last> others_;
 };
 
