@@ -257,6 +257,43 @@ TEST_CASE("a dict read in one piece takes its memo index before the lists inside
     CHECK(info.memoize_ops == 6);  // the root, two strings, two dicts, the list
 }
 
+TEST_CASE("a dict literal reads LONG1 values of every length and sign exactly" * doctest::test_suite("unit")) {
+    // [{"k": v} for v in values], each dict read in one piece: the hook gets each v as an
+    // int.
+    std::vector<std::int64_t> values;
+    for (unsigned n = 1; n <= 8; ++n) {
+        const std::int64_t top = n == 8 ? INT64_MAX : (std::int64_t{1} << (8 * n - 1)) - 1;
+        for (const std::int64_t v : {top, -top - 1, std::int64_t{-1}, std::int64_t{5}, top / 3, -(top / 5)})
+            values.push_back(v);
+    }
+    std::string in = bytes({0x80, 4, ']', 0x94, '('}) + short_str("k") + bytes({0x94});
+    std::vector<unsigned> lengths;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const unsigned n = i / 6 + 1;
+        lengths.push_back(n);
+        in += bytes({'}', '(', 'h', 1, 0x8A, static_cast<int>(n)});
+        for (unsigned b = 0; b < n; ++b) in += static_cast<char>(static_cast<std::uint64_t>(values[i]) >> (8 * b));
+        in += 'u';
+    }
+    // -2 where 9 bytes are left from its LONG1 (3 of them after STOP): the 8-byte load would
+    // pass the end, so the byte-wise read takes it.
+    in += bytes({'}', '(', 'h', 1, 0x8A, 1, 0xFE, 'u', 'e', '.', 0, 0, 0});
+    values.push_back(-2);
+    pickle::Document doc(in);
+    DictHook hook;
+    const auto info = pickle::decode(doc, {}, &hook);
+    const auto& items = doc.items(doc.root);
+    REQUIRE(items.size() == values.size() + 1);  // the "k" string first
+    CHECK(hook.dict_literals == static_cast<int>(values.size()));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        CAPTURE(i);
+        CAPTURE(values[i]);
+        CHECK(items[i + 1].tag == 3);
+        CHECK(items[i + 1].u == static_cast<std::uint64_t>(values[i]));
+    }
+    CHECK(info.long1_ops == values.size());
+}
+
 TEST_CASE("a dict that is not a literal is built and sealed as usual" * doctest::test_suite("unit")) {
     // memo1 = {"k": 1.5} (a float), memo3 = {"k": memo1} (a container value): both built.
     const std::string in = bytes({0x80, 4, ']', 0x94, '(', '}', 0x94}) + short_str("k") +

@@ -523,8 +523,16 @@ private:
         std::size_t lists = 0;
         std::uint64_t long1_ops = 0, long1_not_8_bytes = 0;
         while (p < size && data[p] != 'u') {
-            if (count == dict_kv_.size() || p + 9 > size) return false;
-            Value& v = dict_kv_[count];
+            // The key: a memo reference to a string (a key seen for the first time is written
+            // in full, which the general path reads). Keys and values take separate branches,
+            // so the values' switch sees the same order of kinds entry after entry.
+            if (count + 2 > dict_kv_.size() || p + 9 > size || (data[p] != 'h' && data[p] != 'j')) return false;
+            std::uint32_t key_index;
+            if (!read_memo_ref(data, size, p, key_index) || !memo_.defined(key_index)) return false;
+            Value& key = dict_kv_[count++];
+            key = memo_.get(key_index);
+            if (key.kind != Kind::string || p + 9 > size) return false;
+            Value& v = dict_kv_[count++];
             const auto op = static_cast<std::uint8_t>(data[p]);
             switch (op) {
                 case 'h':
@@ -541,7 +549,14 @@ private:
                 case 0x8A: {  // LONG1
                     const auto n = static_cast<unsigned char>(data[p + 1]);
                     if (n > 8 || p + 2 + n > size) return false;
-                    v = long_value(reinterpret_cast<const unsigned char*>(data + p + 2), n);
+                    if (n == 0 || p + 10 > size) {
+                        v = long_value(reinterpret_cast<const unsigned char*>(data + p + 2), n);
+                    } else {  // n bytes of two's complement, sign-extended: one load, two shifts
+                        std::uint64_t raw;
+                        std::memcpy(&raw, data + p + 2, 8);
+                        const unsigned unused = 64 - 8 * n;
+                        v = Value::make_int(static_cast<std::int64_t>(raw << unused) >> unused);
+                    }
                     ++long1_ops;
                     if (n != 8) ++long1_not_8_bytes;
                     p += 2 + n;
@@ -551,7 +566,7 @@ private:
                 case 0x88: v = Value::make_bool(true); p += 1; break;
                 case 0x89: v = Value::make_bool(false); p += 1; break;
                 case ']': {
-                    if (count % 2 == 0 || lists == dict_lists_.size()) return false;  // a list key
+                    if (lists == dict_lists_.size()) return false;
                     const auto list = scan_list_literal(p + 1);
                     if (!list) return false;
                     dict_lists_[lists++] = *list;
@@ -561,13 +576,10 @@ private:
                 }
                 default: return false;
             }
-            ++count;
         }
-        if (count == 0 || count % 2 != 0 || p >= size) return false;
+        if (count == 0 || p >= size) return false;
         ++p;  // SETITEMS
         if (p < size && data[p] == '(') return false;  // a second batch may follow
-        for (std::size_t i = 0; i < count; i += 2)
-            if (dict_kv_[i].kind != Kind::string) return false;
         const auto made = hook_->on_dict_literal(doc_, std::span<const Value>(dict_kv_.data(), count));
         if (!made) return false;
         // The memo numbers what it stores in order of appearance: the dict, then its lists.
