@@ -18,6 +18,14 @@ public:
     void reserve(std::size_t entries) { entries_.reserve(entries); }
     bool defined(std::uint64_t index) const { return index < entries_.size() && entries_[index] != 0; }
     Value get(std::uint64_t index) const { return decode(entries_[index]); }
+    // get() for the most frequent reference of a large capture, a string of the input (a
+    // trace entry's keys and action): false, with `v` untouched, for anything else.
+    bool get_input_string(std::uint64_t index, Value& v) const {
+        const std::uint32_t e = entries_[index];
+        if ((e & 7) != input_string) return false;
+        v = string_of(e >> 3);
+        return true;
+    }
     // Stores `v` at `index`, growing the memo (holes stay undefined). False when `v` does not
     // pack and the side table is full (hostile PUTs over one index, 2^29 times).
     [[nodiscard]] bool put(std::uint64_t index, const Value& v);
@@ -33,6 +41,14 @@ private:
     static constexpr std::uint32_t opaque_tag_bits = 4;     // the hooks' tags are small
     static constexpr std::uint32_t string_length_bits = 21;  // strings up to 2 MiB pack
     std::optional<std::uint32_t> encode(const Value& v);
+    Value string_of(std::uint32_t payload) const {
+        const std::uint64_t s = strings_[payload];
+        Value v;
+        v.kind = Kind::string;
+        v.length = static_cast<std::uint32_t>(s & ((1u << string_length_bits) - 1));
+        v.u = s >> string_length_bits;
+        return v;
+    }
     // Inline: one decode per BINGET, the most frequent opcode of a large capture.
     Value decode(std::uint32_t e) const {
         const std::uint32_t payload = e >> 3;
@@ -48,13 +64,7 @@ private:
                 v.tag = static_cast<std::uint16_t>(payload & ((1u << opaque_tag_bits) - 1));
                 v.u = payload >> opaque_tag_bits;
                 return v;
-            case input_string: {
-                const std::uint64_t s = strings_[payload];
-                v.kind = Kind::string;
-                v.length = static_cast<std::uint32_t>(s & ((1u << string_length_bits) - 1));
-                v.u = s >> string_length_bits;
-                return v;
-            }
+            case input_string: return string_of(payload);
             case other: return others_[payload];
         }
         return v;

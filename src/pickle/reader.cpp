@@ -530,8 +530,11 @@ private:
             std::uint32_t key_index;
             if (!read_memo_ref(data, size, p, key_index) || !memo_.defined(key_index)) return false;
             Value& key = dict_kv_[count++];
-            key = memo_.get(key_index);
-            if (key.kind != Kind::string || p + 9 > size) return false;
+            if (!memo_.get_input_string(key_index, key)) {
+                key = memo_.get(key_index);
+                if (key.kind != Kind::string) return false;
+            }
+            if (p + 9 > size) return false;
             Value& v = dict_kv_[count++];
             const auto op = static_cast<std::uint8_t>(data[p]);
             switch (op) {
@@ -539,6 +542,7 @@ private:
                 case 'j': {
                     std::uint32_t index;
                     if (!read_memo_ref(data, size, p, index) || !memo_.defined(index)) return false;
+                    if (memo_.get_input_string(index, v)) break;
                     v = memo_.get(index);
                     if (v.kind != Kind::string && v.kind != Kind::opaque) return false;
                     break;
