@@ -472,14 +472,24 @@ private:
         // before needs neither memo reads nor the hook.
         std::size_t count = 0;
         std::uint64_t hash = 0;
-        while (p < size && (data[p] == 'h' || data[p] == 'j')) {
+        std::uint32_t* const ids_out = literal_ids_.data();
+        // Within 5 bytes of the end no list can still be closed and followed by STOP: the
+        // general path reads what is left.
+        for (; p + 5 <= size; ++count) {
             std::uint32_t index;
-            if (!read_memo_ref(data, size, p, index)) return std::nullopt;
+            if (data[p] == 'h') {
+                index = static_cast<unsigned char>(data[p + 1]);
+                p += 2;
+            } else if (data[p] == 'j') {
+                std::memcpy(&index, data + p + 1, 4);
+                p += 5;
+            } else {
+                break;
+            }
             // Real stacks hold hundreds of frames; a longer list takes the general path, which
             // the held-memory budget bounds.
             if (count == kMaxLiteral) return std::nullopt;
-            if (count == literal_ids_.size()) literal_ids_.resize(2 * count + 64);
-            literal_ids_[count++] = index;
+            ids_out[count] = index;
             hash = std::rotl(hash, 7) ^ index;
         }
         if (count == 0 || p >= size || data[p] != 'e') return std::nullopt;
@@ -610,7 +620,7 @@ private:
     };
     // Direct-mapped: a collision costs one miss, never a wrong value, and memory stays bounded.
     std::vector<LiteralRun> literal_runs_ = std::vector<LiteralRun>(4096);
-    std::vector<std::uint32_t> literal_ids_;
+    std::vector<std::uint32_t> literal_ids_ = std::vector<std::uint32_t>(kMaxLiteral);
     static constexpr std::size_t kMaxLiteral = 1 << 16;
     std::vector<Value> literal_;
     Document& doc_;
