@@ -2,7 +2,7 @@
 
 namespace memsnap::pickle {
 
-bool Memo::put(std::uint64_t index, const Value& v) {
+bool Memo::put_any(std::uint64_t index, const Value& v) {
     const auto packed = encode(v);
     if (!packed) return false;
     const std::uint32_t e = *packed;
@@ -31,8 +31,7 @@ std::optional<std::uint32_t> Memo::encode(const Value& v) {
             if (v.u < payload_limit) return pack(container_tag(v.kind), v.u);
             break;
         case Kind::opaque:
-            if (v.tag < (1u << opaque_tag_bits) && v.u < (payload_limit >> opaque_tag_bits))
-                return pack(opaque, (v.u << opaque_tag_bits) | v.tag);
+            if (packs_opaque(v)) return packed_opaque(v);
             break;
         case Kind::string:
             if ((v.flags & 1) == 0 && v.length < (1u << string_length_bits) &&

@@ -28,7 +28,15 @@ public:
     }
     // Stores `v` at `index`, growing the memo (holes stay undefined). False when `v` does not
     // pack and the side table is full (hostile PUTs over one index, 2^29 times).
-    [[nodiscard]] bool put(std::uint64_t index, const Value& v);
+    [[nodiscard]] bool put(std::uint64_t index, const Value& v) {
+        // Inline for the most frequent case: a value the hook made from a literal, memoized
+        // next (one or two per trace entry).
+        if (index == entries_.size() && v.kind == Kind::opaque && packs_opaque(v)) {
+            entries_.push_back(packed_opaque(v));
+            return true;
+        }
+        return put_any(index, v);
+    }
     // Counts the replacements of opaque entries (a hostile PUT to a used index; torch never
     // writes one). A cache of decoded memo reads is valid while this stays the same.
     std::uint64_t opaque_overwrites() const { return opaque_overwrites_; }
@@ -40,6 +48,13 @@ private:
     static constexpr std::uint32_t payload_bits = 29;
     static constexpr std::uint32_t opaque_tag_bits = 4;     // the hooks' tags are small
     static constexpr std::uint32_t string_length_bits = 21;  // strings up to 2 MiB pack
+    static bool packs_opaque(const Value& v) {
+        return v.tag < (1u << opaque_tag_bits) && v.u < (std::uint64_t{1} << (payload_bits - opaque_tag_bits));
+    }
+    static std::uint32_t packed_opaque(const Value& v) {
+        return static_cast<std::uint32_t>(((v.u << opaque_tag_bits | v.tag) << 3) | opaque);
+    }
+    bool put_any(std::uint64_t index, const Value& v);
     std::optional<std::uint32_t> encode(const Value& v);
     Value string_of(std::uint32_t payload) const {
         const std::uint64_t s = strings_[payload];
