@@ -16,7 +16,7 @@ using pickle::Value;
 
 namespace {
 
-inline std::optional<std::int64_t> as_int(const Value* v) {
+[[gnu::always_inline]] inline std::optional<std::int64_t> as_int(const Value* v) {
     if (v == nullptr) return std::nullopt;
     if (v->kind == Kind::integer) return v->i;
     if (v->kind == Kind::big_integer) return static_cast<std::int64_t>(v->u);  // stream ids
@@ -312,6 +312,12 @@ std::optional<Value> ModelBuilder::on_dict_literal(const Document& doc, std::spa
     return make_event(doc, kv);
 }
 
+// Every trace entry names its keys by the same input bytes: a key is compared once.
+[[gnu::always_inline]] inline std::uint8_t ModelBuilder::event_field_of(const Document& doc, const Value& key) {
+    if ((key.flags & 1) != 0) return event_field(doc.text(key));  // not in the input
+    return key_fields_.get(key, [&] { return static_cast<std::uint8_t>(event_field(doc.text(key))); });
+}
+
 std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<const Value> kv) {
     std::array<const Value*, event_field_count> field{};
     for (std::size_t i = 0; i + 1 < kv.size(); i += 2)
@@ -352,12 +358,6 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
         pending_notes_.push_back(note);
     pending_events_.push_back(e);
     return Value::make_opaque(tag_event, pending_events_.size() - 1);
-}
-
-// Every trace entry names its keys by the same input bytes: a key is compared once.
-std::uint8_t ModelBuilder::event_field_of(const Document& doc, const Value& key) {
-    if ((key.flags & 1) != 0) return event_field(doc.text(key));  // not in the input
-    return key_fields_.get(key, [&] { return static_cast<std::uint8_t>(event_field(doc.text(key))); });
 }
 
 // Parsed once per action name: a trace holds a dozen names and millions of entries, and a
