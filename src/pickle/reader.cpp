@@ -497,7 +497,9 @@ private:
         if (p < size && data[p] == '(') return std::nullopt;  // a second APPENDS batch may follow
         literal.end = p;
         const std::span<const std::uint32_t> ids(literal_ids_.data(), count);
-        LiteralRun& cached = literal_runs_[((hash * 0x9E3779B97F4A7C15ull) >> 32) % literal_runs_.size()];
+        // The top bits of the product depend on every bit of the run's hash (its middle bits
+        // did not: stacks that differ in one frame met in one entry and evicted each other).
+        LiteralRun& cached = literal_runs_[(hash * 0x9E3779B97F4A7C15ull) >> (64 - kLiteralRunBits)];
         if (cached.memo_overwrites == memo_.opaque_overwrites() && std::ranges::equal(cached.ids, ids)) {
             literal.value = cached.replacement;
             return literal;
@@ -619,7 +621,8 @@ private:
         std::uint64_t memo_overwrites = 0;
     };
     // Direct-mapped: a collision costs one miss, never a wrong value, and memory stays bounded.
-    std::vector<LiteralRun> literal_runs_ = std::vector<LiteralRun>(4096);
+    static constexpr unsigned kLiteralRunBits = 12;
+    std::vector<LiteralRun> literal_runs_ = std::vector<LiteralRun>(std::size_t{1} << kLiteralRunBits);
     std::vector<std::uint32_t> literal_ids_ = std::vector<std::uint32_t>(kMaxLiteral);
     static constexpr std::size_t kMaxLiteral = 1 << 16;
     std::vector<Value> literal_;
