@@ -206,6 +206,38 @@ TEST_CASE("a repeated list literal gives the hook's value without asking it agai
     CHECK(hook.literals == 1);
 }
 
+TEST_CASE("list literals that differ in one item are remembered side by side" * doctest::test_suite("unit")) {
+    // memo1 = {"k": 1}, memo2 = {"k": 2}; then, for each position d of 40, the run of forty
+    // memo1 and the same run with memo2 at d, in turn: 41 distinct runs, each asked of the
+    // hook once. (The cache entry used to come from bits of the run's hash that some single
+    // positions did not reach, so 11 of these runs and the all-memo1 run evicted each other.)
+    std::string in = bytes({0x80, 4, ']', 0x94, '(', '}', 0x94}) + short_str("k") + bytes({'K', 1, 's', '}', 0x94}) +
+                     short_str("k") + bytes({'K', 2, 's'});
+    const auto list = [](int differing) {
+        std::string out = bytes({']', '('});
+        for (int i = 0; i < 40; ++i) out += bytes({'h', i == differing ? 2 : 1});
+        return out + "e";
+    };
+    for (int d = 0; d < 40; ++d) in += list(-1) + list(d) + list(-1) + list(d);
+    in += bytes({'e', '.'});
+    pickle::Document doc(in);
+    struct CountingHook : SummingHook {
+        int literals = 0;
+        std::optional<Value> on_list_literal(const pickle::Document& d, std::span<const Value> items) override {
+            ++literals;
+            return SummingHook::on_list_literal(d, items);
+        }
+    } hook;
+    pickle::decode(doc, {}, &hook);
+    const auto& items = doc.items(doc.root);
+    REQUIRE(items.size() == 2 + 160);
+    for (std::size_t i = 2; i < items.size(); ++i) {
+        CAPTURE(i);
+        CHECK(items[i].u == ((i - 2) % 2 == 0 ? 40u : 41u));
+    }
+    CHECK(hook.literals == 41);
+}
+
 namespace {
 
 // Replaces a dict {"k": n, ...} read in one piece by opaque(3, n + 100 * list sum), and
