@@ -38,6 +38,7 @@ TraceWindow window_of(const Snapshot& snap, std::optional<int> device) {
 EventKey key_of(const TraceEvent& e) {
     return {e.time_us, e.addr, e.size, static_cast<int>(e.action()), e.device};
 }
+std::int64_t time_of(const EventKey& k) { return std::get<0>(k); }
 
 // Events of `snap` timed within [from, to], as sortable keys.
 std::vector<EventKey> events_within(const Snapshot& snap, std::int64_t from, std::int64_t to, std::optional<int> device) {
@@ -76,7 +77,8 @@ public:
           last_time_(part.earliest) {
         skip();
     }
-    const TraceEvent* current() const { return at_ < end_ ? &current_ : nullptr; }
+    // The current event's key, or nullptr past the end.
+    const EventKey* current() const { return at_ < end_ ? &current_ : nullptr; }
     // Moves on; false once the events left the time order (several devices' traces, or a
     // crafted file).
     bool next() {
@@ -96,7 +98,7 @@ private:
             if (e.time_us < last_time_) in_order_ = false;
             last_time_ = e.time_us;
             if (e.time_us >= from_ && e.time_us <= to_) {
-                current_ = e;
+                current_ = key_of(e);
                 ++count_;
                 return;
             }
@@ -107,7 +109,8 @@ private:
     std::int64_t from_, to_;
     std::optional<int> device_;
     std::size_t at_;
-    TraceEvent current_;  // events_[at_], read once
+    EventKey current_;  // of events_[at_], read once (a key of scalars: a whole TraceEvent copied
+                        // here and read back a field at a time stalled on store forwarding)
     std::size_t count_ = 0;
     std::int64_t last_time_;
     bool in_order_ = true;
@@ -119,7 +122,7 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
     std::size_t shared = 0;
     std::vector<EventKey> gx, gy, common;
     while (x.current() && y.current()) {
-        const auto ti = x.current()->time_us, tj = y.current()->time_us;
+        const auto ti = time_of(*x.current()), tj = time_of(*y.current());
         if (ti < tj) {
             if (!x.next()) return std::nullopt;
             continue;
@@ -129,19 +132,19 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
             continue;
         }
         // Most microseconds hold one event on each side: compared without sorting.
-        const EventKey kx = key_of(*x.current()), ky = key_of(*y.current());
+        const EventKey kx = *x.current(), ky = *y.current();
         if (!x.next() || !y.next()) return std::nullopt;
-        const bool more_x = x.current() && x.current()->time_us == ti, more_y = y.current() && y.current()->time_us == ti;
+        const bool more_x = x.current() && time_of(*x.current()) == ti, more_y = y.current() && time_of(*y.current()) == ti;
         if (!more_x && !more_y) {
             shared += kx == ky;
             continue;
         }
         gx.assign(1, kx);
         gy.assign(1, ky);
-        for (; x.current() && x.current()->time_us == ti;)
-            if (gx.push_back(key_of(*x.current())); !x.next()) return std::nullopt;
-        for (; y.current() && y.current()->time_us == ti;)
-            if (gy.push_back(key_of(*y.current())); !y.next()) return std::nullopt;
+        for (; x.current() && time_of(*x.current()) == ti;)
+            if (gx.push_back(*x.current()); !x.next()) return std::nullopt;
+        for (; y.current() && time_of(*y.current()) == ti;)
+            if (gy.push_back(*y.current()); !y.next()) return std::nullopt;
         std::sort(gx.begin(), gx.end());
         std::sort(gy.begin(), gy.end());
         common.clear();
