@@ -319,15 +319,28 @@ std::optional<Value> ModelBuilder::on_dict_literal(const Document& doc, std::spa
 }
 
 std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<const Value> kv) {
-    std::array<const Value*, event_field_count> field{};
-    for (std::size_t i = 0; i + 1 < kv.size(); i += 2)
-        if (kv[i].kind == Kind::string) field[event_field_of(doc, kv[i])] = &kv[i + 1];
-    const Value *action = field[f_action], *addr = field[f_addr], *device_free = field[f_device_free],
-                *size = field[f_size], *stream = field[f_stream], *time_us = field[f_time_us],
-                *frames = field[f_frames], *compile_context = field[f_compile_context],
-                *user_metadata = field[f_user_metadata];
-    if (field[f_pool_id] != nullptr) seen_pool_id_ = true;
-    if (field[f_forward_frames] != nullptr) seen_forward_frames_ = true;
+    // Into named pointers, not an array indexed by field: reading such an array back right
+    // after storing to it at computed places stalled the core on every entry.
+    const Value *action = nullptr, *addr = nullptr, *device_free = nullptr, *size = nullptr, *stream = nullptr,
+                *time_us = nullptr, *frames = nullptr, *compile_context = nullptr, *user_metadata = nullptr;
+    for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
+        if (kv[i].kind != Kind::string) continue;
+        const Value* value = &kv[i + 1];
+        switch (event_field_of(doc, kv[i])) {
+            case f_action: action = value; break;
+            case f_addr: addr = value; break;
+            case f_size: size = value; break;
+            case f_stream: stream = value; break;
+            case f_frames: frames = value; break;
+            case f_time_us: time_us = value; break;
+            case f_device_free: device_free = value; break;
+            case f_user_metadata: user_metadata = value; break;
+            case f_compile_context: compile_context = value; break;
+            case f_pool_id: seen_pool_id_ = true; break;
+            case f_forward_frames: seen_forward_frames_ = true; break;
+            default: break;
+        }
+    }
     if (!is_string(action)) return std::nullopt;
     TraceEvent e;
     const StringId action_name = intern(doc, action);
