@@ -292,6 +292,10 @@ TEST_CASE("compare_traces counts the events two traces share in the time they bo
         std::vector<snapshot::TraceEvent> x, y;
         for (int t = 0; t < n; ++t) x.push_back(event(TraceAction::alloc, 4096 * t, t));
         for (int t = shift; t < n + shift; ++t) y.push_back(event(TraceAction::alloc, t % 1000 ? 4096 * t : 1, t));
+        // Stacks on every third event before and every fifth after (all devices' when none is given).
+        for (std::size_t i = 0; i < x.size(); i += 3) x[i].stack = snapshot::StackId(7);
+        for (std::size_t i = 0; i < y.size(); i += 5) y[i].stack = snapshot::StackId(7);
+        const std::size_t with_stack = (x.size() + 2) / 3 + (y.size() + 4) / 5;
         std::size_t expected_shared = 0;
         for (int t = shift; t < n; ++t) expected_shared += t % 1000 != 0;
         const auto compare = [&](const std::vector<snapshot::TraceEvent>& a, const std::vector<snapshot::TraceEvent>& b,
@@ -302,6 +306,7 @@ TEST_CASE("compare_traces counts the events two traces share in the time they bo
         };
         const auto halves = compare(x, y, std::nullopt);
         CHECK(halves.in_halves);
+        CHECK(halves.with_stack == with_stack);
         CHECK(halves.overlapping == static_cast<std::size_t>(n - shift));
         CHECK(halves.shared == expected_shared);
         // An event moved across the split: the halves do not hold and the answer comes from a
@@ -310,6 +315,7 @@ TEST_CASE("compare_traces counts the events two traces share in the time they bo
         std::swap(moved[10], moved[n / 2 + 10]);
         const auto out_of_order = compare(moved, y, std::nullopt);
         CHECK_FALSE(out_of_order.in_halves);
+        CHECK_FALSE(out_of_order.with_stack);  // the sorted comparison does not read them
         CHECK(out_of_order.overlapping == halves.overlapping);
         CHECK(out_of_order.shared == halves.shared);
         // A second device's trace after the first: per device, the same counts again.
@@ -320,6 +326,7 @@ TEST_CASE("compare_traces counts the events two traces share in the time they bo
             const auto one = compare(x2, y2, device);
             CHECK(one.overlapping == halves.overlapping);
             CHECK(one.shared == halves.shared);
+            CHECK(one.with_stack == with_stack);
         }
         const auto both = compare(x2, y2, std::nullopt);
         CHECK(both.overlapping == 2 * halves.overlapping);

@@ -87,6 +87,7 @@ public:
         return in_order_;
     }
     std::size_t count() const { return count_; }  // events within the window reached so far
+    std::size_t with_stack() const { return with_stack_; }  // the device's events passed that have a stack
     bool in_order() const { return in_order_; }
     std::int64_t last_time() const { return last_time_; }
 
@@ -94,7 +95,9 @@ private:
     void skip() {
         for (; at_ < end_; ++at_) {
             const TraceEvent e = events_[at_];
-            if (e.time_us < 0 || (device_ && e.device != *device_)) continue;
+            if (device_ && e.device != *device_) continue;
+            with_stack_ += e.stack != snapshot::no_stack;
+            if (e.time_us < 0) continue;
             if (e.time_us < last_time_) in_order_ = false;
             last_time_ = e.time_us;
             if (e.time_us >= from_ && e.time_us <= to_) {
@@ -112,6 +115,7 @@ private:
     EventKey current_;  // of events_[at_], read once (a key of scalars: a whole TraceEvent copied
                         // here and read back a field at a time stalled on store forwarding)
     std::size_t count_ = 0;
+    std::size_t with_stack_ = 0;
     std::int64_t last_time_;
     bool in_order_ = true;
 };
@@ -161,6 +165,7 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
 
 struct Walk {
     std::size_t shared = 0, before_count = 0, after_count = 0;
+    std::size_t with_stack = 0;  // both sides' events of the device that have a stack
     std::int64_t before_last = -1, after_last = -1;  // the last times walked, or the parts' `earliest`
     bool in_halves = false;
 };
@@ -170,7 +175,7 @@ std::optional<Walk> walk(const Snapshot& before, const Snapshot& after, TracePar
     WindowCursor x(before, x_part, from, to, device), y(after, y_part, from, to, device);
     const auto shared = shared_in_time_order(x, y);
     if (!shared) return std::nullopt;
-    return Walk{*shared, x.count(), y.count(), x.last_time(), y.last_time()};
+    return Walk{*shared, x.count(), y.count(), x.with_stack() + y.with_stack(), x.last_time(), y.last_time()};
 }
 
 // The first event timed after `split`, for a trace in time order. Any trace may come here
@@ -215,6 +220,7 @@ std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after
     both.shared = earlier->shared + rest->shared;
     both.before_count = earlier->before_count + rest->before_count;
     both.after_count = earlier->after_count + rest->after_count;
+    both.with_stack = earlier->with_stack + rest->with_stack;
     both.in_halves = true;
     return both;
 }
@@ -230,6 +236,7 @@ TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::
         auto walked = walk_in_halves(before, after, from, to, device);
         if (!walked) walked = walk(before, after, whole(before), whole(after), from, to, device);
         if (walked) {
+            t.with_stack = walked->with_stack;
             if (from > to) return t;
             t.overlapping = std::min(walked->before_count, walked->after_count);
             t.shared = walked->shared;

@@ -90,9 +90,12 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     diff.categories = match.categories;
     diff.totals = totals_change(compute_totals(before, options.device), compute_totals(after, options.device),
                                 options.steps);
-    // Counted here while the traces are compared.
-    const std::int64_t stacks_in_traces = trace_stacks(before, options.device) + trace_stacks(after, options.device);
-    diff.same_process = check_same_process(before, after, match, index, diff.devices, options.device, traces.get());
+    const auto overlap = traces.get();
+    // Counted by the trace walk when it read every event.
+    const std::int64_t stacks_in_traces =
+        overlap.with_stack ? static_cast<std::int64_t>(*overlap.with_stack)
+                           : trace_stacks(before, options.device) + trace_stacks(after, options.device);
+    diff.same_process = check_same_process(before, after, match, index, diff.devices, options.device, overlap);
 
     auto grouped = group_sites(match, index, diff.stacks_recorded, options.steps);
     auto explanation = explain({diff.totals, grouped, index, diff.same_process, options.steps,

@@ -14,6 +14,8 @@
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/snapshot/model.hpp>
 
+#include <optional>
+
 namespace memsnap::analysis {
 
 // How two traces overlap in time: the events both cover (the fewer side's count) and those
@@ -21,6 +23,9 @@ namespace memsnap::analysis {
 struct TraceOverlap {
     std::size_t overlapping = 0, shared = 0;
     bool in_halves = false;  // counted by two threads, each over half the time (long traces)
+    // Both traces' events (of the device) that have a stack, when the walk read every event
+    // (traces in time order); nullopt otherwise.
+    std::optional<std::size_t> with_stack;
 };
 TraceOverlap compare_traces(const snapshot::Snapshot& before, const snapshot::Snapshot& after,
                             std::optional<int> device);
