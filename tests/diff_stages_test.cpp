@@ -332,15 +332,29 @@ TEST_CASE("compare_traces counts the events two traces share in the time they bo
         CHECK(both.overlapping == 2 * halves.overlapping);
         CHECK(both.shared == 2 * halves.shared);
     }
+    SUBCASE("events with a stack are counted on both sides, untimed ones and those outside the window too") {
+        std::vector<snapshot::TraceEvent> with(b.begin(), b.end());
+        for (auto& e : with) e.stack = snapshot::StackId(3);       // 11, all before the window or in it
+        with.push_back(event(TraceAction::alloc, 1, -1));          // untimed
+        with.back().stack = snapshot::StackId(3);
+        before.events = {with.begin(), with.end()};
+        std::vector<snapshot::TraceEvent> later(a.begin(), a.end());
+        later.back().stack = snapshot::StackId(3);                 // after the window
+        after.events = {later.begin(), later.end()};
+        const auto counted = analysis::compare_traces(before, after, std::nullopt);
+        CHECK(counted.with_stack == 11u + 1u + 1u);
+    }
     SUBCASE("traces that do not meet in time share nothing") {
         for (std::size_t i = 0; i < after.events.size(); ++i) {
             auto e = after.events[i];
             e.time_us += 100;
+            e.stack = snapshot::StackId(i % 2);  // every second one has a stack
             after.events.set(i, e);
         }
         const auto apart = analysis::compare_traces(before, after, std::nullopt);
         CHECK(apart.overlapping == 0);
         CHECK(apart.shared == 0);
+        CHECK(apart.with_stack == after.events.size() / 2);
     }
 }
 

@@ -326,6 +326,25 @@ TEST_CASE("a dict literal reads LONG1 values of every length and sign exactly" *
     CHECK(info.long1_ops == values.size());
 }
 
+TEST_CASE("a dict with an opaque key or more than 16 pairs is built by the general path" * doctest::test_suite("unit")) {
+    // memo1 "k", memo2 = {"k": 4} (read in one piece: opaque); then {memo2: 1} and a dict of
+    // 17 pairs: neither is a literal, both are built and sealed.
+    std::string in = bytes({0x80, 4, ']', 0x94, '('}) + short_str("k") +
+                     bytes({0x94, '}', 0x94, '(', 'h', 1, 'K', 4, 'u', '}', '(', 'h', 2, 'K', 1, 'u', '}', '('});
+    for (int i = 0; i < 17; ++i) in += bytes({'h', 1, 'K', i});
+    in += bytes({'u', 'e', '.'});
+    pickle::Document doc(in);
+    DictHook hook;
+    pickle::decode(doc, {}, &hook);
+    const auto& items = doc.items(doc.root);
+    REQUIRE(items.size() == 4);
+    CHECK(hook.dict_literals == 1);
+    CHECK(hook.sealed_dicts == 2);
+    CHECK(items[2].kind == Kind::dict);
+    CHECK(items[3].tag == 1);  // sealed by SummingHook: {"k": 16}, the last value of the key
+    CHECK(items[3].u == 16);
+}
+
 TEST_CASE("a dict that is not a literal is built and sealed as usual" * doctest::test_suite("unit")) {
     // memo1 = {"k": 1.5} (a float), memo3 = {"k": memo1} (a container value): both built.
     const std::string in = bytes({0x80, 4, ']', 0x94, '(', '}', 0x94}) + short_str("k") +

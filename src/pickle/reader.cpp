@@ -473,8 +473,9 @@ private:
         std::size_t count = 0;
         std::uint64_t hash = 0;
         std::uint32_t* const ids_out = literal_ids_.data();
-        // Within 5 bytes of the end no list can still be closed and followed by STOP: the
-        // general path reads what is left.
+        // An id is read only while 5 bytes are left, so either opcode's read is in bounds. A
+        // list whose last reference starts later (only a crafted root list can) takes the
+        // general path.
         for (; p + 5 <= size; ++count) {
             std::uint32_t index;
             if (data[p] == 'h') {
@@ -520,8 +521,9 @@ private:
     }
 
     // Peephole for EMPTY_DICT [MEMOIZE] MARK (key value)+ SETITEMS not followed by another
-    // batch, where keys and values are memo references to strings or replaced values, small
-    // integers, None, booleans, or list literals: a trace entry. The hook may replace it
+    // batch, where keys are memo references to strings and values are memo references to
+    // strings or replaced values, small integers, None, booleans, or list literals: a trace
+    // entry. The hook may replace it
     // whole, so no container is built. Anything else falls back with nothing changed (a list
     // literal's stack interned on the way is interned by the general path too).
     bool dict_literal() {

@@ -114,7 +114,7 @@ private:
     util::IdIndex long_string_index_;
     std::vector<std::pair<std::uint64_t, StringId>> long_strings_;  // (input offset, id)
     // A trace entry's keys and action names, remembered (see event_field_of, action_of).
-    std::uint8_t event_field_of(const pickle::Document& doc, const pickle::Value& key);
+    inline std::uint8_t event_field_of(const pickle::Document& doc, const pickle::Value& key);
     TraceAction action_of(StringId name, const pickle::Document& doc, const pickle::Value& text);
     ByInputPosition<std::uint8_t, 6> key_fields_;
     std::vector<std::pair<StringId, TraceAction>> action_kinds_;
