@@ -164,6 +164,15 @@ struct SummingHook : pickle::SealHook {
     }
 };
 
+// SummingHook that counts the list literals it was asked to replace.
+struct CountingHook : SummingHook {
+    int literals = 0;
+    std::optional<Value> on_list_literal(const pickle::Document& d, std::span<const Value> items) override {
+        ++literals;
+        return SummingHook::on_list_literal(d, items);
+    }
+};
+
 }  // namespace
 
 TEST_CASE("a list literal read again after a PUT over one of its memo entries sees the new value" * doctest::test_suite("unit")) {
@@ -190,13 +199,7 @@ TEST_CASE("a repeated list literal gives the hook's value without asking it agai
     const std::string in = bytes({0x80, 4, ']', 0x94, '(', '}', 0x94}) + short_str("k") +
                            bytes({'K', 3, 's', ']', '(', 'h', 1, 'h', 1, 'e', ']', '(', 'h', 1, 'h', 1, 'e', 'e', '.'});
     pickle::Document doc(in);
-    struct CountingHook : SummingHook {
-        int literals = 0;
-        std::optional<Value> on_list_literal(const pickle::Document& d, std::span<const Value> items) override {
-            ++literals;
-            return SummingHook::on_list_literal(d, items);
-        }
-    } hook;
+    CountingHook hook;
     pickle::decode(doc, {}, &hook);
     const auto& items = doc.items(doc.root);
     REQUIRE(items.size() == 3);
@@ -221,13 +224,7 @@ TEST_CASE("list literals that differ in one item are remembered side by side" * 
     for (int d = 0; d < 40; ++d) in += list(-1) + list(d) + list(-1) + list(d);
     in += bytes({'e', '.'});
     pickle::Document doc(in);
-    struct CountingHook : SummingHook {
-        int literals = 0;
-        std::optional<Value> on_list_literal(const pickle::Document& d, std::span<const Value> items) override {
-            ++literals;
-            return SummingHook::on_list_literal(d, items);
-        }
-    } hook;
+    CountingHook hook;
     pickle::decode(doc, {}, &hook);
     const auto& items = doc.items(doc.root);
     REQUIRE(items.size() == 2 + 160);
