@@ -138,7 +138,8 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
         // Most microseconds hold one event on each side: compared without sorting.
         const EventKey kx = *x.current(), ky = *y.current();
         if (!x.next() || !y.next()) return std::nullopt;
-        const bool more_x = x.current() && time_of(*x.current()) == ti, more_y = y.current() && time_of(*y.current()) == ti;
+        const bool more_x = x.current() && time_of(*x.current()) == ti;
+        const bool more_y = y.current() && time_of(*y.current()) == ti;
         if (!more_x && !more_y) {
             shared += kx == ky;
             continue;
@@ -203,8 +204,8 @@ std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after
     if (split < 0 || split == std::numeric_limits<std::int64_t>::max()) return std::nullopt;
     const std::size_t x_split = first_after(before.events, split), y_split = first_after(after.events, split);
     const auto walk_later = [&] {
-        return walk(before, after, {x_split, before.events.size(), split + 1}, {y_split, after.events.size(), split + 1},
-                    from, to, device);
+        return walk(before, after, {x_split, before.events.size(), split + 1},
+                    {y_split, after.events.size(), split + 1}, from, to, device);
     };
     std::future<std::optional<Walk>> later;
     try {

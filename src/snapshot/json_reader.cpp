@@ -110,8 +110,9 @@ private:
 };
 
 // The input as nlohmann's parser walks it, one character at a time, telling `consumed` every
-// pickle::consumed_every bytes how far it got: the pages behind it are released as the pickle reader's are, or a
-// JSON snapshot (several times its pickle's size: JSON shares nothing) would stay resident.
+// pickle::consumed_every bytes how far it got: the pages behind it are released as the
+// pickle reader's are, or a JSON snapshot (several times its pickle's size: JSON shares
+// nothing) would stay resident.
 class ReportingIterator {
 public:
     using iterator_category = std::input_iterator_tag;
