@@ -1,17 +1,14 @@
 // The command line as users and scripts meet it: exit codes, error lines, output formats.
 
-#include "support.hpp"
-
-#include "analysis_support.hpp"
-
 #include <memsnap/analysis/totals.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/snapshot/load.hpp>
-
 #include <nlohmann/json.hpp>
-
 #include <regex>
+
+#include "analysis_support.hpp"
+#include "support.hpp"
 
 using namespace memsnap;
 
@@ -49,10 +46,10 @@ TEST_CASE("info --format json has the public keys" * doctest::test_suite("cli"))
     const auto j = nlohmann::json::parse(result.out);
     CHECK(j.at("schema_version") == 1);
     CHECK(j.at("kind") == "snapshot");
-    for (const char* key : {"segments", "blocks", "devices", "reserved_bytes", "allocated_bytes",
-                            "active_bytes", "inactive_bytes", "requested_bytes", "blocks_by_state",
-                            "blocks_with_frames", "trace_events_by_action", "top_sites",
-                            "internal_waste_bytes", "external_fragmentation_bytes"})
+    for (const char* key :
+         {"segments", "blocks", "devices", "reserved_bytes", "allocated_bytes", "active_bytes", "inactive_bytes",
+          "requested_bytes", "blocks_by_state", "blocks_with_frames", "trace_events_by_action", "top_sites",
+          "internal_waste_bytes", "external_fragmentation_bytes"})
         CHECK(j.contains(key));
 }
 
@@ -64,8 +61,8 @@ TEST_CASE("standard input is read with '-'" * doctest::test_suite("cli")) {
 }
 
 TEST_CASE("golden: info text and json" * doctest::test_suite("unit")) {
-    for (const char* name : {"gen_torch2.5_settings.pickle", "gen_torch2.0_history.pickle",
-                             "gen_torch2.9_newest.pickle"}) {
+    for (const char* name :
+         {"gen_torch2.5_settings.pickle", "gen_torch2.0_history.pickle", "gen_torch2.9_newest.pickle"}) {
         const std::string relative = std::string("fixtures/snapshots/") + name;
         const io::MappedFile file((test::source_dir() / relative).string());
         const auto snap = snapshot::load_snapshot_bytes(file.bytes(), relative);
@@ -112,9 +109,9 @@ TEST_CASE("CLI on memory_summary and memory_stats captures" * doctest::test_suit
     const auto device7 = test::run_memsnap("diff --device 7 " + two + " " + two);
     CHECK(device7.exit_code == 2);
     CHECK(device7.err.find("devices 0, 1 only") != std::string::npos);
-    const auto mixed = test::run_memsnap(
-        "diff " + test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle") + " " +
-        test::quote(fixtures / "stats_flat.json"));
+    const auto mixed =
+        test::run_memsnap("diff " + test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle") + " " +
+                          test::quote(fixtures / "stats_flat.json"));
     CHECK(mixed.exit_code == 1);
     if (!test::have_real()) return;
     const auto real = test::real_dir() / "summaries";
@@ -124,8 +121,9 @@ TEST_CASE("CLI on memory_summary and memory_stats captures" * doctest::test_suit
     const auto t = nlohmann::json::parse(table.out);
     CHECK(t.at("kind") == "memory_summary");
     CHECK(t.at("tables").at(0).at("stats").at("allocated_bytes.all.current").at("low") == 3116ll << 20);
-    const auto diff = test::run_memsnap("diff --format json " + test::quote(real / "gpt-neo-generation_pair_before.txt") +
-                                        " " + test::quote(real / "gpt-neo-generation_pair_after.txt"));
+    const auto diff =
+        test::run_memsnap("diff --format json " + test::quote(real / "gpt-neo-generation_pair_before.txt") + " " +
+                          test::quote(real / "gpt-neo-generation_pair_after.txt"));
     REQUIRE(diff.exit_code == 0);
     const auto d = nlohmann::json::parse(diff.out);
     CHECK(d.at("kind") == "summary_diff");
@@ -176,8 +174,8 @@ TEST_CASE("trace from the command line: formats, options and exit codes" * docte
     CHECK(oom.at("device_free_bytes") == 200ll << 20);
     CHECK(oom.at("frame").at("name") == "forward");
     const auto& top = j.at("sites").at(0);
-    for (const char* key : {"rank", "frame", "category", "live_allocations", "live_bytes", "per_iteration", "verdict",
-                            "stacks"})
+    for (const char* key :
+         {"rank", "frame", "category", "live_allocations", "live_bytes", "per_iteration", "verdict", "stacks"})
         CHECK(top.contains(key));
     CHECK(top.at("verdict") == "leak");
     CHECK(top.at("frame").at("line") == 57);

@@ -1,15 +1,15 @@
 // The stages of the snapshot diff, each on its own, on hand-built inputs: match_blocks,
 // group_sites, explain, rank_sites.
 
-#include "analysis_support.hpp"
-#include "model_maker.hpp"
-#include "support.hpp"
-
 #include <memsnap/analysis/explain.hpp>
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/match_blocks.hpp>
 #include <memsnap/analysis/rank.hpp>
 #include <memsnap/analysis/same_process.hpp>
+
+#include "analysis_support.hpp"
+#include "model_maker.hpp"
+#include "support.hpp"
 
 using namespace memsnap;
 using analysis::Category;
@@ -78,284 +78,284 @@ analysis::Diagnosis diagnosis_of(const std::vector<analysis::SiteGroups>& sites,
 }  // namespace
 
 TEST_SUITE("unit") {
-
-TEST_CASE("match_blocks: survivors by address / size and stack / groups by (stack / size)") {
-    test::ModelMaker a, b;
-    const auto sa = a.stack(kTrain), ma = a.stack(kModel);
-    const auto sb = b.stack(kTrain), mb = b.stack(kModel);
-    a.segment(0, 0x1000, {{MiB, sa}, {MiB, ma}, {2 * MiB, ma, false}});
-    b.segment(0, 0x1000, {{MiB, sb}, {MiB, mb}, {2 * MiB, mb}});  // the same, plus one new block
-    b.segment(0, 0x900000, {{MiB, mb}});                            // a moved model block: new
-    analysis::StackIndex index({&a.model(), &b.model()}, {}, {});
-    const auto before = analysis::collect_blocks(a.model(), 0, index, std::nullopt);
-    const auto after = analysis::collect_blocks(b.model(), 1, index, std::nullopt);
-    CHECK(before.live.size() == 2);
-    CHECK(after.live.size() == 4);
-    const auto m = analysis::match_blocks(before, after);
-    CHECK(m.live_before == 2);
-    CHECK(m.live_after == 4);
-    CHECK(m.survivors == 2);
-    REQUIRE(m.groups.size() == 3);  // (train, 1 MiB), (model, 1 MiB), (model, 2 MiB)
-    std::int64_t before_total = 0, after_total = 0, survivors = 0;
-    for (const auto& [key, counts] : m.groups) {
-        before_total += counts.before;
-        after_total += counts.after;
-        survivors += counts.survivors;
-        CHECK(counts.survivors <= std::min(counts.before, counts.after));
+    TEST_CASE("match_blocks: survivors by address / size and stack / groups by (stack / size)") {
+        test::ModelMaker a, b;
+        const auto sa = a.stack(kTrain), ma = a.stack(kModel);
+        const auto sb = b.stack(kTrain), mb = b.stack(kModel);
+        a.segment(0, 0x1000, {{MiB, sa}, {MiB, ma}, {2 * MiB, ma, false}});
+        b.segment(0, 0x1000, {{MiB, sb}, {MiB, mb}, {2 * MiB, mb}});  // the same, plus one new block
+        b.segment(0, 0x900000, {{MiB, mb}});                          // a moved model block: new
+        analysis::StackIndex index({&a.model(), &b.model()}, {}, {});
+        const auto before = analysis::collect_blocks(a.model(), 0, index, std::nullopt);
+        const auto after = analysis::collect_blocks(b.model(), 1, index, std::nullopt);
+        CHECK(before.live.size() == 2);
+        CHECK(after.live.size() == 4);
+        const auto m = analysis::match_blocks(before, after);
+        CHECK(m.live_before == 2);
+        CHECK(m.live_after == 4);
+        CHECK(m.survivors == 2);
+        REQUIRE(m.groups.size() == 3);  // (train, 1 MiB), (model, 1 MiB), (model, 2 MiB)
+        std::int64_t before_total = 0, after_total = 0, survivors = 0;
+        for (const auto& [key, counts] : m.groups) {
+            before_total += counts.before;
+            after_total += counts.after;
+            survivors += counts.survivors;
+            CHECK(counts.survivors <= std::min(counts.before, counts.after));
+        }
+        CHECK(before_total == 2);
+        CHECK(after_total == 4);
+        CHECK(survivors == 2);
+        CHECK(m.categories[static_cast<std::size_t>(Category::activation)].after_blocks == 3);
+        // A device filter keeps only that device's blocks.
+        CHECK(analysis::collect_blocks(b.model(), 1, index, 1).live.empty());
     }
-    CHECK(before_total == 2);
-    CHECK(after_total == 4);
-    CHECK(survivors == 2);
-    CHECK(m.categories[static_cast<std::size_t>(Category::activation)].after_blocks == 3);
-    // A device filter keeps only that device's blocks.
-    CHECK(analysis::collect_blocks(b.model(), 1, index, 1).live.empty());
-}
 
-TEST_CASE("group_sites: groups under their site / named as info names them") {
-    test::ModelMaker a;
-    const auto s1 = a.stack(kModel);
-    const auto s2 = a.stack({{"/x/site-packages/torch/nn/functional.py", 10, "linear"}, kModel[0], kModel[1]});
-    a.segment(0, 0x1000, {{MiB, s1}, {2 * MiB, s2}});
-    analysis::StackIndex index({&a.model(), &a.model()}, {}, {});
-    const auto blocks = analysis::collect_blocks(a.model(), 0, index, std::nullopt);
-    const auto same = analysis::collect_blocks(a.model(), 1, index, std::nullopt);
-    const util::Steps steps;
-    const auto sites = analysis::group_sites(analysis::match_blocks(blocks, same), index, true, steps);
-    REQUIRE(sites.size() == 1);  // both stacks meet in model.py:80 forward
-    CHECK(sites[0].change.site.label() == "/p/model.py:80 forward");
-    CHECK(sites[0].groups.size() == 2);
-    CHECK(sites[0].change.after_bytes == 3 * MiB);
-    CHECK(sites[0].change.category == Category::activation);
-    CHECK(test::describe(a.model()).top_sites.front().site == sites[0].change.site);
-    // Without any recorded stack, a group is a site of its own, named by its block size.
-    const auto by_size = analysis::group_sites(analysis::match_blocks(blocks, same), index, false, steps);
-    CHECK(by_size.front().change.site.name.find("-byte blocks") != std::string::npos);
-}
+    TEST_CASE("group_sites: groups under their site / named as info names them") {
+        test::ModelMaker a;
+        const auto s1 = a.stack(kModel);
+        const auto s2 = a.stack({{"/x/site-packages/torch/nn/functional.py", 10, "linear"}, kModel[0], kModel[1]});
+        a.segment(0, 0x1000, {{MiB, s1}, {2 * MiB, s2}});
+        analysis::StackIndex index({&a.model(), &a.model()}, {}, {});
+        const auto blocks = analysis::collect_blocks(a.model(), 0, index, std::nullopt);
+        const auto same = analysis::collect_blocks(a.model(), 1, index, std::nullopt);
+        const util::Steps steps;
+        const auto sites = analysis::group_sites(analysis::match_blocks(blocks, same), index, true, steps);
+        REQUIRE(sites.size() == 1);  // both stacks meet in model.py:80 forward
+        CHECK(sites[0].change.site.label() == "/p/model.py:80 forward");
+        CHECK(sites[0].groups.size() == 2);
+        CHECK(sites[0].change.after_bytes == 3 * MiB);
+        CHECK(sites[0].change.category == Category::activation);
+        CHECK(test::describe(a.model()).top_sites.front().site == sites[0].change.site);
+        // Without any recorded stack, a group is a site of its own, named by its block size.
+        const auto by_size = analysis::group_sites(analysis::match_blocks(blocks, same), index, false, steps);
+        CHECK(by_size.front().change.site.name.find("-byte blocks") != std::string::npos);
+    }
 
-TEST_CASE("explain: new blocks that stay in one process are a leak even when frees hide them") {
-    // +120 MiB of new blocks that stay, -100 MiB freed elsewhere: allocated +20 MiB, under a
-    // noise floor of 0.5% of 16 GiB, yet a leak.
-    const std::vector<analysis::SiteGroups> sites = {site("leaky", 10, 50, 3 * MiB, 10),
-                                                     site("freed", 100, 75, 4 * MiB, 75),
-                                                     site("big", 4000, 4000, 4 * MiB, 4000)};
-    const auto e = explain(sites, true);
-    CHECK(e.verdict.verdict == Verdict::leak);
-    CHECK(e.sites[0].verdict == SiteVerdict::leak);
-    CHECK(e.sites[1].verdict == SiteVerdict::freed);
-    CHECK(e.sites[2].verdict == SiteVerdict::stable);
-    CHECK(diagnosis_of(sites, e, true, 0).pattern == "retained_tensors");
-    CHECK(diagnosis_of(sites, e, true, 2).empty());  // stable: nothing to say
-    // The allocated change is within its noise floor: no shares.
-    CHECK_FALSE(e.sites[0].share.has_value());
+    TEST_CASE("explain: new blocks that stay in one process are a leak even when frees hide them") {
+        // +120 MiB of new blocks that stay, -100 MiB freed elsewhere: allocated +20 MiB, under a
+        // noise floor of 0.5% of 16 GiB, yet a leak.
+        const std::vector<analysis::SiteGroups> sites = {site("leaky", 10, 50, 3 * MiB, 10),
+                                                         site("freed", 100, 75, 4 * MiB, 75),
+                                                         site("big", 4000, 4000, 4 * MiB, 4000)};
+        const auto e = explain(sites, true);
+        CHECK(e.verdict.verdict == Verdict::leak);
+        CHECK(e.sites[0].verdict == SiteVerdict::leak);
+        CHECK(e.sites[1].verdict == SiteVerdict::freed);
+        CHECK(e.sites[2].verdict == SiteVerdict::stable);
+        CHECK(diagnosis_of(sites, e, true, 0).pattern == "retained_tensors");
+        CHECK(diagnosis_of(sites, e, true, 2).empty());  // stable: nothing to say
+        // The allocated change is within its noise floor: no shares.
+        CHECK_FALSE(e.sites[0].share.has_value());
 
-    // The same sites from two processes: growth, never leak, and no retained-reference advice.
-    const auto other = explain(sites, false);
-    CHECK(other.verdict.verdict != Verdict::leak);
-    for (const auto& j : other.sites) CHECK(j.verdict != SiteVerdict::leak);
-    CHECK(other.sites[0].verdict == SiteVerdict::growth);
-    CHECK(diagnosis_of(sites, other, false, 0).pattern == "different_workload");
-    const auto unknown = explain(sites, std::nullopt);
-    for (const auto& j : unknown.sites) CHECK(j.verdict != SiteVerdict::leak);
-}
+        // The same sites from two processes: growth, never leak, and no retained-reference advice.
+        const auto other = explain(sites, false);
+        CHECK(other.verdict.verdict != Verdict::leak);
+        for (const auto& j : other.sites) CHECK(j.verdict != SiteVerdict::leak);
+        CHECK(other.sites[0].verdict == SiteVerdict::growth);
+        CHECK(diagnosis_of(sites, other, false, 0).pattern == "different_workload");
+        const auto unknown = explain(sites, std::nullopt);
+        for (const auto& j : unknown.sites) CHECK(j.verdict != SiteVerdict::leak);
+    }
 
-TEST_CASE("explain: first appearances of gradients and optimizer state are one-time growth") {
-    const std::vector<analysis::SiteGroups> sites = {site("params", 100, 100, 4 * MiB, 100, Category::parameter),
-                                                     site("grads", 0, 100, 4 * MiB, 0, Category::gradient),
-                                                     site("adam", 0, 200, 4 * MiB, 0, Category::optimizer_state)};
-    const auto e = explain(sites, true);
-    CHECK(e.verdict.verdict == Verdict::one_time_growth);
-    CHECK(e.sites[1].verdict == SiteVerdict::one_time);
-    CHECK(e.sites[2].verdict == SiteVerdict::one_time);
-    CHECK(e.overall.pattern == "optimizer_first_step");
-    for (const auto& a : e.verdict.advice) CHECK(a.find("append") == std::string::npos);
-    // Optimizer state that was there and keeps growing is not a first step.
-    const std::vector<analysis::SiteGroups> again = {site("adam", 200, 400, 4 * MiB, 200, Category::optimizer_state)};
-    CHECK(explain(again, true).sites[0].verdict == SiteVerdict::leak);
-}
+    TEST_CASE("explain: first appearances of gradients and optimizer state are one-time growth") {
+        const std::vector<analysis::SiteGroups> sites = {site("params", 100, 100, 4 * MiB, 100, Category::parameter),
+                                                         site("grads", 0, 100, 4 * MiB, 0, Category::gradient),
+                                                         site("adam", 0, 200, 4 * MiB, 0, Category::optimizer_state)};
+        const auto e = explain(sites, true);
+        CHECK(e.verdict.verdict == Verdict::one_time_growth);
+        CHECK(e.sites[1].verdict == SiteVerdict::one_time);
+        CHECK(e.sites[2].verdict == SiteVerdict::one_time);
+        CHECK(e.overall.pattern == "optimizer_first_step");
+        for (const auto& a : e.verdict.advice) CHECK(a.find("append") == std::string::npos);
+        // Optimizer state that was there and keeps growing is not a first step.
+        const std::vector<analysis::SiteGroups> again = {
+            site("adam", 200, 400, 4 * MiB, 200, Category::optimizer_state)};
+        CHECK(explain(again, true).sites[0].verdict == SiteVerdict::leak);
+    }
 
-TEST_CASE("explain: as many blocks holding more bytes is shape growth / in words that follow the numbers") {
-    auto same_count = site("attn", 10, 10, 0, 0);
-    same_count.change.before_bytes = 10 * MiB;
-    same_count.change.after_bytes = 40 * MiB;
-    same_count.change.delta_bytes = 30 * MiB;
-    same_count.change.new_blocks = same_count.change.gone_blocks = 10;
-    same_count.change.growth_bytes_per_step = 30.0 * MiB / 400;
-    auto fewer = same_count;
-    fewer.change.site.name = "fewer";
-    fewer.change.after_blocks = 5;
-    fewer.change.delta_blocks = -5;
-    fewer.change.new_blocks = 5;
-    const std::vector<analysis::SiteGroups> sites = {same_count, fewer};
-    const auto e = explain(sites, true);
-    CHECK(e.verdict.verdict == Verdict::shape_growth);
-    CHECK(e.sites[0].verdict == SiteVerdict::shape_growth);
-    CHECK(diagnosis_of(sites, e, true, 0).evidence.front().find("the same 10 blocks") != std::string::npos);
-    CHECK(diagnosis_of(sites, e, true, 1).evidence.front().find("fewer blocks (10 → 5)") != std::string::npos);
-}
+    TEST_CASE("explain: as many blocks holding more bytes is shape growth / in words that follow the numbers") {
+        auto same_count = site("attn", 10, 10, 0, 0);
+        same_count.change.before_bytes = 10 * MiB;
+        same_count.change.after_bytes = 40 * MiB;
+        same_count.change.delta_bytes = 30 * MiB;
+        same_count.change.new_blocks = same_count.change.gone_blocks = 10;
+        same_count.change.growth_bytes_per_step = 30.0 * MiB / 400;
+        auto fewer = same_count;
+        fewer.change.site.name = "fewer";
+        fewer.change.after_blocks = 5;
+        fewer.change.delta_blocks = -5;
+        fewer.change.new_blocks = 5;
+        const std::vector<analysis::SiteGroups> sites = {same_count, fewer};
+        const auto e = explain(sites, true);
+        CHECK(e.verdict.verdict == Verdict::shape_growth);
+        CHECK(e.sites[0].verdict == SiteVerdict::shape_growth);
+        CHECK(diagnosis_of(sites, e, true, 0).evidence.front().find("the same 10 blocks") != std::string::npos);
+        CHECK(diagnosis_of(sites, e, true, 1).evidence.front().find("fewer blocks (10 → 5)") != std::string::npos);
+    }
 
-TEST_CASE("explain: growth below the noise floor is no leak / and no site says otherwise") {
-    const std::vector<analysis::SiteGroups> sites = {site("tiny", 10, 12, 512, 10),
-                                                     site("big", 4000, 4000, 4 * MiB, 4000)};
-    const auto e = explain(sites, true);
-    CHECK(e.verdict.verdict == Verdict::stable);
-    CHECK(e.sites[0].verdict == SiteVerdict::growth);
-    CHECK(diagnosis_of(sites, e, true, 0).pattern == "below_noise");
-}
+    TEST_CASE("explain: growth below the noise floor is no leak / and no site says otherwise") {
+        const std::vector<analysis::SiteGroups> sites = {site("tiny", 10, 12, 512, 10),
+                                                         site("big", 4000, 4000, 4 * MiB, 4000)};
+        const auto e = explain(sites, true);
+        CHECK(e.verdict.verdict == Verdict::stable);
+        CHECK(e.sites[0].verdict == SiteVerdict::growth);
+        CHECK(diagnosis_of(sites, e, true, 0).pattern == "below_noise");
+    }
 
-TEST_CASE("rank: leak sites first / then growth per step / bytes / name") {
-    std::vector<analysis::SiteGroups> sites = {site("grads", 0, 100, 4 * MiB, 0, Category::gradient),
-                                               site("leaky", 10, 20, MiB, 10), site("a", 5, 5, MiB, 5),
-                                               site("b", 5, 5, MiB, 5)};
-    const auto e = explain(sites, true);
-    const analysis::SameProcess same{true, {"test"}};
-    const analysis::SiteDiagnoser diagnose(empty_index(), kSteps, same, e.noise_threshold);
-    const auto r = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {0, 0, analysis::StackSamples::changed});
-    REQUIRE(r.sites.size() == 4);
-    CHECK(r.sites[0].diagnosis.pattern == "retained_tensors");
-    CHECK(r.sites[0].site.name == "leaky");  // a leak outranks bigger one-time growth
-    CHECK(r.sites[0].verdict == SiteVerdict::leak);
-    CHECK(r.sites[1].site.name == "grads");
-    CHECK(r.sites[2].site.name == "a");  // ties broken by name
-    CHECK(r.sites[3].site.name == "b");
-    for (std::size_t i = 0; i < r.sites.size(); ++i) CHECK(r.sites[i].rank == i + 1);
-    std::size_t grew = 0;
-    for (const auto& sample : r.stack_samples) grew += sample.delta_bytes() > 0;
-    CHECK(grew == 2);  // grads and leaky grew
-    CHECK(analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true).stack_samples.empty());
-    // --top and --min-growth: only the listed sites are built; the fastest is kept apart.
-    const auto top = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {1, 0});
-    REQUIRE(top.sites.size() == 1);
-    CHECK(top.beyond_top == 3);
-    CHECK(top.total == 4);
-    REQUIRE(top.fastest.has_value());
-    CHECK(top.fastest->site.name == "grads");
-    CHECK(top.fastest->rank == 2);
-    const auto big = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {0, 20 * MiB});
-    CHECK(big.below_min_growth == 3);  // only grads changed by 20 MiB or more
-    CHECK(big.sites.front().site.name == "grads");
-}
+    TEST_CASE("rank: leak sites first / then growth per step / bytes / name") {
+        std::vector<analysis::SiteGroups> sites = {site("grads", 0, 100, 4 * MiB, 0, Category::gradient),
+                                                   site("leaky", 10, 20, MiB, 10), site("a", 5, 5, MiB, 5),
+                                                   site("b", 5, 5, MiB, 5)};
+        const auto e = explain(sites, true);
+        const analysis::SameProcess same{true, {"test"}};
+        const analysis::SiteDiagnoser diagnose(empty_index(), kSteps, same, e.noise_threshold);
+        const auto r = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true,
+                                            {0, 0, analysis::StackSamples::changed});
+        REQUIRE(r.sites.size() == 4);
+        CHECK(r.sites[0].diagnosis.pattern == "retained_tensors");
+        CHECK(r.sites[0].site.name == "leaky");  // a leak outranks bigger one-time growth
+        CHECK(r.sites[0].verdict == SiteVerdict::leak);
+        CHECK(r.sites[1].site.name == "grads");
+        CHECK(r.sites[2].site.name == "a");  // ties broken by name
+        CHECK(r.sites[3].site.name == "b");
+        for (std::size_t i = 0; i < r.sites.size(); ++i) CHECK(r.sites[i].rank == i + 1);
+        std::size_t grew = 0;
+        for (const auto& sample : r.stack_samples) grew += sample.delta_bytes() > 0;
+        CHECK(grew == 2);  // grads and leaky grew
+        CHECK(analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true).stack_samples.empty());
+        // --top and --min-growth: only the listed sites are built; the fastest is kept apart.
+        const auto top = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {1, 0});
+        REQUIRE(top.sites.size() == 1);
+        CHECK(top.beyond_top == 3);
+        CHECK(top.total == 4);
+        REQUIRE(top.fastest.has_value());
+        CHECK(top.fastest->site.name == "grads");
+        CHECK(top.fastest->rank == 2);
+        const auto big = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true, {0, 20 * MiB});
+        CHECK(big.below_min_growth == 3);  // only grads changed by 20 MiB or more
+        CHECK(big.sites.front().site.name == "grads");
+    }
 
 }  // TEST_SUITE
 
 TEST_SUITE("unit") {
-
-TEST_CASE("compare_traces counts the events two traces share in the time they both cover") {
-    const auto event = [](snapshot::TraceAction action, std::int64_t addr, std::int64_t time, int device = 0) {
-        snapshot::TraceEvent e;
-        e.set_action(action);
-        e.addr = addr;
-        e.size = 512;
-        e.time_us = time;
-        e.device = static_cast<std::int16_t>(device);
-        return e;
-    };
-    using snapshot::TraceAction;
-    snapshot::Snapshot before, after;
-    // before: times 10..19; after: times 15..24, sharing 15..19 except one event at 17 that
-    // differs in address, and with two events at time 18 written in another order.
-    std::vector<snapshot::TraceEvent> b, a;
-    for (int t = 10; t < 20; ++t) b.push_back(event(TraceAction::alloc, 4096 * t, t));
-    b.insert(b.begin() + 9, event(TraceAction::free_completed, 4096 * 18, 18));
-    for (int t = 15; t < 25; ++t) a.push_back(event(TraceAction::alloc, t == 17 ? 1 : 4096 * t, t));
-    a.insert(a.begin() + 3, event(TraceAction::free_completed, 4096 * 18, 18));
-    before.events = {b.begin(), b.end()};
-    after.events = {a.begin(), a.end()};
-    const auto in_order = analysis::compare_traces(before, after, std::nullopt);
-    CHECK(in_order.overlapping == 6);  // 15..19 and the free at 18, on both sides
-    CHECK(in_order.shared == 5);       // all but the alloc at 17
-
-    SUBCASE("a second device's trace after the first (out of time order) gives the same counts") {
-        for (auto* s : {&before, &after}) {
-            const auto first = s->events;
-            for (auto e : first) {
-                e.device = 1;
-                s->events.push_back(e);
-            }
-        }
-        const auto both = analysis::compare_traces(before, after, std::nullopt);
-        CHECK(both.overlapping == 12);
-        CHECK(both.shared == 10);
-        const auto one = analysis::compare_traces(before, after, 1);
-        CHECK(one.overlapping == 6);
-        CHECK(one.shared == 5);
-    }
-    SUBCASE("an event out of time order at the end of a trace: its window comes from every event") {
-        after.events.push_back(event(TraceAction::alloc, 1 << 20, 5));
-        const auto late = analysis::compare_traces(before, after, std::nullopt);
-        CHECK(late.overlapping == 6);
-        CHECK(late.shared == 5);
-    }
-    SUBCASE("long traces, walked in two halves at once, give the counts of one walk") {
-        // Times 0..2^17-1 before and 2^16..(3*2^16)-1 after: half of each overlaps; every
-        // 1000th event after differs in address.
-        constexpr int n = 1 << 17, shift = 1 << 16;
-        std::vector<snapshot::TraceEvent> x, y;
-        for (int t = 0; t < n; ++t) x.push_back(event(TraceAction::alloc, 4096 * t, t));
-        for (int t = shift; t < n + shift; ++t) y.push_back(event(TraceAction::alloc, t % 1000 ? 4096 * t : 1, t));
-        // Stacks on every third event before and every fifth after (all devices' when none is given).
-        for (std::size_t i = 0; i < x.size(); i += 3) x[i].stack = snapshot::StackId(7);
-        for (std::size_t i = 0; i < y.size(); i += 5) y[i].stack = snapshot::StackId(7);
-        const std::size_t with_stack = (x.size() + 2) / 3 + (y.size() + 4) / 5;
-        std::size_t expected_shared = 0;
-        for (int t = shift; t < n; ++t) expected_shared += t % 1000 != 0;
-        const auto compare = [&](const std::vector<snapshot::TraceEvent>& a, const std::vector<snapshot::TraceEvent>& b,
-                                 std::optional<int> device) {
-            before.events = {a.begin(), a.end()};
-            after.events = {b.begin(), b.end()};
-            return analysis::compare_traces(before, after, device);
+    TEST_CASE("compare_traces counts the events two traces share in the time they both cover") {
+        const auto event = [](snapshot::TraceAction action, std::int64_t addr, std::int64_t time, int device = 0) {
+            snapshot::TraceEvent e;
+            e.set_action(action);
+            e.addr = addr;
+            e.size = 512;
+            e.time_us = time;
+            e.device = static_cast<std::int16_t>(device);
+            return e;
         };
-        const auto halves = compare(x, y, std::nullopt);
-        CHECK(halves.in_halves);
-        CHECK(halves.with_stack == with_stack);
-        CHECK(halves.overlapping == static_cast<std::size_t>(n - shift));
-        CHECK(halves.shared == expected_shared);
-        // An event moved across the split: the halves do not hold and the answer comes from a
-        // whole walk or the sorted comparison, with the same counts.
-        auto moved = x;
-        std::swap(moved[10], moved[n / 2 + 10]);
-        const auto out_of_order = compare(moved, y, std::nullopt);
-        CHECK_FALSE(out_of_order.in_halves);
-        CHECK_FALSE(out_of_order.with_stack);  // the sorted comparison does not read them
-        CHECK(out_of_order.overlapping == halves.overlapping);
-        CHECK(out_of_order.shared == halves.shared);
-        // A second device's trace after the first: per device, the same counts again.
-        auto x2 = x, y2 = y;
-        for (auto e : x) x2.push_back((e.device = 1, e));
-        for (auto e : y) y2.push_back((e.device = 1, e));
-        for (const int device : {0, 1}) {
-            const auto one = compare(x2, y2, device);
-            CHECK(one.overlapping == halves.overlapping);
-            CHECK(one.shared == halves.shared);
-            CHECK(one.with_stack == with_stack);
+        using snapshot::TraceAction;
+        snapshot::Snapshot before, after;
+        // before: times 10..19; after: times 15..24, sharing 15..19 except one event at 17 that
+        // differs in address, and with two events at time 18 written in another order.
+        std::vector<snapshot::TraceEvent> b, a;
+        for (int t = 10; t < 20; ++t) b.push_back(event(TraceAction::alloc, 4096 * t, t));
+        b.insert(b.begin() + 9, event(TraceAction::free_completed, 4096 * 18, 18));
+        for (int t = 15; t < 25; ++t) a.push_back(event(TraceAction::alloc, t == 17 ? 1 : 4096 * t, t));
+        a.insert(a.begin() + 3, event(TraceAction::free_completed, 4096 * 18, 18));
+        before.events = {b.begin(), b.end()};
+        after.events = {a.begin(), a.end()};
+        const auto in_order = analysis::compare_traces(before, after, std::nullopt);
+        CHECK(in_order.overlapping == 6);  // 15..19 and the free at 18, on both sides
+        CHECK(in_order.shared == 5);       // all but the alloc at 17
+
+        SUBCASE("a second device's trace after the first (out of time order) gives the same counts") {
+            for (auto* s : {&before, &after}) {
+                const auto first = s->events;
+                for (auto e : first) {
+                    e.device = 1;
+                    s->events.push_back(e);
+                }
+            }
+            const auto both = analysis::compare_traces(before, after, std::nullopt);
+            CHECK(both.overlapping == 12);
+            CHECK(both.shared == 10);
+            const auto one = analysis::compare_traces(before, after, 1);
+            CHECK(one.overlapping == 6);
+            CHECK(one.shared == 5);
         }
-        const auto both = compare(x2, y2, std::nullopt);
-        CHECK(both.overlapping == 2 * halves.overlapping);
-        CHECK(both.shared == 2 * halves.shared);
-    }
-    SUBCASE("events with a stack are counted on both sides, untimed ones and those outside the window too") {
-        std::vector<snapshot::TraceEvent> with(b.begin(), b.end());
-        for (auto& e : with) e.stack = snapshot::StackId(3);       // 11, all before the window or in it
-        with.push_back(event(TraceAction::alloc, 1, -1));          // untimed
-        with.back().stack = snapshot::StackId(3);
-        before.events = {with.begin(), with.end()};
-        std::vector<snapshot::TraceEvent> later(a.begin(), a.end());
-        later.back().stack = snapshot::StackId(3);                 // after the window
-        after.events = {later.begin(), later.end()};
-        const auto counted = analysis::compare_traces(before, after, std::nullopt);
-        CHECK(counted.with_stack == 11u + 1u + 1u);
-    }
-    SUBCASE("traces that do not meet in time share nothing") {
-        for (std::size_t i = 0; i < after.events.size(); ++i) {
-            auto e = after.events[i];
-            e.time_us += 100;
-            e.stack = snapshot::StackId(i % 2);  // every second one has a stack
-            after.events.set(i, e);
+        SUBCASE("an event out of time order at the end of a trace: its window comes from every event") {
+            after.events.push_back(event(TraceAction::alloc, 1 << 20, 5));
+            const auto late = analysis::compare_traces(before, after, std::nullopt);
+            CHECK(late.overlapping == 6);
+            CHECK(late.shared == 5);
         }
-        const auto apart = analysis::compare_traces(before, after, std::nullopt);
-        CHECK(apart.overlapping == 0);
-        CHECK(apart.shared == 0);
-        CHECK(apart.with_stack == after.events.size() / 2);
+        SUBCASE("long traces, walked in two halves at once, give the counts of one walk") {
+            // Times 0..2^17-1 before and 2^16..(3*2^16)-1 after: half of each overlaps; every
+            // 1000th event after differs in address.
+            constexpr int n = 1 << 17, shift = 1 << 16;
+            std::vector<snapshot::TraceEvent> x, y;
+            for (int t = 0; t < n; ++t) x.push_back(event(TraceAction::alloc, 4096 * t, t));
+            for (int t = shift; t < n + shift; ++t) y.push_back(event(TraceAction::alloc, t % 1000 ? 4096 * t : 1, t));
+            // Stacks on every third event before and every fifth after (all devices' when none is given).
+            for (std::size_t i = 0; i < x.size(); i += 3) x[i].stack = snapshot::StackId(7);
+            for (std::size_t i = 0; i < y.size(); i += 5) y[i].stack = snapshot::StackId(7);
+            const std::size_t with_stack = (x.size() + 2) / 3 + (y.size() + 4) / 5;
+            std::size_t expected_shared = 0;
+            for (int t = shift; t < n; ++t) expected_shared += t % 1000 != 0;
+            const auto compare = [&](const std::vector<snapshot::TraceEvent>& a,
+                                     const std::vector<snapshot::TraceEvent>& b, std::optional<int> device) {
+                before.events = {a.begin(), a.end()};
+                after.events = {b.begin(), b.end()};
+                return analysis::compare_traces(before, after, device);
+            };
+            const auto halves = compare(x, y, std::nullopt);
+            CHECK(halves.in_halves);
+            CHECK(halves.with_stack == with_stack);
+            CHECK(halves.overlapping == static_cast<std::size_t>(n - shift));
+            CHECK(halves.shared == expected_shared);
+            // An event moved across the split: the halves do not hold and the answer comes from a
+            // whole walk or the sorted comparison, with the same counts.
+            auto moved = x;
+            std::swap(moved[10], moved[n / 2 + 10]);
+            const auto out_of_order = compare(moved, y, std::nullopt);
+            CHECK_FALSE(out_of_order.in_halves);
+            CHECK_FALSE(out_of_order.with_stack);  // the sorted comparison does not read them
+            CHECK(out_of_order.overlapping == halves.overlapping);
+            CHECK(out_of_order.shared == halves.shared);
+            // A second device's trace after the first: per device, the same counts again.
+            auto x2 = x, y2 = y;
+            for (auto e : x) x2.push_back((e.device = 1, e));
+            for (auto e : y) y2.push_back((e.device = 1, e));
+            for (const int device : {0, 1}) {
+                const auto one = compare(x2, y2, device);
+                CHECK(one.overlapping == halves.overlapping);
+                CHECK(one.shared == halves.shared);
+                CHECK(one.with_stack == with_stack);
+            }
+            const auto both = compare(x2, y2, std::nullopt);
+            CHECK(both.overlapping == 2 * halves.overlapping);
+            CHECK(both.shared == 2 * halves.shared);
+        }
+        SUBCASE("events with a stack are counted on both sides, untimed ones and those outside the window too") {
+            std::vector<snapshot::TraceEvent> with(b.begin(), b.end());
+            for (auto& e : with) e.stack = snapshot::StackId(3);  // 11, all before the window or in it
+            with.push_back(event(TraceAction::alloc, 1, -1));     // untimed
+            with.back().stack = snapshot::StackId(3);
+            before.events = {with.begin(), with.end()};
+            std::vector<snapshot::TraceEvent> later(a.begin(), a.end());
+            later.back().stack = snapshot::StackId(3);  // after the window
+            after.events = {later.begin(), later.end()};
+            const auto counted = analysis::compare_traces(before, after, std::nullopt);
+            CHECK(counted.with_stack == 11u + 1u + 1u);
+        }
+        SUBCASE("traces that do not meet in time share nothing") {
+            for (std::size_t i = 0; i < after.events.size(); ++i) {
+                auto e = after.events[i];
+                e.time_us += 100;
+                e.stack = snapshot::StackId(i % 2);  // every second one has a stack
+                after.events.set(i, e);
+            }
+            const auto apart = analysis::compare_traces(before, after, std::nullopt);
+            CHECK(apart.overlapping == 0);
+            CHECK(apart.shared == 0);
+            CHECK(apart.with_stack == after.events.size() / 2);
+        }
     }
-}
 
 }  // TEST_SUITE

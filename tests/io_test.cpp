@@ -1,13 +1,12 @@
 // Reading inputs: a mapped file truncated under the reader, pipes and devices bounded by
 // --max-input, inputs refused by their first bytes.
 
-#include "support.hpp"
-
+#include <fstream>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 
-#include <fstream>
+#include "support.hpp"
 
 using namespace memsnap;
 
@@ -28,8 +27,9 @@ TEST_CASE("a mapped file truncated while it is read reads zeros and says it chan
 TEST_CASE("pipes and devices: refused by their first bytes / bounded by --max-input" * doctest::test_suite("cli")) {
     const auto zero = test::run_memsnap("info /dev/zero");
     CHECK(zero.exit_code == 2);
-    CHECK(zero.err == "memsnap: error: /dev/zero: byte 0: not a pickle of protocol 2 to 5 (starts with byte 0x00), nor "
-                      "text\n");
+    CHECK(zero.err ==
+          "memsnap: error: /dev/zero: byte 0: not a pickle of protocol 2 to 5 (starts with byte 0x00), nor "
+          "text\n");
     const auto summary = test::fixtures_dir() / "summaries" / "layout_torch2.0.txt";
     CHECK(test::run_memsnap("info -", "", summary.string()).exit_code == 0);
     const auto small = test::run_memsnap("--max-input 1KiB info -", "", summary.string());

@@ -2,17 +2,16 @@
 // growing site) loads into a query engine as one table: the documented query finds that rank
 // and site in Debian's sqlite3 always, and in DuckDB where npm can fetch @duckdb/node-api.
 
-#include "support.hpp"
-#include "variants.hpp"
-
-#include <memsnap/analysis/stack_index.hpp>
-#include <memsnap/snapshot/load.hpp>
-
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <fstream>
+#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/snapshot/load.hpp>
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+#include "variants.hpp"
 
 using namespace memsnap;
 
@@ -24,7 +23,8 @@ constexpr std::int64_t MiB = std::int64_t{1} << 20;
 std::filesystem::path write_job(const std::filesystem::path& dir) {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "captures");
-    const auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
+    const auto base =
+        snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
     analysis::StackIndex index({&base}, {}, {});
     snapshot::StackId under;
     for (const auto& b : base.blocks)
@@ -46,7 +46,8 @@ std::filesystem::path write_job(const std::filesystem::path& dir) {
 
 std::string run_in(const std::filesystem::path& dir, const std::string& command) {
     const auto out = dir / "query.out";
-    const int status = std::system(fmt::format("cd '{}' && {} > '{}' 2>&1", dir.string(), command, out.string()).c_str());
+    const int status =
+        std::system(fmt::format("cd '{}' && {} > '{}' 2>&1", dir.string(), command, out.string()).c_str());
     std::string text = test::read_text(out);
     if (status != 0) text = "FAILED: " + text;
     return text;
@@ -54,7 +55,8 @@ std::string run_in(const std::filesystem::path& dir, const std::string& command)
 
 }  // namespace
 
-TEST_CASE("info --format jsonl: a directory of captures is one table for sqlite3 and DuckDB" * doctest::test_suite("cli")) {
+TEST_CASE("info --format jsonl: a directory of captures is one table for sqlite3 and DuckDB" *
+          doctest::test_suite("cli")) {
     const auto work = std::filesystem::temp_directory_path() / fmt::format("memsnap_jsonl_{}", ::getpid());
     const auto captures = write_job(work);
     // A file in the folder that is not a capture is skipped, with a warning.
@@ -89,20 +91,22 @@ TEST_CASE("info --format jsonl: a directory of captures is one table for sqlite3
     const std::string query = test::read_text(test::source_dir() / "tests" / "jsonl" / "top_growth.sql");
     // The README documents the same view and query.
     const std::string readme = test::read_text(test::source_dir() / "README.md");
-    CHECK(readme.find(test::read_text(test::source_dir() / "tests" / "jsonl" / "duckdb_view.sql")) != std::string::npos);
+    CHECK(readme.find(test::read_text(test::source_dir() / "tests" / "jsonl" / "duckdb_view.sql")) !=
+          std::string::npos);
     CHECK(readme.find(query) != std::string::npos);
     const std::string expected = "2\t/home/user/project/cache.py\t44\tkeep_batch\t4194304\n";
 
-    const auto sqlite = run_in(work, fmt::format("cat '{}/sqlite_view.sql' '{}/top_growth.sql' | sqlite3 :memory:", jsonl_dir,
-                                                 jsonl_dir));
+    const auto sqlite = run_in(
+        work, fmt::format("cat '{}/sqlite_view.sql' '{}/top_growth.sql' | sqlite3 :memory:", jsonl_dir, jsonl_dir));
     CHECK(sqlite == expected);
 
     // DuckDB from npm, installed once into the build folder.
     const auto duck = std::filesystem::path(MEMSNAP_BUILD_DIR) / "duckdb";
     if (!std::filesystem::exists(duck / "node_modules" / "@duckdb" / "node-api")) {
         std::filesystem::create_directories(duck);
-        const auto install = run_in(duck, "command -v npm >/dev/null && timeout 600 npm install --silent --no-audit "
-                                          "--no-fund @duckdb/node-api");
+        const auto install = run_in(duck,
+                                    "command -v npm >/dev/null && timeout 600 npm install --silent --no-audit "
+                                    "--no-fund @duckdb/node-api");
         if (install.starts_with("FAILED")) {
             MESSAGE("DuckDB not checked: npm cannot fetch @duckdb/node-api here: " << install);
             std::filesystem::remove_all(work);

@@ -4,20 +4,18 @@
 // and no retained-reference advice appears, except where a leak was injected; injected
 // leaks rank first, exact to the byte.
 
-#include "analysis_support.hpp"
-#include "stats_support.hpp"
-#include "support.hpp"
-#include "variants.hpp"
-
 #include <memsnap/analysis/snapshot_diff.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>
-
 #include <nlohmann/json.hpp>
-
 #include <sstream>
+
+#include "analysis_support.hpp"
+#include "stats_support.hpp"
+#include "support.hpp"
+#include "variants.hpp"
 
 using namespace memsnap;
 using analysis::Category;
@@ -87,288 +85,290 @@ constexpr int kLeakCount = 40;
 }  // namespace
 
 TEST_SUITE("real") {
+    TEST_CASE("a re-run in another checkout is two workloads: no leak / sites matched by identity") {
+        if (!test::have_real()) return;
+        for (const auto& name : real_with_stacks()) {
+            CAPTURE(name);
+            const auto before = real(name);
+            const auto after = test::make_variant(before, rerun_of(before));
+            const auto d = analysis::diff_snapshots(before, after, test::with_steps(100, 500));
+            CHECK(d.same_process.value == std::optional<bool>(false));
+            check_no_false_leak(d);
+            // The same workload: every site found again under its new path, none grew.
+            CHECK(d.sites_total == static_cast<std::size_t>(test::describe(before).site_count));
+            for (const auto& s : d.sites) {
+                CAPTURE(s.site.label());
+                CHECK(s.delta_bytes == 0);
+                CHECK(s.verdict == SiteVerdict::stable);
+            }
+            CHECK(d.verdict.verdict == Verdict::stable);
 
-TEST_CASE("a re-run in another checkout is two workloads: no leak / sites matched by identity") {
-    if (!test::have_real()) return;
-    for (const auto& name : real_with_stacks()) {
-        CAPTURE(name);
-        const auto before = real(name);
-        const auto after = test::make_variant(before, rerun_of(before));
-        const auto d = analysis::diff_snapshots(before, after, test::with_steps(100, 500));
-        CHECK(d.same_process.value == std::optional<bool>(false));
-        check_no_false_leak(d);
-        // The same workload: every site found again under its new path, none grew.
-        CHECK(d.sites_total == static_cast<std::size_t>(test::describe(before).site_count));
-        for (const auto& s : d.sites) {
-            CAPTURE(s.site.label());
-            CHECK(s.delta_bytes == 0);
-            CHECK(s.verdict == SiteVerdict::stable);
+            // An injected allocation still ranks first, exact to the byte, but the re-run cannot
+            // call it a leak.
+            const auto stack = user_stack(after);
+            if (!stack) continue;
+            auto grown = after;
+            test::inject_blocks(grown, *stack, kLeakSize, kLeakCount);
+            const auto g = analysis::diff_snapshots(before, grown, test::with_steps(100, 500));
+            REQUIRE(!g.sites.empty());
+            CHECK(g.sites.front().delta_bytes == kLeakSize * kLeakCount);
+            CHECK(g.sites.front().delta_blocks == kLeakCount);
+            CHECK(g.sites.front().verdict == SiteVerdict::growth);
+            check_no_false_leak(g);
         }
-        CHECK(d.verdict.verdict == Verdict::stable);
-
-        // An injected allocation still ranks first, exact to the byte, but the re-run cannot
-        // call it a leak.
-        const auto stack = user_stack(after);
-        if (!stack) continue;
-        auto grown = after;
-        test::inject_blocks(grown, *stack, kLeakSize, kLeakCount);
-        const auto g = analysis::diff_snapshots(before, grown, test::with_steps(100, 500));
-        REQUIRE(!g.sites.empty());
-        CHECK(g.sites.front().delta_bytes == kLeakSize * kLeakCount);
-        CHECK(g.sites.front().delta_blocks == kLeakCount);
-        CHECK(g.sites.front().verdict == SiteVerdict::growth);
-        check_no_false_leak(g);
     }
-}
 
-TEST_CASE("an injected leak in one process ranks first and is called a leak / whatever the totals say") {
-    if (!test::have_real()) return;
-    int tested = 0;
-    for (const auto& name : real_with_stacks()) {
-        CAPTURE(name);
-        const auto before = real(name);
-        const auto stack = user_stack(before);
-        if (!stack) continue;
-        auto after = before;
-        test::inject_blocks(after, *stack, kLeakSize, kLeakCount);
-        const auto d = analysis::diff_snapshots(before, after, test::with_steps(100, 500));
-        CHECK(d.same_process.value == std::optional<bool>(true));
-        CHECK(d.verdict.verdict == Verdict::leak);
-        REQUIRE(!d.sites.empty());
-        CHECK(d.sites.front().verdict == SiteVerdict::leak);
-        CHECK(d.sites.front().delta_bytes == kLeakSize * kLeakCount);
-        for (const auto& s : d.sites)
-            if (s.rank > 1) CHECK(s.verdict != SiteVerdict::leak);
-        ++tested;
+    TEST_CASE("an injected leak in one process ranks first and is called a leak / whatever the totals say") {
+        if (!test::have_real()) return;
+        int tested = 0;
+        for (const auto& name : real_with_stacks()) {
+            CAPTURE(name);
+            const auto before = real(name);
+            const auto stack = user_stack(before);
+            if (!stack) continue;
+            auto after = before;
+            test::inject_blocks(after, *stack, kLeakSize, kLeakCount);
+            const auto d = analysis::diff_snapshots(before, after, test::with_steps(100, 500));
+            CHECK(d.same_process.value == std::optional<bool>(true));
+            CHECK(d.verdict.verdict == Verdict::leak);
+            REQUIRE(!d.sites.empty());
+            CHECK(d.sites.front().verdict == SiteVerdict::leak);
+            CHECK(d.sites.front().delta_bytes == kLeakSize * kLeakCount);
+            for (const auto& s : d.sites)
+                if (s.rank > 1) CHECK(s.verdict != SiteVerdict::leak);
+            ++tested;
+        }
+        CHECK(tested >= 4);
     }
-    CHECK(tested >= 4);
-}
 
-TEST_CASE("Windows paths name the same sites / and site-packages is never user code") {
-    if (!test::have_real()) return;
-    for (const auto& name : real_with_stacks()) {
-        CAPTURE(name);
-        const auto unix_capture = real(name);
-        const auto root = root_of(unix_capture);
-        const auto windows = test::make_variant(unix_capture, {test::windows_paths(root), 0, 0, std::nullopt});
+    TEST_CASE("Windows paths name the same sites / and site-packages is never user code") {
+        if (!test::have_real()) return;
+        for (const auto& name : real_with_stacks()) {
+            CAPTURE(name);
+            const auto unix_capture = real(name);
+            const auto root = root_of(unix_capture);
+            const auto windows = test::make_variant(unix_capture, {test::windows_paths(root), 0, 0, std::nullopt});
+            auto all = test::all_sites();
+            const auto a = test::describe(unix_capture, all), w = test::describe(windows, all);
+            REQUIRE(a.top_sites.size() == w.top_sites.size());
+            const auto to_windows = test::windows_paths(root);
+            for (std::size_t i = 0; i < a.top_sites.size(); ++i) {
+                CAPTURE(a.top_sites[i].site.label());
+                CHECK(w.top_sites[i].bytes == a.top_sites[i].bytes);
+                CHECK(w.top_sites[i].site.user_code == a.top_sites[i].site.user_code);
+                CHECK(w.top_sites[i].site.filename == to_windows(a.top_sites[i].site.filename));
+                CHECK(w.top_sites[i].category == a.top_sites[i].category);
+                if (w.top_sites[i].site.user_code)
+                    CHECK(w.top_sites[i].site.filename.find("site-packages") == std::string::npos);
+            }
+            // Diffed against the Unix capture: another machine, the same sites.
+            const auto d = analysis::diff_snapshots(unix_capture, windows, test::all_sites());
+            check_no_false_leak(d);
+            for (const auto& s : d.sites) CHECK(s.delta_bytes == 0);
+        }
+    }
+
+    TEST_CASE("torch.compile: generated code is never a site / sites name the user module / marked compiled") {
+        if (!test::have_real()) return;
+        const auto compiled = real("kkaitlyn111-a2_small_forward_compiled.pickle");
         auto all = test::all_sites();
-        const auto a = test::describe(unix_capture, all), w = test::describe(windows, all);
-        REQUIRE(a.top_sites.size() == w.top_sites.size());
-        const auto to_windows = test::windows_paths(root);
-        for (std::size_t i = 0; i < a.top_sites.size(); ++i) {
-            CAPTURE(a.top_sites[i].site.label());
-            CHECK(w.top_sites[i].bytes == a.top_sites[i].bytes);
-            CHECK(w.top_sites[i].site.user_code == a.top_sites[i].site.user_code);
-            CHECK(w.top_sites[i].site.filename == to_windows(a.top_sites[i].site.filename));
-            CHECK(w.top_sites[i].category == a.top_sites[i].category);
-            if (w.top_sites[i].site.user_code) CHECK(w.top_sites[i].site.filename.find("site-packages") == std::string::npos);
+        const auto info = test::describe(compiled, all);
+        CHECK(info.site_count < 50);  // not one site per line of generated code
+        std::size_t marked = 0;
+        for (const auto& s : info.top_sites) {
+            CAPTURE(s.site.label());
+            CHECK(s.site.filename.find("torchinductor") == std::string::npos);
+            if (s.site.compiled_graph) {
+                ++marked;
+                CHECK(s.site.user_code);
+                CHECK(s.site.label().ends_with(" (torch.compile graph)"));
+                // Compiled code's own buffers; a cuBLAS workspace made inside it stays a workspace.
+                CHECK((s.category == Category::compiled_graph || s.category == Category::workspace));
+            }
         }
-        // Diffed against the Unix capture: another machine, the same sites.
-        const auto d = analysis::diff_snapshots(unix_capture, windows, test::all_sites());
+        CHECK(marked >= 5);
+        const auto d = analysis::diff_snapshots(compiled, test::make_variant(compiled, rerun_of(compiled)), all);
         check_no_false_leak(d);
-        for (const auto& s : d.sites) CHECK(s.delta_bytes == 0);
     }
-}
 
-TEST_CASE("torch.compile: generated code is never a site / sites name the user module / marked compiled") {
-    if (!test::have_real()) return;
-    const auto compiled = real("kkaitlyn111-a2_small_forward_compiled.pickle");
-    auto all = test::all_sites();
-    const auto info = test::describe(compiled, all);
-    CHECK(info.site_count < 50);  // not one site per line of generated code
-    std::size_t marked = 0;
-    for (const auto& s : info.top_sites) {
-        CAPTURE(s.site.label());
-        CHECK(s.site.filename.find("torchinductor") == std::string::npos);
-        if (s.site.compiled_graph) {
-            ++marked;
-            CHECK(s.site.user_code);
-            CHECK(s.site.label().ends_with(" (torch.compile graph)"));
-            // Compiled code's own buffers; a cuBLAS workspace made inside it stays a workspace.
-            CHECK((s.category == Category::compiled_graph || s.category == Category::workspace));
+    TEST_CASE("a forward pass against a full training step is one-time growth / not a leak") {
+        if (!test::have_real()) return;
+        const auto step = real("nothanmin-a2_train_step.pickle");
+        // The same process before backward and the optimizer step: no gradients, no optimizer state.
+        auto forward = step;
+        analysis::StackIndex index({&step}, {}, {});
+        std::int64_t removed = 0;
+        for (auto& b : forward.blocks) {
+            const auto c = index.category(0, b.stack);
+            if (b.live() && (c == Category::gradient || c == Category::optimizer_state)) {
+                b.state = snapshot::BlockState::inactive;
+                b.state_name = forward.strings.intern("inactive");
+                removed += b.size;
+            }
+        }
+        REQUIRE(removed > 10ll << 30);  // about 3x the parameters: grads + Adam's two states
+        const auto d = analysis::diff_snapshots(forward, step, test::all_sites());
+        CHECK(d.same_process.value == std::optional<bool>(true));
+        CHECK(d.verdict.verdict == Verdict::one_time_growth);
+        CHECK(d.overall.pattern == "optimizer_first_step");
+        CHECK(d.categories[static_cast<std::size_t>(Category::gradient)].delta_bytes() > 0);
+        CHECK(d.categories[static_cast<std::size_t>(Category::optimizer_state)].delta_bytes() > 0);
+        check_no_false_leak(d);
+        for (const auto& s : d.sites)
+            if (s.delta_bytes > 0) CHECK(s.verdict == SiteVerdict::one_time);
+
+        // The same pair with a leak injected: the leak ranks first, the one-time growth after it.
+        auto leaky = step;
+        const auto stack = user_stack(step);
+        REQUIRE(stack);
+        test::inject_blocks(leaky, *stack, kLeakSize, kLeakCount);
+        const auto l = analysis::diff_snapshots(forward, leaky, test::all_sites());
+        CHECK(l.verdict.verdict == Verdict::leak);
+        CHECK(l.sites.front().verdict == SiteVerdict::leak);
+        CHECK(l.sites.front().delta_bytes == kLeakSize * kLeakCount);
+    }
+
+    TEST_CASE("device 0 against device 1: said on standard error and in JSON / and no leak") {
+        if (!test::have_real()) return;
+        // The smallest real capture: the CLI reads both back as JSON.
+        const auto zero = real("silmont2000-a2_tiny.pickle");
+        const auto one = test::make_variant(zero, {nullptr, 0, 0, 1});
+        const auto d = analysis::diff_snapshots(zero, one, test::all_sites());
+        CHECK(d.devices.before == std::vector<int>{0});
+        CHECK(d.devices.after == std::vector<int>{1});
+        CHECK(d.same_process.value == std::optional<bool>(false));
+        REQUIRE(!d.warnings.empty());
+        check_no_false_leak(d);
+
+        const auto a = test::write_temp("device0.json", test::to_json(zero));
+        const auto b = test::write_temp("device1.json", test::to_json(one));
+        const auto run = test::run_memsnap("diff --format json " + test::quote(a) + " " + test::quote(b));
+        CHECK(run.exit_code == 0);
+        CHECK(run.err.find("memsnap: warning: the captures hold different devices (0 before, 1 after)") !=
+              std::string::npos);
+        const auto j = nlohmann::json::parse(run.out);
+        CHECK(j.at("devices").at("before") == nlohmann::json::array({0}));
+        CHECK(j.at("devices").at("after") == nlohmann::json::array({1}));
+        CHECK(j.at("same_process") == false);
+        const auto missing = test::run_memsnap("diff --device 0 " + test::quote(a) + " " + test::quote(b));
+        CHECK(missing.exit_code == 2);
+        CHECK(missing.err.find("--device 0: the capture holds device 1 only") != std::string::npos);
+        const auto info = test::run_memsnap("info --device 1 --format json " + test::quote(b));
+        CHECK(info.exit_code == 0);
+        CHECK(nlohmann::json::parse(info.out).at("device") == 1);
+        std::filesystem::remove(a);
+        std::filesystem::remove(b);
+    }
+
+    TEST_CASE("stacks='all': Python frames first in text and Markdown / C++ frames a count unless asked") {
+        if (!test::have_real()) return;
+        const auto before = real("nothanmin-a2_train_step.pickle");
+        auto after = before;
+        const auto stack = user_stack(before);
+        REQUIRE(stack);
+        test::inject_blocks(after, *stack, kLeakSize, kLeakCount);
+        auto options = test::all_sites();
+        options.top = 3;
+        const auto d = analysis::diff_snapshots(before, after, options);
+        const auto text = test::render(d);
+        const auto at = text.find("stack (+40 x");
+        REQUIRE(at != std::string::npos);
+        std::istringstream lines(text.substr(at));
+        std::string header, first;
+        std::getline(lines, header);
+        std::getline(lines, first);
+        CHECK(first.find(".py:") != std::string::npos);  // a Python frame, not an allocator one
+        CHECK(text.find("C++ frames not shown: --cpp-frames shows them") != std::string::npos);
+        CHECK(text.find("at::") == std::string::npos);
+        report::RenderOptions cpp;
+        cpp.cpp_frames = true;
+        CHECK(test::render(d, report::Format::text, cpp).find("at::") != std::string::npos);
+        CHECK(test::render(d, report::Format::markdown).find("at::") == std::string::npos);
+    }
+
+    TEST_CASE("categories of real captures / by hand for a sample of stacks") {
+        if (!test::have_real()) return;
+        struct Expected {
+            const char* file;
+            const char* site;  // a label, or the end of one
+            Category category;
+        };
+        const Expected table[] = {
+            {"nothanmin-a2_train_step.pickle", "<no Python frame>", Category::gradient},
+            {"nothanmin-a2_train_step.pickle", "adapters.py:887 step", Category::optimizer_state},
+            {"nothanmin-a2_train_step.pickle", "adapters.py:888 step", Category::optimizer_state},
+            {"nothanmin-a2_train_step.pickle", "adapters.py:36 forward", Category::activation},
+            {"nothanmin-a2_train_step.pickle", "adapters.py:204 forward", Category::workspace},
+            {"nothanmin-a2_train_step.pickle", "<no stack>", Category::unknown},
+            {"kkaitlyn111-a2_ctx128_forward.pickle", "transformer.py:22 forward", Category::activation},
+            {"kkaitlyn111-a2_ctx128_forward.pickle", "transformer.py:138 softmax", Category::activation},
+            {"kkaitlyn111-a2_small_forward_compiled.pickle", "transformer.py:22 forward (torch.compile graph)",
+             Category::compiled_graph},
+            {"maphsge4-select-n_llama_4dev.pickle", "modeling_bert.py:703 forward", Category::activation},
+            {"maphsge4-select-n_llama_4dev.pickle", "modeling_bert.py:286 forward", Category::workspace},
+            {"silmont2000-a2_tiny.pickle", "<no Python frame>", Category::gradient},
+            {"silmont2000-a2_tiny.pickle", "trace_peak_memory.py:12 custom_scaled_dot_product_attention",
+             Category::workspace},
+            {"silmont2000-a2_tiny.pickle", "trace_peak_memory.py:35 main", Category::unknown},
+            {"yiyi-llm-inference_opt1.3b_torch2.0.pickle", "pytorch_backend.py:321 mha", Category::activation},
+        };
+        for (const auto& e : table) {
+            CAPTURE(e.file);
+            CAPTURE(e.site);
+            const auto info = test::describe(real(e.file), test::all_sites());
+            // Sites are kept apart by category: the site with this label holds this category.
+            bool found = false;
+            for (const auto& s : info.top_sites) found |= s.site.label().ends_with(e.site) && s.category == e.category;
+            CHECK(found);
+        }
+        // Every live block of every real capture has one category: they add up to allocated.
+        for (const auto& f : test::files_in(test::real_dir() / "snapshots", ".pickle")) {
+            CAPTURE(f.string());
+            const auto info = test::describe(snapshot::load_snapshot(f.string()));
+            std::int64_t bytes = 0;
+            for (const auto& c : info.categories) bytes += c.bytes;
+            CHECK(bytes == info.totals.allocated_bytes);
         }
     }
-    CHECK(marked >= 5);
-    const auto d = analysis::diff_snapshots(compiled, test::make_variant(compiled, rerun_of(compiled)), all);
-    check_no_false_leak(d);
-}
 
-TEST_CASE("a forward pass against a full training step is one-time growth / not a leak") {
-    if (!test::have_real()) return;
-    const auto step = real("nothanmin-a2_train_step.pickle");
-    // The same process before backward and the optimizer step: no gradients, no optimizer state.
-    auto forward = step;
-    analysis::StackIndex index({&step}, {}, {});
-    std::int64_t removed = 0;
-    for (auto& b : forward.blocks) {
-        const auto c = index.category(0, b.stack);
-        if (b.live() && (c == Category::gradient || c == Category::optimizer_state)) {
-            b.state = snapshot::BlockState::inactive;
-            b.state_name = forward.strings.intern("inactive");
-            removed += b.size;
-        }
+    TEST_CASE("partial summary tables diff on what both hold and name the rest") {
+        if (!test::have_real()) return;
+        // Only the Allocated rows, as people paste them into a README.
+        const auto allocated_only = [](const std::string& text) {
+            std::istringstream in(text);
+            std::string out, line;
+            bool keep = true;
+            while (std::getline(in, line)) {
+                const bool row = line.starts_with("| ") && line.find(" | ") != std::string::npos &&
+                                 line.find("Metric") == std::string::npos && line.find("OOMs") == std::string::npos;
+                if (row && line.find("from ") == std::string::npos)
+                    keep = line.find("Allocated memory") != std::string::npos;
+                if (!row || keep) out += line + "\n";
+            }
+            return out;
+        };
+        const auto dir = test::real_dir() / "summaries";
+        const auto before = stats::read_stats_text(
+            allocated_only(test::read_text(dir / "gpt-neo-generation_pair_before.txt")), "before.txt");
+        const auto after = stats::read_stats_text(
+            allocated_only(test::read_text(dir / "gpt-neo-generation_pair_after.txt")), "after.txt");
+        REQUIRE(before.tables.size() == 1);
+        CHECK_FALSE(before.tables[0].stats.count("reserved_bytes.all.current"));
+        const auto d = test::stats_diff(before, after);
+        const auto& p = d.primary();
+        CHECK(p.verdict.verdict == Verdict::stable);  // +8 MiB on 5 GiB: within the noise floor
+        CHECK(std::find(p.missing.begin(), p.missing.end(), "reserved_bytes.all.current") != p.missing.end());
+        CHECK(test::render(d).find("not in both tables, so not judged: reserved_bytes.all.current") !=
+              std::string::npos);
+
+        // Training over: allocated went from 5114 MiB to 0 B. Allocated alone says shrink.
+        std::string emptied = allocated_only(test::read_text(dir / "gpt-neo-generation_pair_before.txt"));
+        const auto row = emptied.find("| Allocated memory      |   5114 MiB |");
+        REQUIRE(row != std::string::npos);
+        emptied.replace(row, 36, "| Allocated memory      |      0 B   |");
+        const auto shrink = test::stats_diff(before, stats::read_stats_text(emptied, "after.txt"));
+        CHECK(shrink.primary().verdict.verdict == Verdict::shrink);
+        for (const auto& a : shrink.primary().verdict.advice) CHECK(a.find("append") == std::string::npos);
     }
-    REQUIRE(removed > 10ll << 30);  // about 3x the parameters: grads + Adam's two states
-    const auto d = analysis::diff_snapshots(forward, step, test::all_sites());
-    CHECK(d.same_process.value == std::optional<bool>(true));
-    CHECK(d.verdict.verdict == Verdict::one_time_growth);
-    CHECK(d.overall.pattern == "optimizer_first_step");
-    CHECK(d.categories[static_cast<std::size_t>(Category::gradient)].delta_bytes() > 0);
-    CHECK(d.categories[static_cast<std::size_t>(Category::optimizer_state)].delta_bytes() > 0);
-    check_no_false_leak(d);
-    for (const auto& s : d.sites)
-        if (s.delta_bytes > 0) CHECK(s.verdict == SiteVerdict::one_time);
-
-    // The same pair with a leak injected: the leak ranks first, the one-time growth after it.
-    auto leaky = step;
-    const auto stack = user_stack(step);
-    REQUIRE(stack);
-    test::inject_blocks(leaky, *stack, kLeakSize, kLeakCount);
-    const auto l = analysis::diff_snapshots(forward, leaky, test::all_sites());
-    CHECK(l.verdict.verdict == Verdict::leak);
-    CHECK(l.sites.front().verdict == SiteVerdict::leak);
-    CHECK(l.sites.front().delta_bytes == kLeakSize * kLeakCount);
-}
-
-TEST_CASE("device 0 against device 1: said on standard error and in JSON / and no leak") {
-    if (!test::have_real()) return;
-    // The smallest real capture: the CLI reads both back as JSON.
-    const auto zero = real("silmont2000-a2_tiny.pickle");
-    const auto one = test::make_variant(zero, {nullptr, 0, 0, 1});
-    const auto d = analysis::diff_snapshots(zero, one, test::all_sites());
-    CHECK(d.devices.before == std::vector<int>{0});
-    CHECK(d.devices.after == std::vector<int>{1});
-    CHECK(d.same_process.value == std::optional<bool>(false));
-    REQUIRE(!d.warnings.empty());
-    check_no_false_leak(d);
-
-    const auto a = test::write_temp("device0.json", test::to_json(zero));
-    const auto b = test::write_temp("device1.json", test::to_json(one));
-    const auto run = test::run_memsnap("diff --format json " + test::quote(a) + " " + test::quote(b));
-    CHECK(run.exit_code == 0);
-    CHECK(run.err.find("memsnap: warning: the captures hold different devices (0 before, 1 after)") !=
-          std::string::npos);
-    const auto j = nlohmann::json::parse(run.out);
-    CHECK(j.at("devices").at("before") == nlohmann::json::array({0}));
-    CHECK(j.at("devices").at("after") == nlohmann::json::array({1}));
-    CHECK(j.at("same_process") == false);
-    const auto missing = test::run_memsnap("diff --device 0 " + test::quote(a) + " " + test::quote(b));
-    CHECK(missing.exit_code == 2);
-    CHECK(missing.err.find("--device 0: the capture holds device 1 only") != std::string::npos);
-    const auto info = test::run_memsnap("info --device 1 --format json " + test::quote(b));
-    CHECK(info.exit_code == 0);
-    CHECK(nlohmann::json::parse(info.out).at("device") == 1);
-    std::filesystem::remove(a);
-    std::filesystem::remove(b);
-}
-
-TEST_CASE("stacks='all': Python frames first in text and Markdown / C++ frames a count unless asked") {
-    if (!test::have_real()) return;
-    const auto before = real("nothanmin-a2_train_step.pickle");
-    auto after = before;
-    const auto stack = user_stack(before);
-    REQUIRE(stack);
-    test::inject_blocks(after, *stack, kLeakSize, kLeakCount);
-    auto options = test::all_sites();
-    options.top = 3;
-    const auto d = analysis::diff_snapshots(before, after, options);
-    const auto text = test::render(d);
-    const auto at = text.find("stack (+40 x");
-    REQUIRE(at != std::string::npos);
-    std::istringstream lines(text.substr(at));
-    std::string header, first;
-    std::getline(lines, header);
-    std::getline(lines, first);
-    CHECK(first.find(".py:") != std::string::npos);  // a Python frame, not an allocator one
-    CHECK(text.find("C++ frames not shown: --cpp-frames shows them") != std::string::npos);
-    CHECK(text.find("at::") == std::string::npos);
-    report::RenderOptions cpp;
-    cpp.cpp_frames = true;
-    CHECK(test::render(d, report::Format::text, cpp).find("at::") != std::string::npos);
-    CHECK(test::render(d, report::Format::markdown).find("at::") == std::string::npos);
-}
-
-TEST_CASE("categories of real captures / by hand for a sample of stacks") {
-    if (!test::have_real()) return;
-    struct Expected {
-        const char* file;
-        const char* site;  // a label, or the end of one
-        Category category;
-    };
-    const Expected table[] = {
-        {"nothanmin-a2_train_step.pickle", "<no Python frame>", Category::gradient},
-        {"nothanmin-a2_train_step.pickle", "adapters.py:887 step", Category::optimizer_state},
-        {"nothanmin-a2_train_step.pickle", "adapters.py:888 step", Category::optimizer_state},
-        {"nothanmin-a2_train_step.pickle", "adapters.py:36 forward", Category::activation},
-        {"nothanmin-a2_train_step.pickle", "adapters.py:204 forward", Category::workspace},
-        {"nothanmin-a2_train_step.pickle", "<no stack>", Category::unknown},
-        {"kkaitlyn111-a2_ctx128_forward.pickle", "transformer.py:22 forward", Category::activation},
-        {"kkaitlyn111-a2_ctx128_forward.pickle", "transformer.py:138 softmax", Category::activation},
-        {"kkaitlyn111-a2_small_forward_compiled.pickle", "transformer.py:22 forward (torch.compile graph)",
-         Category::compiled_graph},
-        {"maphsge4-select-n_llama_4dev.pickle", "modeling_bert.py:703 forward", Category::activation},
-        {"maphsge4-select-n_llama_4dev.pickle", "modeling_bert.py:286 forward", Category::workspace},
-        {"silmont2000-a2_tiny.pickle", "<no Python frame>", Category::gradient},
-        {"silmont2000-a2_tiny.pickle", "trace_peak_memory.py:12 custom_scaled_dot_product_attention",
-         Category::workspace},
-        {"silmont2000-a2_tiny.pickle", "trace_peak_memory.py:35 main", Category::unknown},
-        {"yiyi-llm-inference_opt1.3b_torch2.0.pickle", "pytorch_backend.py:321 mha", Category::activation},
-    };
-    for (const auto& e : table) {
-        CAPTURE(e.file);
-        CAPTURE(e.site);
-        const auto info = test::describe(real(e.file), test::all_sites());
-        // Sites are kept apart by category: the site with this label holds this category.
-        bool found = false;
-        for (const auto& s : info.top_sites) found |= s.site.label().ends_with(e.site) && s.category == e.category;
-        CHECK(found);
-    }
-    // Every live block of every real capture has one category: they add up to allocated.
-    for (const auto& f : test::files_in(test::real_dir() / "snapshots", ".pickle")) {
-        CAPTURE(f.string());
-        const auto info = test::describe(snapshot::load_snapshot(f.string()));
-        std::int64_t bytes = 0;
-        for (const auto& c : info.categories) bytes += c.bytes;
-        CHECK(bytes == info.totals.allocated_bytes);
-    }
-}
-
-TEST_CASE("partial summary tables diff on what both hold and name the rest") {
-    if (!test::have_real()) return;
-    // Only the Allocated rows, as people paste them into a README.
-    const auto allocated_only = [](const std::string& text) {
-        std::istringstream in(text);
-        std::string out, line;
-        bool keep = true;
-        while (std::getline(in, line)) {
-            const bool row = line.starts_with("| ") && line.find(" | ") != std::string::npos &&
-                             line.find("Metric") == std::string::npos && line.find("OOMs") == std::string::npos;
-            if (row && line.find("from ") == std::string::npos) keep = line.find("Allocated memory") != std::string::npos;
-            if (!row || keep) out += line + "\n";
-        }
-        return out;
-    };
-    const auto dir = test::real_dir() / "summaries";
-    const auto before = stats::read_stats_text(allocated_only(test::read_text(dir / "gpt-neo-generation_pair_before.txt")),
-                                               "before.txt");
-    const auto after = stats::read_stats_text(allocated_only(test::read_text(dir / "gpt-neo-generation_pair_after.txt")),
-                                              "after.txt");
-    REQUIRE(before.tables.size() == 1);
-    CHECK_FALSE(before.tables[0].stats.count("reserved_bytes.all.current"));
-    const auto d = test::stats_diff(before, after);
-    const auto& p = d.primary();
-    CHECK(p.verdict.verdict == Verdict::stable);  // +8 MiB on 5 GiB: within the noise floor
-    CHECK(std::find(p.missing.begin(), p.missing.end(), "reserved_bytes.all.current") != p.missing.end());
-    CHECK(test::render(d).find("not in both tables, so not judged: reserved_bytes.all.current") != std::string::npos);
-
-    // Training over: allocated went from 5114 MiB to 0 B. Allocated alone says shrink.
-    std::string emptied = allocated_only(test::read_text(dir / "gpt-neo-generation_pair_before.txt"));
-    const auto row = emptied.find("| Allocated memory      |   5114 MiB |");
-    REQUIRE(row != std::string::npos);
-    emptied.replace(row, 36, "| Allocated memory      |      0 B   |");
-    const auto shrink = test::stats_diff(before, stats::read_stats_text(emptied, "after.txt"));
-    CHECK(shrink.primary().verdict.verdict == Verdict::shrink);
-    for (const auto& a : shrink.primary().verdict.advice) CHECK(a.find("append") == std::string::npos);
-}
 
 }  // TEST_SUITE

@@ -1,12 +1,11 @@
 // Hostile and malformed inputs: each fail_* file is refused with a one-line error that names
 // the file (and the byte offset where the fixture gives one); each pass_* file loads.
 
-#include "support.hpp"
-
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
-
 #include <nlohmann/json.hpp>
+
+#include "support.hpp"
 
 using namespace memsnap;
 
@@ -74,8 +73,7 @@ TEST_CASE("a pickle whose payload would create a file does not create it" * doct
     const std::filesystem::path marker = "/tmp/memsnap_pwned_by_fixture";
     std::filesystem::remove(marker);
     for (const char* file : {"fail_global_os_system.pickle", "fail_stack_global.pickle"}) {
-        const auto result =
-            test::run_memsnap("info " + test::quote(test::fixtures_dir() / "malformed" / file));
+        const auto result = test::run_memsnap("info " + test::quote(test::fixtures_dir() / "malformed" / file));
         CHECK(result.exit_code == 2);
         CHECK(result.err.starts_with("memsnap: error: "));
         CHECK(result.err.find("would load code") != std::string::npos);

@@ -1,12 +1,11 @@
 // Every option the CLI accepts is documented in the man page and the README.
 
-#include "support.hpp"
-
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/site_rules.hpp>
-
 #include <regex>
 #include <set>
+
+#include "support.hpp"
 
 using namespace memsnap;
 
@@ -15,13 +14,14 @@ TEST_CASE("every CLI option appears in man/memsnap.1 and README.md" * doctest::t
     const std::string readme = test::read_text(test::source_dir() / "README.md");
     REQUIRE(!man.empty());
     std::set<std::string> options;
-    for (const char* command : {"--help", "info --help", "diff --help", "trace --help", "trend --help", "ranks --help"}) {
+    for (const char* command :
+         {"--help", "info --help", "diff --help", "trace --help", "trend --help", "ranks --help"}) {
         // (the options of every command)
         const auto help = test::run_memsnap(command);
         REQUIRE(help.exit_code == 0);
         const std::regex option("(^|[ ,])(--[a-z][a-z-]+)");
-        for (auto it = std::sregex_iterator(help.out.begin(), help.out.end(), option);
-             it != std::sregex_iterator(); ++it)
+        for (auto it = std::sregex_iterator(help.out.begin(), help.out.end(), option); it != std::sregex_iterator();
+             ++it)
             options.insert((*it)[2].str());
     }
     REQUIRE(options.size() >= 15);
@@ -32,7 +32,8 @@ TEST_CASE("every CLI option appears in man/memsnap.1 and README.md" * doctest::t
         CHECK(man_plain.find(o) != std::string::npos);
         if (o != "--help") CHECK(readme.find(o) != std::string::npos);
     }
-    for (const char* word : {"info", "diff", "trace", "trend", "ranks", "jsonl", "PICTURES", "TRACE OPTIONS", "TREND OPTIONS", "EXIT STATUS", "schema_version"})
+    for (const char* word : {"info", "diff", "trace", "trend", "ranks", "jsonl", "PICTURES", "TRACE OPTIONS",
+                             "TREND OPTIONS", "EXIT STATUS", "schema_version"})
         CHECK(man_plain.find(word) != std::string::npos);
 }
 

@@ -3,7 +3,6 @@
 // with the stacks a test needs, without any file.
 
 #include <memsnap/snapshot/model.hpp>
-
 #include <string>
 #include <tuple>
 #include <vector>
@@ -13,7 +12,7 @@ namespace memsnap::test {
 using FrameSpec = std::tuple<std::string, std::int64_t, std::string>;  // filename, line, name
 
 class ModelMaker {
-public:
+  public:
     ModelMaker() { snap_.source.path = "made.pickle"; }
 
     snapshot::StackId stack(const std::vector<FrameSpec>& frames) {
@@ -54,7 +53,7 @@ public:
 
     snapshot::Snapshot& model() { return snap_; }
 
-private:
+  private:
     snapshot::Snapshot snap_;
 };
 

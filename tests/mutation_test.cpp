@@ -1,16 +1,14 @@
 // A deterministic fuzz pass: every snapshot fixture, truncated and with bytes flipped, must
 // either load or be refused with memsnap::Error; never crash, hang or throw anything else.
 
-#include "support.hpp"
-
-#include "analysis_support.hpp"
-
 #include <memsnap/analysis/totals.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>
-
 #include <random>
+
+#include "analysis_support.hpp"
+#include "support.hpp"
 
 using namespace memsnap;
 
@@ -62,9 +60,15 @@ TEST_CASE("mutated summaries parse or fail cleanly" * doctest::test_suite("slow"
             for (int k = 0; k < 8; ++k) {
                 const auto at = rng() % text.size();
                 switch (rng() % 3) {
-                    case 0: text[at] = "|0123456789 KMGiB.\n"[rng() % 19]; break;
-                    case 1: text.erase(at, rng() % 40); break;
-                    default: text.insert(at, "| 99999999999999999999 GiB |"); break;
+                    case 0:
+                        text[at] = "|0123456789 KMGiB.\n"[rng() % 19];
+                        break;
+                    case 1:
+                        text.erase(at, rng() % 40);
+                        break;
+                    default:
+                        text.insert(at, "| 99999999999999999999 GiB |");
+                        break;
                 }
                 if (text.empty()) text = "x";
             }

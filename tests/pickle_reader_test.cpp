@@ -1,13 +1,12 @@
 // The pickle machine on hand-assembled byte strings: opcodes, memo semantics of both
 // writers, integers, refusals with offsets.
 
-#include "support.hpp"
-
+#include <cstring>
 #include <memsnap/error.hpp>
 #include <memsnap/pickle/reader.hpp>
-#include "pickle/memo.hpp"
 
-#include <cstring>
+#include "pickle/memo.hpp"
+#include "support.hpp"
 
 using namespace memsnap;
 using pickle::Kind;
@@ -21,17 +20,13 @@ std::string bytes(std::initializer_list<int> list) {
     return out;
 }
 
-std::string short_str(const std::string& s) {
-    return bytes({0x8c, static_cast<int>(s.size())}) + s;
-}
+std::string short_str(const std::string& s) { return bytes({0x8c, static_cast<int>(s.size())}) + s; }
 
 struct Decoded {
     std::string input;
     pickle::Document doc;
     pickle::StreamInfo info;
-    explicit Decoded(std::string in) : input(std::move(in)), doc(input) {
-        info = pickle::decode(doc, {}, nullptr);
-    }
+    explicit Decoded(std::string in) : input(std::move(in)), doc(input) { info = pickle::decode(doc, {}, nullptr); }
 };
 
 std::uint64_t error_offset(const std::string& input) {
@@ -50,9 +45,9 @@ std::uint64_t error_offset(const std::string& input) {
 
 TEST_CASE("integers: BININT1/2 / negative BININT / LONG1 of every length" * doctest::test_suite("unit")) {
     // [255, 65535, -1, LONG1 0 bytes, LONG1 -2 (1 byte), 2^40 (6 bytes), 2^63 (9 bytes)]
-    const std::string in = bytes({0x80, 4, ']', '(', 'K', 255, 'M', 0xff, 0xff, 'J', 0xff, 0xff, 0xff,
-                                  0xff, 0x8a, 0, 0x8a, 1, 0xfe, 0x8a, 6, 0, 0, 0, 0, 0, 1, 0x8a, 9, 0,
-                                  0, 0, 0, 0, 0, 0, 0x80, 0, 'e', '.'});
+    const std::string in =
+        bytes({0x80, 4, ']', '(', 'K', 255, 'M', 0xff, 0xff, 'J', 0xff, 0xff, 0xff, 0xff, 0x8a, 0, 0x8a, 1, 0xfe, 0x8a,
+               6,    0, 0,   0,   0,   0,   1,   0x8a, 9,    0,   0,    0,    0,    0,    0,    0, 0x80, 0, 'e',  '.'});
     Decoded d(in);
     const auto& items = d.doc.items(d.doc.root);
     REQUIRE(items.size() == 7);
@@ -83,10 +78,11 @@ TEST_CASE("BINFLOAT is big-endian / booleans and None" * doctest::test_suite("un
     CHECK(items[3].kind == Kind::none);
 }
 
-TEST_CASE("Python writer: containers memoized before they are filled share by reference" * doctest::test_suite("unit")) {
+TEST_CASE("Python writer: containers memoized before they are filled share by reference" *
+          doctest::test_suite("unit")) {
     // x = ["a"]; root = [x, x] with MEMOIZE before filling, as Python protocol 4 writes it.
-    const std::string in = bytes({0x80, 4, ']', 0x94, '(', ']', 0x94}) + short_str("a") +
-                           bytes({0x94, 'a', 'h', 1, 'e', '.'});
+    const std::string in =
+        bytes({0x80, 4, ']', 0x94, '(', ']', 0x94}) + short_str("a") + bytes({0x94, 'a', 'h', 1, 'e', '.'});
     Decoded d(in);
     const auto& items = d.doc.items(d.doc.root);
     REQUIRE(items.size() == 2);
@@ -96,11 +92,12 @@ TEST_CASE("Python writer: containers memoized before they are filled share by re
     CHECK(d.info.writer() == "Python pickle");
 }
 
-TEST_CASE("C++ writer: BINPUT after completion / strings memoized by value / 8-byte LONG1" * doctest::test_suite("unit")) {
+TEST_CASE("C++ writer: BINPUT after completion / strings memoized by value / 8-byte LONG1" *
+          doctest::test_suite("unit")) {
     // root = {"k": [2^40], "j": "k"}: EMPTY_DICT MARK ... SETITEMS, BINPUT after the list.
     const std::string in =
-        bytes({0x80, 2, '}', '(', 'X', 1, 0, 0, 0, 'k', 'q', 0, ']', '(', 0x8a, 8, 0, 0, 0, 0, 0, 1, 0, 0,
-               'e', 'q', 1, 'X', 1, 0, 0, 0, 'j', 'q', 2, 'h', 0, 'u', '.'});
+        bytes({0x80, 2, '}', '(', 'X', 1,   0, 0,   0, 'k', 'q', 0, ']', '(', 0x8a, 8,   0, 0,   0,  0,
+               0,    1, 0,   0,   'e', 'q', 1, 'X', 1, 0,   0,   0, 'j', 'q', 2,    'h', 0, 'u', '.'});
     Decoded d(in);
     const Value* list = d.doc.find(d.doc.root, "k");
     REQUIRE(list != nullptr);
@@ -113,8 +110,8 @@ TEST_CASE("C++ writer: BINPUT after completion / strings memoized by value / 8-b
 }
 
 TEST_CASE("LIST / DICT / POP / POP_MARK / DUP / FRAME and trailing bytes" * doctest::test_suite("unit")) {
-    const std::string in = bytes({0x80, 4, 0x95, 8, 0, 0, 0, 0, 0, 0, 0, '(', 'K', 1, 'K', 2, 'l', 'K', 9,
-                                  '0', '(', 'K', 7, '1', '2', '0', '.', 0, 0, 0});
+    const std::string in = bytes({0x80, 4,   0x95, 8, 0,   0,   0,   0, 0,   0,   0,   '(', 'K', 1, 'K',
+                                  2,    'l', 'K',  9, '0', '(', 'K', 7, '1', '2', '0', '.', 0,   0, 0});
     Decoded d(in);
     CHECK(d.doc.items(d.doc.root).size() == 2);
     CHECK(d.info.frame_ops == 1);
@@ -128,14 +125,14 @@ TEST_CASE("LIST / DICT / POP / POP_MARK / DUP / FRAME and trailing bytes" * doct
 TEST_CASE("refusals carry the offset of the offending opcode" * doctest::test_suite("unit")) {
     CHECK(error_offset(bytes({0x80, 2, 'c', 'o', 's', '\n', 's', 'y', 's', 't', 'e', 'm', '\n', '.'})) == 2);
     CHECK(error_offset(bytes({0x80, 4, 0x8c, 1, 'a', 0x8c, 1, 'b', 0x93, '.'})) == 8);
-    CHECK(error_offset(bytes({0x80, 2, 'K', 1, 0xff})) == 4);             // unknown opcode
-    CHECK(error_offset(bytes({0x80, 2, 'X', 10, 0, 0, 0, 'a'})) == 2);     // truncated string
-    CHECK(error_offset(bytes({0x80, 2, 'h', 3, '.'})) == 2);               // memo never stored
-    CHECK(error_offset(bytes({0x80, 2, 'e', '.'})) == 2);                  // APPENDS, no MARK
-    CHECK(error_offset(bytes({0x80, 2, ']', 'K', 1})) == 5);               // no STOP
+    CHECK(error_offset(bytes({0x80, 2, 'K', 1, 0xff})) == 4);                 // unknown opcode
+    CHECK(error_offset(bytes({0x80, 2, 'X', 10, 0, 0, 0, 'a'})) == 2);        // truncated string
+    CHECK(error_offset(bytes({0x80, 2, 'h', 3, '.'})) == 2);                  // memo never stored
+    CHECK(error_offset(bytes({0x80, 2, 'e', '.'})) == 2);                     // APPENDS, no MARK
+    CHECK(error_offset(bytes({0x80, 2, ']', 'K', 1})) == 5);                  // no STOP
     CHECK(error_offset(bytes({0x80, 2, ']', 0x94, 'h', 0, 'a', '.'})) == 6);  // list in itself
-    CHECK(error_offset(bytes({0x80, 2, 0x8c, 2, 0xc3, 0x28, '.'})) == 2);  // invalid UTF-8
-    CHECK(error_offset(bytes({0x80, 9, '.'})) == 0);                       // protocol 9
+    CHECK(error_offset(bytes({0x80, 2, 0x8c, 2, 0xc3, 0x28, '.'})) == 2);     // invalid UTF-8
+    CHECK(error_offset(bytes({0x80, 9, '.'})) == 0);                          // protocol 9
     CHECK(error_offset("") == 0);
 }
 
@@ -175,7 +172,8 @@ struct CountingHook : SummingHook {
 
 }  // namespace
 
-TEST_CASE("a list literal read again after a PUT over one of its memo entries sees the new value" * doctest::test_suite("unit")) {
+TEST_CASE("a list literal read again after a PUT over one of its memo entries sees the new value" *
+          doctest::test_suite("unit")) {
     // memo1 = {"k": 5}, memo2 = {"k": 7}; root = [memo1, memo2, [memo1], memo2, [memo1]] with
     // a BINPUT of memo2 into slot 1 before the second literal. The reader reuses a literal
     // it has seen by its memo indices; the PUT must make it read them again.
@@ -264,8 +262,8 @@ TEST_CASE("a dict read in one piece takes its memo index before the lists inside
     // then references to memo4 and memo5: the dict and its list, numbered as the general
     // path numbers them.
     const std::string in = bytes({0x80, 4, ']', 0x94, '('}) + short_str("k") + bytes({0x94}) + short_str("f") +
-                           bytes({0x94, '}', 0x94, '(', 'h', 1, 'K', 4, 'u', '}', 0x94, '(', 'h', 1, 0x8A, 2, 0x2C,
-                                  0x01, 'h', 2, ']', 0x94, '(', 'h', 3, 'e', 'u', 'h', 4, 'h', 5, 'e', '.'});
+                           bytes({0x94, '}', 0x94, '(', 'h',  1,   'K', 4, 'u', '}', 0x94, '(', 'h', 1, 0x8A, 2,  0x2C,
+                                  0x01, 'h', 2,    ']', 0x94, '(', 'h', 3, 'e', 'u', 'h',  4,   'h', 5, 'e',  '.'});
     pickle::Document doc(in);
     DictHook hook;
     const auto info = pickle::decode(doc, {}, &hook);
@@ -323,7 +321,8 @@ TEST_CASE("a dict literal reads LONG1 values of every length and sign exactly" *
     CHECK(info.long1_ops == values.size());
 }
 
-TEST_CASE("a dict with an opaque key or more than 16 pairs is built by the general path" * doctest::test_suite("unit")) {
+TEST_CASE("a dict with an opaque key or more than 16 pairs is built by the general path" *
+          doctest::test_suite("unit")) {
     // memo1 "k", memo2 = {"k": 4} (read in one piece: opaque); then {memo2: 1} and a dict of
     // 17 pairs: neither is a literal, both are built and sealed.
     std::string in = bytes({0x80, 4, ']', 0x94, '('}) + short_str("k") +
@@ -344,9 +343,9 @@ TEST_CASE("a dict with an opaque key or more than 16 pairs is built by the gener
 
 TEST_CASE("a dict that is not a literal is built and sealed as usual" * doctest::test_suite("unit")) {
     // memo1 = {"k": 1.5} (a float), memo3 = {"k": memo1} (a container value): both built.
-    const std::string in = bytes({0x80, 4, ']', 0x94, '(', '}', 0x94}) + short_str("k") +
-                           bytes({0x94, 'G', 0x3F, 0xF8, 0, 0, 0, 0, 0, 0, 's', '}', 0x94, '(', 'h', 2, 'h', 1, 'u',
-                                  'e', '.'});
+    const std::string in =
+        bytes({0x80, 4, ']', 0x94, '(', '}', 0x94}) + short_str("k") +
+        bytes({0x94, 'G', 0x3F, 0xF8, 0, 0, 0, 0, 0, 0, 's', '}', 0x94, '(', 'h', 2, 'h', 1, 'u', 'e', '.'});
     pickle::Document doc(in);
     DictHook hook;
     pickle::decode(doc, {}, &hook);

@@ -3,27 +3,26 @@
 // error, no network request), pprof (decoded back here), and captures as people share them
 // (.gz, .zst, _memory_viz.py pages) read exactly as the plain file.
 
-#include "analysis_support.hpp"
-#include "support.hpp"
+#include <fmt/format.h>
+#include <zlib.h>
+#include <zstd.h>
 
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <map>
 #include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/analysis/totals.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/snapshot/load.hpp>
-
-#include <boost/property_tree/ptree.hpp>
-#include <boost/property_tree/xml_parser.hpp>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <zlib.h>
-#include <zstd.h>
-
-#include <cstdlib>
-#include <fstream>
-#include <map>
 #include <sstream>
+
+#include "analysis_support.hpp"
+#include "support.hpp"
 
 using namespace memsnap;
 
@@ -125,261 +124,267 @@ std::string run(const std::string& command) {
     return out;
 }
 
-bool have(const char* program) { return std::system(fmt::format("command -v {} >/dev/null 2>&1", program).c_str()) == 0; }
+bool have(const char* program) {
+    return std::system(fmt::format("command -v {} >/dev/null 2>&1", program).c_str()) == 0;
+}
 
 }  // namespace
 
 TEST_SUITE("unit") {
-
-TEST_CASE("pictures of a diff: folded for each side, a differential flame graph, DOT, golden") {
-    const auto d = leak_diff();
-    report::RenderOptions options;
-    for (const auto& [side, name] : {std::pair{analysis::Side::delta, "delta"}, std::pair{analysis::Side::before, "before"},
-                                     std::pair{analysis::Side::after, "after"}}) {
-        options.side = side;
-        const auto folded = report::render(d, report::Format::folded, options);
-        test::check_golden(fmt::format("pictures/leak_{}.folded", name), folded);
-        // The lines add up to the side's bytes.
-        std::int64_t sum = 0;
-        std::istringstream lines(folded);
-        for (std::string line; std::getline(lines, line);) sum += std::stoll(line.substr(line.rfind(' ') + 1));
-        std::int64_t expected = 0;
-        for (const auto& s : d.stack_samples)
-            expected += std::max<std::int64_t>(0, side == analysis::Side::before  ? s.base_bytes
-                                                  : side == analysis::Side::after ? s.bytes
-                                                                                  : s.delta_bytes());
-        CHECK(sum == expected);
+    TEST_CASE("pictures of a diff: folded for each side, a differential flame graph, DOT, golden") {
+        const auto d = leak_diff();
+        report::RenderOptions options;
+        for (const auto& [side, name] :
+             {std::pair{analysis::Side::delta, "delta"}, std::pair{analysis::Side::before, "before"},
+              std::pair{analysis::Side::after, "after"}}) {
+            options.side = side;
+            const auto folded = report::render(d, report::Format::folded, options);
+            test::check_golden(fmt::format("pictures/leak_{}.folded", name), folded);
+            // The lines add up to the side's bytes.
+            std::int64_t sum = 0;
+            std::istringstream lines(folded);
+            for (std::string line; std::getline(lines, line);) sum += std::stoll(line.substr(line.rfind(' ') + 1));
+            std::int64_t expected = 0;
+            for (const auto& s : d.stack_samples)
+                expected += std::max<std::int64_t>(0, side == analysis::Side::before  ? s.base_bytes
+                                                      : side == analysis::Side::after ? s.bytes
+                                                                                      : s.delta_bytes());
+            CHECK(sum == expected);
+        }
+        options.side = analysis::Side::delta;
+        const auto svg = report::render(d, report::Format::svg, options);
+        check_xml(svg);
+        test::check_golden("pictures/leak_growth.svg", svg);
+        // The README's picture is this one.
+        CHECK(test::read_text(test::source_dir() / "docs" / "leak-growth.svg") == svg);
+        CHECK(svg.find("<script") == std::string::npos);
+        CHECK(svg.find("train_step (/home/user/project/train.py:57)") != std::string::npos);
+        const auto dot = report::render(d, report::Format::dot, options);
+        test::check_golden("pictures/leak_growth.dot", dot);
+        CHECK(dot.find("digraph") != std::string::npos);
+        if (have("dot")) {
+            const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}.dot", ::getpid());
+            std::ofstream(path) << dot;
+            CHECK(run(fmt::format("dot -Tsvg '{}' -o /dev/null", path.string())).empty());
+            std::filesystem::remove(path);
+        } else {
+            MESSAGE("Graphviz not installed: DOT not checked with dot");
+        }
     }
-    options.side = analysis::Side::delta;
-    const auto svg = report::render(d, report::Format::svg, options);
-    check_xml(svg);
-    test::check_golden("pictures/leak_growth.svg", svg);
-    // The README's picture is this one.
-    CHECK(test::read_text(test::source_dir() / "docs" / "leak-growth.svg") == svg);
-    CHECK(svg.find("<script") == std::string::npos);
-    CHECK(svg.find("train_step (/home/user/project/train.py:57)") != std::string::npos);
-    const auto dot = report::render(d, report::Format::dot, options);
-    test::check_golden("pictures/leak_growth.dot", dot);
-    CHECK(dot.find("digraph") != std::string::npos);
-    if (have("dot")) {
-        const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}.dot", ::getpid());
-        std::ofstream(path) << dot;
-        CHECK(run(fmt::format("dot -Tsvg '{}' -o /dev/null", path.string())).empty());
-        std::filesystem::remove(path);
-    } else {
-        MESSAGE("Graphviz not installed: DOT not checked with dot");
-    }
-}
 
-TEST_CASE("pictures of one snapshot and of a trace: flame graphs, the timeline, golden") {
-    const auto snap = relative("fixtures/pairs/leak/run_step500.pickle");
-    const auto live = analysis::live_stacks(snap, {});
-    const auto svg = report::render(live, report::Format::svg, {});
-    check_xml(svg);
-    test::check_golden("pictures/live.svg", svg);
-    test::check_golden("pictures/live.folded", report::render(live, report::Format::folded, {}));
-    std::int64_t live_bytes = 0;
-    for (const auto& s : live.samples) live_bytes += s.bytes;
-    CHECK(live_bytes == analysis::compute_totals(snap).allocated_bytes);
+    TEST_CASE("pictures of one snapshot and of a trace: flame graphs, the timeline, golden") {
+        const auto snap = relative("fixtures/pairs/leak/run_step500.pickle");
+        const auto live = analysis::live_stacks(snap, {});
+        const auto svg = report::render(live, report::Format::svg, {});
+        check_xml(svg);
+        test::check_golden("pictures/live.svg", svg);
+        test::check_golden("pictures/live.folded", report::render(live, report::Format::folded, {}));
+        std::int64_t live_bytes = 0;
+        for (const auto& s : live.samples) live_bytes += s.bytes;
+        CHECK(live_bytes == analysis::compute_totals(snap).allocated_bytes);
 
-    const auto loop = relative("fixtures/snapshots/oom_loop.pickle");
-    analysis::AnalysisOptions options;
-    const auto trace = analysis::analyze_trace(loop, options);
-    const auto timeline = report::render_timeline_svg(trace);
-    check_xml(timeline);
-    test::check_golden("pictures/oom_loop_timeline.svg", timeline);
-    CHECK(timeline.find(">OOM<") != std::string::npos);
-    const auto peak = analysis::trace_stacks(loop, options, true);
-    std::int64_t at_peak = 0;
-    for (const auto& s : peak.samples) at_peak += s.bytes;
-    CHECK(at_peak == trace.peak.bytes);
-    test::check_golden("pictures/oom_loop_peak.folded", report::render(peak, report::Format::folded, {}));
-}
+        const auto loop = relative("fixtures/snapshots/oom_loop.pickle");
+        analysis::AnalysisOptions options;
+        const auto trace = analysis::analyze_trace(loop, options);
+        const auto timeline = report::render_timeline_svg(trace);
+        check_xml(timeline);
+        test::check_golden("pictures/oom_loop_timeline.svg", timeline);
+        CHECK(timeline.find(">OOM<") != std::string::npos);
+        const auto peak = analysis::trace_stacks(loop, options, true);
+        std::int64_t at_peak = 0;
+        for (const auto& s : peak.samples) at_peak += s.bytes;
+        CHECK(at_peak == trace.peak.bytes);
+        test::check_golden("pictures/oom_loop_peak.folded", report::render(peak, report::Format::folded, {}));
+    }
 
-TEST_CASE("pprof: the profile decodes back to the diff's stacks and bytes") {
-    const auto d = leak_diff();
-    const auto profile = decode(gunzip(report::render(d, report::Format::pprof, {})));
-    std::vector<std::string> strings;
-    for (auto [it, end] = profile.bytes.equal_range(6); it != end; ++it) strings.push_back(it->second);
-    REQUIRE(!strings.empty());
-    CHECK(strings.front().empty());
-    // Sample types: inuse_space/bytes, inuse_objects/count.
-    std::vector<std::pair<std::string, std::string>> types;
-    for (auto [it, end] = profile.bytes.equal_range(1); it != end; ++it) {
-        const auto vt = decode(it->second);
-        types.emplace_back(strings.at(vt.varints.find(1)->second), strings.at(vt.varints.find(2)->second));
+    TEST_CASE("pprof: the profile decodes back to the diff's stacks and bytes") {
+        const auto d = leak_diff();
+        const auto profile = decode(gunzip(report::render(d, report::Format::pprof, {})));
+        std::vector<std::string> strings;
+        for (auto [it, end] = profile.bytes.equal_range(6); it != end; ++it) strings.push_back(it->second);
+        REQUIRE(!strings.empty());
+        CHECK(strings.front().empty());
+        // Sample types: inuse_space/bytes, inuse_objects/count.
+        std::vector<std::pair<std::string, std::string>> types;
+        for (auto [it, end] = profile.bytes.equal_range(1); it != end; ++it) {
+            const auto vt = decode(it->second);
+            types.emplace_back(strings.at(vt.varints.find(1)->second), strings.at(vt.varints.find(2)->second));
+        }
+        CHECK(types ==
+              std::vector<std::pair<std::string, std::string>>{{"inuse_space", "bytes"}, {"inuse_objects", "count"}});
+        // The sum of the samples is the change (after positive, before negative).
+        std::int64_t bytes = 0, objects = 0;
+        std::size_t samples = 0;
+        std::set<std::int64_t> locations_used;
+        for (auto [it, end] = profile.bytes.equal_range(2); it != end; ++it) {
+            const auto sample = decode(it->second);
+            const auto values = packed(sample.bytes.find(2)->second);
+            REQUIRE(values.size() == 2);
+            bytes += values[0];
+            objects += values[1];
+            for (const auto l : packed(sample.bytes.find(1)->second)) locations_used.insert(l);
+            ++samples;
+        }
+        CHECK(bytes == d.totals.allocated.delta);
+        CHECK(objects == d.live_blocks_after - d.live_blocks_before);
+        CHECK(samples > 0);
+        // Every location used exists, and names a function with a file name.
+        std::map<std::int64_t, std::string> function_name;
+        for (auto [it, end] = profile.bytes.equal_range(5); it != end; ++it) {
+            const auto f = decode(it->second);
+            function_name[static_cast<std::int64_t>(f.varints.find(1)->second)] = strings.at(f.varints.find(2)->second);
+        }
+        std::set<std::int64_t> locations;
+        for (auto [it, end] = profile.bytes.equal_range(4); it != end; ++it)
+            locations.insert(static_cast<std::int64_t>(decode(it->second).varints.find(1)->second));
+        for (const auto l : locations_used) CHECK(locations.count(l) == 1);
+        bool named = false;
+        for (const auto& [id, name] : function_name) named = named || name == "train_step";
+        CHECK(named);
+        // A readable golden of the decoded profile.
+        std::string text;
+        for (const auto& [id, name] : function_name) text += fmt::format("function {} {}\n", id, name);
+        text += fmt::format("samples {} bytes {} objects {}\n", samples, bytes, objects);
+        test::check_golden("pictures/leak.pprof.txt", text);
     }
-    CHECK(types == std::vector<std::pair<std::string, std::string>>{{"inuse_space", "bytes"}, {"inuse_objects", "count"}});
-    // The sum of the samples is the change (after positive, before negative).
-    std::int64_t bytes = 0, objects = 0;
-    std::size_t samples = 0;
-    std::set<std::int64_t> locations_used;
-    for (auto [it, end] = profile.bytes.equal_range(2); it != end; ++it) {
-        const auto sample = decode(it->second);
-        const auto values = packed(sample.bytes.find(2)->second);
-        REQUIRE(values.size() == 2);
-        bytes += values[0];
-        objects += values[1];
-        for (const auto l : packed(sample.bytes.find(1)->second)) locations_used.insert(l);
-        ++samples;
-    }
-    CHECK(bytes == d.totals.allocated.delta);
-    CHECK(objects == d.live_blocks_after - d.live_blocks_before);
-    CHECK(samples > 0);
-    // Every location used exists, and names a function with a file name.
-    std::map<std::int64_t, std::string> function_name;
-    for (auto [it, end] = profile.bytes.equal_range(5); it != end; ++it) {
-        const auto f = decode(it->second);
-        function_name[static_cast<std::int64_t>(f.varints.find(1)->second)] = strings.at(f.varints.find(2)->second);
-    }
-    std::set<std::int64_t> locations;
-    for (auto [it, end] = profile.bytes.equal_range(4); it != end; ++it)
-        locations.insert(static_cast<std::int64_t>(decode(it->second).varints.find(1)->second));
-    for (const auto l : locations_used) CHECK(locations.count(l) == 1);
-    bool named = false;
-    for (const auto& [id, name] : function_name) named = named || name == "train_step";
-    CHECK(named);
-    // A readable golden of the decoded profile.
-    std::string text;
-    for (const auto& [id, name] : function_name) text += fmt::format("function {} {}\n", id, name);
-    text += fmt::format("samples {} bytes {} objects {}\n", samples, bytes, objects);
-    test::check_golden("pictures/leak.pprof.txt", text);
-}
 
-TEST_CASE("a .gz, a .zst and a _memory_viz.py page give what the plain file gives") {
-    const auto dir = test::fixtures_dir() / "snapshots";
-    const auto plain_text = test::read_text(dir / "gen_torch2.5_settings_p4.pickle");
-    const auto strip = [](const std::string& json) {
-        auto j = nlohmann::json::parse(json);
-        j.erase("file");
-        j.erase("path");
-        return j;
-    };
-    const auto info = [&](const std::filesystem::path& p) {
-        const auto r = test::run_memsnap("info --format json --top 0 " + test::quote(p));
-        REQUIRE(r.exit_code == 0);
-        return strip(r.out);
-    };
-    const auto plain = info(dir / "gen_torch2.5_settings_p4.pickle");
-    CHECK(info(dir / "gen_torch2.5_settings.pickle.gz") == plain);
-    CHECK(info(dir / "gen_torch2.5_settings_viz.html") == plain);
-    // zstd, made here with libzstd.
-    std::string zst(ZSTD_compressBound(plain_text.size()), '\0');
-    zst.resize(ZSTD_compress(zst.data(), zst.size(), plain_text.data(), plain_text.size(), 3));
-    const auto tmp = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}.pickle.zst", ::getpid());
-    std::ofstream(tmp, std::ios::binary) << zst;
-    CHECK(info(tmp) == plain);
-    // Damaged: cut short, with the byte offset; a bomb is refused.
-    std::ofstream(tmp, std::ios::binary) << zst.substr(0, zst.size() / 2);
-    const auto cut = test::run_memsnap("info " + test::quote(tmp));
-    CHECK(cut.exit_code == 2);
-    CHECK(cut.err.find("zstd data is cut short") != std::string::npos);
-    const std::string zeros(std::size_t{200} << 20, '\0');
-    std::string bomb(ZSTD_compressBound(zeros.size()), '\0');
-    bomb.resize(ZSTD_compress(bomb.data(), bomb.size(), zeros.data(), zeros.size(), 19));
-    std::ofstream(tmp, std::ios::binary) << bomb;
-    const auto refused = test::run_memsnap("info " + test::quote(tmp));
-    CHECK(refused.exit_code == 2);
-    CHECK(refused.err.find("decompression bomb") != std::string::npos);
-    std::filesystem::remove(tmp);
-    const auto gz = test::read_text(dir / "gen_torch2.5_settings.pickle.gz");
-    const auto tmp_gz = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}.pickle.gz", ::getpid());
-    std::ofstream(tmp_gz, std::ios::binary) << gz.substr(0, gz.size() - 40);
-    const auto gz_cut = test::run_memsnap("info " + test::quote(tmp_gz));
-    CHECK(gz_cut.exit_code == 2);
-    CHECK(gz_cut.err.find("byte") != std::string::npos);
-    std::filesystem::remove(tmp_gz);
-}
+    TEST_CASE("a .gz, a .zst and a _memory_viz.py page give what the plain file gives") {
+        const auto dir = test::fixtures_dir() / "snapshots";
+        const auto plain_text = test::read_text(dir / "gen_torch2.5_settings_p4.pickle");
+        const auto strip = [](const std::string& json) {
+            auto j = nlohmann::json::parse(json);
+            j.erase("file");
+            j.erase("path");
+            return j;
+        };
+        const auto info = [&](const std::filesystem::path& p) {
+            const auto r = test::run_memsnap("info --format json --top 0 " + test::quote(p));
+            REQUIRE(r.exit_code == 0);
+            return strip(r.out);
+        };
+        const auto plain = info(dir / "gen_torch2.5_settings_p4.pickle");
+        CHECK(info(dir / "gen_torch2.5_settings.pickle.gz") == plain);
+        CHECK(info(dir / "gen_torch2.5_settings_viz.html") == plain);
+        // zstd, made here with libzstd.
+        std::string zst(ZSTD_compressBound(plain_text.size()), '\0');
+        zst.resize(ZSTD_compress(zst.data(), zst.size(), plain_text.data(), plain_text.size(), 3));
+        const auto tmp = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}.pickle.zst", ::getpid());
+        std::ofstream(tmp, std::ios::binary) << zst;
+        CHECK(info(tmp) == plain);
+        // Damaged: cut short, with the byte offset; a bomb is refused.
+        std::ofstream(tmp, std::ios::binary) << zst.substr(0, zst.size() / 2);
+        const auto cut = test::run_memsnap("info " + test::quote(tmp));
+        CHECK(cut.exit_code == 2);
+        CHECK(cut.err.find("zstd data is cut short") != std::string::npos);
+        const std::string zeros(std::size_t{200} << 20, '\0');
+        std::string bomb(ZSTD_compressBound(zeros.size()), '\0');
+        bomb.resize(ZSTD_compress(bomb.data(), bomb.size(), zeros.data(), zeros.size(), 19));
+        std::ofstream(tmp, std::ios::binary) << bomb;
+        const auto refused = test::run_memsnap("info " + test::quote(tmp));
+        CHECK(refused.exit_code == 2);
+        CHECK(refused.err.find("decompression bomb") != std::string::npos);
+        std::filesystem::remove(tmp);
+        const auto gz = test::read_text(dir / "gen_torch2.5_settings.pickle.gz");
+        const auto tmp_gz = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}.pickle.gz", ::getpid());
+        std::ofstream(tmp_gz, std::ios::binary) << gz.substr(0, gz.size() - 40);
+        const auto gz_cut = test::run_memsnap("info " + test::quote(tmp_gz));
+        CHECK(gz_cut.exit_code == 2);
+        CHECK(gz_cut.err.find("byte") != std::string::npos);
+        std::filesystem::remove(tmp_gz);
+    }
 
 }  // TEST_SUITE("unit")
 
 TEST_SUITE("cli") {
+    TEST_CASE("the HTML report loads in headless Chromium: no console error, no network request") {
+        const auto build = std::filesystem::path(MEMSNAP_BUILD_DIR);
+        // Run from the checkout with relative paths, as the README does: the golden names them.
+        const std::string in_checkout = "cd " + test::quote(test::source_dir()) + " &&";
+        const auto html = test::run_memsnap(
+            "diff --format html fixtures/pairs/leak/run_step100.pickle fixtures/pairs/leak/run_step500.pickle",
+            in_checkout);
+        REQUIRE(html.exit_code == 0);
+        test::check_golden("pictures/leak_report.html", html.out);
+        CHECK(html.out.find("Content-Security-Policy") != std::string::npos);
+        for (const char* loaded : {"src=", "href=", "@import", "url("})
+            CHECK(html.out.find(loaded) == std::string::npos);
+        for (const char* part : {"Verdict", "Totals", "Categories", "<details>", "<svg"})
+            CHECK(html.out.find(part) != std::string::npos);
+        const auto page = build / "leak_report.html";
+        std::ofstream(page) << html.out;
+        // Trace and trend reports hold a timeline too.
+        const auto trace = test::run_memsnap("trace --format html fixtures/snapshots/oom_loop.pickle", in_checkout);
+        REQUIRE(trace.exit_code == 0);
+        CHECK(trace.out.find("memory timeline") != std::string::npos);
+        std::ofstream(build / "oom_loop_report.html") << trace.out;
 
-TEST_CASE("the HTML report loads in headless Chromium: no console error, no network request") {
-    const auto build = std::filesystem::path(MEMSNAP_BUILD_DIR);
-    // Run from the checkout with relative paths, as the README does: the golden names them.
-    const std::string in_checkout = "cd " + test::quote(test::source_dir()) + " &&";
-    const auto html = test::run_memsnap(
-        "diff --format html fixtures/pairs/leak/run_step100.pickle fixtures/pairs/leak/run_step500.pickle", in_checkout);
-    REQUIRE(html.exit_code == 0);
-    test::check_golden("pictures/leak_report.html", html.out);
-    CHECK(html.out.find("Content-Security-Policy") != std::string::npos);
-    for (const char* loaded : {"src=", "href=", "@import", "url("}) CHECK(html.out.find(loaded) == std::string::npos);
-    for (const char* part : {"Verdict", "Totals", "Categories", "<details>", "<svg"}) CHECK(html.out.find(part) != std::string::npos);
-    const auto page = build / "leak_report.html";
-    std::ofstream(page) << html.out;
-    // Trace and trend reports hold a timeline too.
-    const auto trace = test::run_memsnap("trace --format html fixtures/snapshots/oom_loop.pickle", in_checkout);
-    REQUIRE(trace.exit_code == 0);
-    CHECK(trace.out.find("memory timeline") != std::string::npos);
-    std::ofstream(build / "oom_loop_report.html") << trace.out;
-
-    std::string chromium;
-    for (const char* name : {"chromium", "chromium-browser", "google-chrome"})
-        if (have(name)) chromium = name;
-    if (chromium.empty()) {
-        MESSAGE("chromium is not installed: the HTML report was not loaded in a browser");
-        return;
+        std::string chromium;
+        for (const char* name : {"chromium", "chromium-browser", "google-chrome"})
+            if (have(name)) chromium = name;
+        if (chromium.empty()) {
+            MESSAGE("chromium is not installed: the HTML report was not loaded in a browser");
+            return;
+        }
+        const auto load = [&](const std::filesystem::path& file, const std::string& shot) {
+            const auto netlog = build / (shot + ".netlog.json");
+            const auto log = run(fmt::format(
+                "timeout 120 {} --headless=new --no-sandbox --disable-gpu --no-first-run --disable-extensions "
+                "--disable-background-networking --disable-component-update --disable-sync --enable-logging=stderr "
+                "--v=0 --log-net-log='{}' --window-size=1280,2000 --screenshot='{}' 'file://{}'",
+                chromium, netlog.string(), (build / shot).string(), file.string()));
+            return std::pair{log, test::read_text(netlog)};
+        };
+        // The check itself works: a page that logs an error and fetches a URL shows both.
+        const auto control = build / "control.html";
+        std::ofstream(control) << "<!DOCTYPE html><html><body><script>console.error('memsnap-control');</script>"
+                                  "<img src=\"http://127.0.0.1:9/x.png\"></body></html>";
+        const auto [control_log, control_net] = load(control, "control.png");
+        CHECK(control_log.find("memsnap-control") != std::string::npos);
+        CHECK(control_net.find("http://127.0.0.1:9/x.png") != std::string::npos);
+        CHECK(control_net.find("HeadlessChrome") != std::string::npos);
+        for (const char* report : {"leak_report.html", "oom_loop_report.html"}) {
+            CAPTURE(report);
+            const auto [log, net] = load(build / report, std::string(report) + ".png");
+            CHECK(log.find("CONSOLE") == std::string::npos);
+            CHECK(log.find("Refused") == std::string::npos);
+            // Requests the page makes carry its User-Agent; the browser's own (updates, time)
+            // do not.
+            CHECK(net.find("HeadlessChrome") == std::string::npos);
+            CHECK(std::filesystem::file_size(build / (std::string(report) + ".png")) > 10000);  // the screenshot
+        }
     }
-    const auto load = [&](const std::filesystem::path& file, const std::string& shot) {
-        const auto netlog = build / (shot + ".netlog.json");
-        const auto log = run(fmt::format(
-            "timeout 120 {} --headless=new --no-sandbox --disable-gpu --no-first-run --disable-extensions "
-            "--disable-background-networking --disable-component-update --disable-sync --enable-logging=stderr --v=0 --log-net-log='{}' --window-size=1280,2000 --screenshot='{}' 'file://{}'",
-            chromium, netlog.string(), (build / shot).string(), file.string()));
-        return std::pair{log, test::read_text(netlog)};
-    };
-    // The check itself works: a page that logs an error and fetches a URL shows both.
-    const auto control = build / "control.html";
-    std::ofstream(control) << "<!DOCTYPE html><html><body><script>console.error('memsnap-control');</script>"
-                              "<img src=\"http://127.0.0.1:9/x.png\"></body></html>";
-    const auto [control_log, control_net] = load(control, "control.png");
-    CHECK(control_log.find("memsnap-control") != std::string::npos);
-    CHECK(control_net.find("http://127.0.0.1:9/x.png") != std::string::npos);
-    CHECK(control_net.find("HeadlessChrome") != std::string::npos);
-    for (const char* report : {"leak_report.html", "oom_loop_report.html"}) {
-        CAPTURE(report);
-        const auto [log, net] = load(build / report, std::string(report) + ".png");
-        CHECK(log.find("CONSOLE") == std::string::npos);
-        CHECK(log.find("Refused") == std::string::npos);
-        // Requests the page makes carry its User-Agent; the browser's own (updates, time)
-        // do not.
-        CHECK(net.find("HeadlessChrome") == std::string::npos);
-        CHECK(std::filesystem::file_size(build / (std::string(report) + ".png")) > 10000);  // the screenshot
-    }
-}
 
 }  // TEST_SUITE("cli")
 
 TEST_SUITE("cli") {
-
-TEST_CASE("reading a pickle over 64 MiB shows progress on a terminal, and nothing otherwise") {
-    // {'segments': [], 'a': 'x' * 40 MiB, 'b': 'x' * 40 MiB}, written by hand: PROTO 4, a dict.
-    std::string pickle = "\x80\x04}(\x8c\x08segments]";
-    const std::uint32_t length = 40u << 20;
-    for (const char key : {'a', 'b'}) {
-        pickle += "\x8c\x01";
-        pickle += key;
-        pickle += 'X';
-        for (int b = 0; b < 4; ++b) pickle += static_cast<char>((length >> (8 * b)) & 0xff);
-        pickle += std::string(length, 'x');
+    TEST_CASE("reading a pickle over 64 MiB shows progress on a terminal, and nothing otherwise") {
+        // {'segments': [], 'a': 'x' * 40 MiB, 'b': 'x' * 40 MiB}, written by hand: PROTO 4, a dict.
+        std::string pickle = "\x80\x04}(\x8c\x08segments]";
+        const std::uint32_t length = 40u << 20;
+        for (const char key : {'a', 'b'}) {
+            pickle += "\x8c\x01";
+            pickle += key;
+            pickle += 'X';
+            for (int b = 0; b < 4; ++b) pickle += static_cast<char>((length >> (8 * b)) & 0xff);
+            pickle += std::string(length, 'x');
+        }
+        pickle += "u.";
+        const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_big_{}.pickle", ::getpid());
+        std::ofstream(path, std::ios::binary) << pickle;
+        const auto quiet = test::run_memsnap("info " + test::quote(path));
+        CAPTURE(quiet.err);
+        CHECK(quiet.exit_code == 0);
+        CHECK(quiet.err.empty());
+        if (have("script")) {
+            const auto shown =
+                run(fmt::format("script -qfec \"{} info '{}'\" /dev/null", MEMSNAP_BINARY, path.string()));
+            CHECK(shown.find("memsnap: reading") != std::string::npos);
+            CHECK(shown.find("80.00 MiB") != std::string::npos);
+            CHECK(shown.find("\x1b[K") != std::string::npos);  // the line is cleared after
+        } else {
+            MESSAGE("script (util-linux) is missing: the terminal case was not checked");
+        }
+        std::filesystem::remove(path);
     }
-    pickle += "u.";
-    const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_big_{}.pickle", ::getpid());
-    std::ofstream(path, std::ios::binary) << pickle;
-    const auto quiet = test::run_memsnap("info " + test::quote(path));
-    CAPTURE(quiet.err);
-    CHECK(quiet.exit_code == 0);
-    CHECK(quiet.err.empty());
-    if (have("script")) {
-        const auto shown = run(fmt::format("script -qfec \"{} info '{}'\" /dev/null", MEMSNAP_BINARY, path.string()));
-        CHECK(shown.find("memsnap: reading") != std::string::npos);
-        CHECK(shown.find("80.00 MiB") != std::string::npos);
-        CHECK(shown.find("\x1b[K") != std::string::npos);  // the line is cleared after
-    } else {
-        MESSAGE("script (util-linux) is missing: the terminal case was not checked");
-    }
-    std::filesystem::remove(path);
-}
 
 }  // TEST_SUITE("cli")

@@ -1,16 +1,13 @@
 // The markdown and CSV writers of the snapshot diff: a hand-built SnapshotDiff (so the output
 // does not depend on the analysis) and, once the analysis exists, the real leak fixture pair.
-#include "support.hpp"
-
-#include "analysis_support.hpp"
-
+#include <algorithm>
 #include <memsnap/analysis/snapshot_diff.hpp>
 #include <memsnap/snapshot/load.hpp>
-
 #include <nlohmann/json.hpp>
-
-#include <algorithm>
 #include <sstream>
+
+#include "analysis_support.hpp"
+#include "support.hpp"
 
 using namespace memsnap;
 
@@ -90,7 +87,9 @@ analysis::SnapshotDiff hand_built() {
     leak.growth_bytes_per_step = 300.0 * MiB / 400;
     leak.share = 0.75;
     leak.verdict = analysis::SiteVerdict::leak;
-    leak.diagnosis = {"retained_graph", "likely activations kept across steps", "call .detach() before storing",
+    leak.diagnosis = {"retained_graph",
+                      "likely activations kept across steps",
+                      "call .detach() before storing",
                       {"+1 block per step, same size each time"}};
     leak.stacks = {stack_of(d, MiB, 300, analysis::Category::activation,
                             {{"torch/nn/functional.py", 2000, "linear", true},
@@ -110,7 +109,8 @@ analysis::SnapshotDiff hand_built() {
     odd.growth_bytes_per_step = 100.0 * MiB / 400;
     odd.share = 0.25;
     odd.verdict = analysis::SiteVerdict::shape_growth;
-    odd.stacks = {stack_of(d, MiB, 100, analysis::Category::unknown, {{"<ipython-input-3>", 5, "<lambda> | a, \"b\"", true}})};
+    odd.stacks = {
+        stack_of(d, MiB, 100, analysis::Category::unknown, {{"<ipython-input-3>", 5, "<lambda> | a, \"b\"", true}})};
 
     analysis::SiteChange freed;
     freed.rank = 3;
@@ -174,8 +174,9 @@ TEST_CASE("snapshot diff report: csv golden / hand-built diff" * doctest::test_s
     CHECK(rows[0] ==
           "rank,filename,line,name,verdict,before_bytes,after_bytes,delta_bytes,before_blocks,after_blocks,"
           "delta_blocks,new_blocks,gone_blocks,growth_bytes_per_step,share,pattern,category");
-    CHECK(rows[1] == "1,model.py,17,forward,leak,104857600,419430400,314572800,100,400,300,305,5,786432.000,"
-                     "0.750000,retained_graph,activation");
+    CHECK(rows[1] ==
+          "1,model.py,17,forward,leak,104857600,419430400,314572800,100,400,300,305,5,786432.000,"
+          "0.750000,retained_graph,activation");
     CHECK(rows[2].find(",\"<lambda> | a, \"\"b\"\"\",") != std::string::npos);
     CHECK(rows[3].starts_with("3,,0,<no stack>,freed,"));
     CHECK(rows[3].find(",-10485.760,0.000000,") != std::string::npos);

@@ -1,21 +1,18 @@
 // The snapshot diff: symmetry, exact growth on fixture pairs with known truth, injected leaks
 // in real captures, and the text/JSON reports.
 
-#include "support.hpp"
-#include "variants.hpp"
-
-#include "analysis_support.hpp"
-
+#include <map>
 #include <memsnap/analysis/snapshot_diff.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/snapshot/load.hpp>
-
 #include <nlohmann/json.hpp>
-
-#include <map>
 #include <sstream>
+
+#include "analysis_support.hpp"
+#include "support.hpp"
+#include "variants.hpp"
 
 using namespace memsnap;
 using analysis::SiteVerdict;
@@ -90,7 +87,8 @@ TEST_CASE("diff(a / a) shows no growth and the verdict stable" * doctest::test_s
     }
 }
 
-TEST_CASE("diff(a / b) mirrors diff(b / a) / and site deltas add up to the allocated delta" * doctest::test_suite("unit")) {
+TEST_CASE("diff(a / b) mirrors diff(b / a) / and site deltas add up to the allocated delta" *
+          doctest::test_suite("unit")) {
     for (const auto& pair : fixture_pairs()) {
         CAPTURE(pair.dir);
         const auto a = load_relative(pair.before);
@@ -143,8 +141,10 @@ TEST_CASE("fixture pairs: verdicts / leak sites and growth per step exact to the
         // Every pair emulates one process, and says so.
         CHECK(d.same_process.value == std::optional<bool>(true));
         CHECK(analysis::to_string(d.verdict.verdict) == verdict);
-        if (verdict == "shape_growth") CHECK(top.verdict == SiteVerdict::shape_growth);
-        else CHECK(top.verdict == SiteVerdict::leak);
+        if (verdict == "shape_growth")
+            CHECK(top.verdict == SiteVerdict::shape_growth);
+        else
+            CHECK(top.verdict == SiteVerdict::leak);
         if (e.contains("leak_site") && !e.at("leak_site").is_null()) {
             CHECK(top.site.filename == e.at("leak_site").at("filename"));
             CHECK(top.site.line == e.at("leak_site").at("line"));
@@ -152,8 +152,10 @@ TEST_CASE("fixture pairs: verdicts / leak sites and growth per step exact to the
         }
         if (e.contains("pattern") && !e.at("pattern").is_null()) {
             const std::string pattern = e.at("pattern");
-            if (pattern == "retained_graph") CHECK(d.overall.pattern == "retained_graph");
-            else CHECK(top.diagnosis.pattern == pattern);
+            if (pattern == "retained_graph")
+                CHECK(d.overall.pattern == "retained_graph");
+            else
+                CHECK(top.diagnosis.pattern == pattern);
         }
         if (pair.dir == "retained_graph") {
             // Several forward sites share the growth: the sum over them is the leak.
@@ -167,15 +169,12 @@ TEST_CASE("fixture pairs: verdicts / leak sites and growth per step exact to the
         CHECK(top.growth_bytes_per_step == doctest::Approx(e.at("leak_growth_bytes_per_step").get<double>()));
         if (pair.dir == "no_stacks") {
             CHECK_FALSE(d.stacks_recorded);
-            CHECK(top.site.name.find(std::to_string(e.at("leak_block_size").get<std::int64_t>())) !=
-                  std::string::npos);
+            CHECK(top.site.name.find(std::to_string(e.at("leak_block_size").get<std::int64_t>())) != std::string::npos);
         }
     }
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("an injected leak in real captures ranks first / exact to the byte" * doctest::test_suite("real")) {
     if (!test::have_real()) {
@@ -310,9 +309,9 @@ TEST_CASE("golden: diff text and json on the leak pair" * doctest::test_suite("u
     const auto g = analysis::diff_snapshots(load_relative("fixtures/pairs/retained_graph/step100.pickle"),
                                             load_relative("fixtures/pairs/retained_graph/step110.pickle"), unknown);
     test::check_golden("diff/retained_graph.txt", test::render(g));
-    const auto f = analysis::diff_snapshots(load_relative("fixtures/pairs/fragmentation/step100.pickle"),
-                                            load_relative("fixtures/pairs/fragmentation/step500.pickle"),
-                                            with_steps(100, 500));
+    const auto f =
+        analysis::diff_snapshots(load_relative("fixtures/pairs/fragmentation/step100.pickle"),
+                                 load_relative("fixtures/pairs/fragmentation/step500.pickle"), with_steps(100, 500));
     test::check_golden("diff/fragmentation.json", test::render(f, report::Format::json));
     const auto folded = test::render(g, report::Format::folded);
     test::check_golden("diff/retained_graph.folded", folded);
@@ -340,14 +339,12 @@ TEST_CASE("CLI diff: formats / steps from names / --fail-on-growth exit 3" * doc
     CHECK(j.at("schema_version") == 1);
     CHECK(j.at("steps") == nlohmann::json::array({100, 500}));
     CHECK(j.at("verdict") == "leak");
-    for (const char* key : {"allocated_bytes", "reserved_bytes", "active_bytes", "requested_bytes",
-                            "inactive_bytes"})
-        for (const char* part : {"before", "after", "delta", "per_step"})
-            CHECK(j.at("totals").at(key).contains(part));
+    for (const char* key : {"allocated_bytes", "reserved_bytes", "active_bytes", "requested_bytes", "inactive_bytes"})
+        for (const char* part : {"before", "after", "delta", "per_step"}) CHECK(j.at("totals").at(key).contains(part));
     const auto& site = j.at("sites").at(0);
     for (const char* key : {"rank", "frame", "before_bytes", "after_bytes", "delta_bytes", "before_blocks",
-                            "after_blocks", "delta_blocks", "new_blocks", "gone_blocks",
-                            "growth_bytes_per_step", "share", "verdict", "diagnosis", "stacks"})
+                            "after_blocks", "delta_blocks", "new_blocks", "gone_blocks", "growth_bytes_per_step",
+                            "share", "verdict", "diagnosis", "stacks"})
         CHECK(site.contains(key));
     CHECK(site.at("growth_bytes_per_step") == 2097152);
     // Listed deltas and the sites left out add up to the live-block change, --top or not.
@@ -356,7 +353,8 @@ TEST_CASE("CLI diff: formats / steps from names / --fail-on-growth exit 3" * doc
         for (const auto& s : doc.at("sites")) sum += s.at("delta_bytes").get<std::int64_t>();
         return sum;
     };
-    const auto top1 = nlohmann::json::parse(test::run_memsnap("diff " + before + " " + after + " --format json --top 1").out);
+    const auto top1 =
+        nlohmann::json::parse(test::run_memsnap("diff " + before + " " + after + " --format json --top 1").out);
     CHECK(top1.at("sites").size() == 1);
     CHECK(top1.at("sites_not_listed").at("beyond_top") == j.at("sites_total").get<std::size_t>() - 1);
     CHECK(j.at("sites_not_listed").at("delta_bytes") == 0);

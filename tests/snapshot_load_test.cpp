@@ -1,21 +1,19 @@
 // Every real capture and every generated fixture parses and reports the exact figures of
 // its expected.json; the model's invariants hold on all of them.
 
-#include "support.hpp"
-
-#include "analysis_support.hpp"
+#include <fmt/format.h>
 
 #include <memsnap/analysis/totals.hpp>
-#include <memsnap/error.hpp>
 #include <memsnap/capture/capture.hpp>
+#include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "analysis_support.hpp"
 #include "snapshot/builder.hpp"
 #include "snapshot/json_reader.hpp"
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
-#include <set>
+#include "support.hpp"
 
 using namespace memsnap;
 using memsnap::test::fixtures_dir;
@@ -67,8 +65,7 @@ void check_invariants(const snapshot::Snapshot& snap) {
     for (const auto& b : snap.blocks) by_state += b.size;
     CHECK(totals.reserved_bytes == reserved);
     CHECK(by_state == reserved);
-    CHECK(totals.allocated_bytes + (totals.active_bytes - totals.allocated_bytes) +
-              totals.inactive_bytes ==
+    CHECK(totals.allocated_bytes + (totals.active_bytes - totals.allocated_bytes) + totals.inactive_bytes ==
           totals.reserved_bytes);
     CHECK(totals.inactive_split_bytes + totals.releasable_bytes <= totals.inactive_bytes);
     CHECK(totals.internal_waste_bytes >= 0);
@@ -84,7 +81,8 @@ TEST_CASE("real snapshots match expected.json on every key" * doctest::test_suit
     check_expected_figures(real_dir() / "snapshots");
 }
 
-TEST_CASE("generated snapshots of every generation and writer match their expected.json" * doctest::test_suite("unit")) {
+TEST_CASE("generated snapshots of every generation and writer match their expected.json" *
+          doctest::test_suite("unit")) {
     check_expected_figures(fixtures_dir() / "snapshots");
 }
 
@@ -108,16 +106,16 @@ TEST_CASE("re-encodings of one snapshot give the same model" * doctest::test_sui
     const auto dir = fixtures_dir() / "snapshots";
     const auto reference = test::describe(snapshot::load_snapshot((dir / "gen_torch2.5_settings.pickle").string()));
     const auto reference_json = nlohmann::json::parse(test::render_json(reference));
-    for (const char* name : {"gen_torch2.5_settings_p2.pickle", "gen_torch2.5_settings_p3.pickle",
-                             "gen_torch2.5_settings_p4.pickle", "gen_torch2.5_settings_p5.pickle",
-                             "gen_torch2.5_settings_cpp.pickle", "gen_torch2.5_settings.json",
-                             "gen_json_misnamed.pickle", "gen_trailing_padding.pickle"}) {
+    for (const char* name :
+         {"gen_torch2.5_settings_p2.pickle", "gen_torch2.5_settings_p3.pickle", "gen_torch2.5_settings_p4.pickle",
+          "gen_torch2.5_settings_p5.pickle", "gen_torch2.5_settings_cpp.pickle", "gen_torch2.5_settings.json",
+          "gen_json_misnamed.pickle", "gen_trailing_padding.pickle"}) {
         CAPTURE(name);
-        auto json = nlohmann::json::parse(test::render_json(
-            test::describe(snapshot::load_snapshot((dir / name).string()))));
-        for (const char* key : {"reserved_bytes", "allocated_bytes", "active_bytes",
-                                "requested_bytes", "blocks_by_state", "blocks_with_frames",
-                                "trace_events_by_action", "top_sites", "allocator_settings"})
+        auto json =
+            nlohmann::json::parse(test::render_json(test::describe(snapshot::load_snapshot((dir / name).string()))));
+        for (const char* key :
+             {"reserved_bytes", "allocated_bytes", "active_bytes", "requested_bytes", "blocks_by_state",
+              "blocks_with_frames", "trace_events_by_action", "top_sites", "allocator_settings"})
             CHECK(json.at(key) == reference_json.at(key));
     }
 }
@@ -142,8 +140,7 @@ TEST_CASE("the writer and the generation are recognised" * doctest::test_suite("
 }
 
 TEST_CASE("torch 2.0 history blocks take stack and request size from history[0]" * doctest::test_suite("unit")) {
-    const auto snap = snapshot::load_snapshot(
-        (fixtures_dir() / "snapshots" / "gen_torch2.0_history.pickle").string());
+    const auto snap = snapshot::load_snapshot((fixtures_dir() / "snapshots" / "gen_torch2.0_history.pickle").string());
     CHECK(snap.has_history);
     bool any_derived = false;
     for (const auto& b : snap.blocks) any_derived |= b.address_derived;
@@ -154,8 +151,7 @@ TEST_CASE("torch 2.0 history blocks take stack and request size from history[0]"
 }
 
 TEST_CASE("the newest generation keeps unknown actions and awaiting-free blocks" * doctest::test_suite("unit")) {
-    const auto snap = snapshot::load_snapshot(
-        (fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle").string());
+    const auto snap = snapshot::load_snapshot((fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle").string());
     bool other = false, oom = false, annotate = false;
     for (std::size_t i = 0; i < snap.events.size(); ++i) {
         const auto& e = snap.events[i];
@@ -168,8 +164,8 @@ TEST_CASE("the newest generation keeps unknown actions and awaiting-free blocks"
     CHECK(annotate);
     bool awaiting = false;
     for (const auto& b : snap.blocks)
-        awaiting |= snap.str(b.state_name) == "active_awaiting_free" &&
-                    b.state == snapshot::BlockState::active_pending_free;
+        awaiting |=
+            snap.str(b.state_name) == "active_awaiting_free" && b.state == snapshot::BlockState::active_pending_free;
     CHECK(awaiting);
     std::set<int> devices;
     for (const auto& s : snap.segments) devices.insert(s.device);

@@ -1,25 +1,22 @@
 // Diffs of generated pairs and series, the CI gate, and the golden reports.
-#include "stats_support.hpp"
-#include "support.hpp"
-
-#include <ostream>
-
-#include <memsnap/analysis/stats_diff.hpp>
-#include <memsnap/error.hpp>
-#include "analysis_support.hpp"
-#include <memsnap/stats/text_reader.hpp>
-#include <memsnap/analysis/run.hpp>
-#include <memsnap/capture/capture.hpp>
-#include <memsnap/report/render.hpp>
-
 #include <fmt/format.h>
 
+#include <memsnap/analysis/run.hpp>
+#include <memsnap/analysis/stats_diff.hpp>
+#include <memsnap/capture/capture.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/report/render.hpp>
+#include <memsnap/stats/text_reader.hpp>
+#include <ostream>
+
+#include "analysis_support.hpp"
+#include "stats_support.hpp"
+#include "support.hpp"
 
 using namespace memsnap;
 using namespace memsnap::test;  // KiB, MiB, GiB, cell()
 
 namespace {
-
 
 stats::StatsCapture fixture(const std::string& name) {
     return stats::read_stats_text(test::read_text(test::fixtures_dir() / "summaries" / name), name);
@@ -45,7 +42,8 @@ TEST_CASE("stats diff: generated pairs give their verdicts" * doctest::test_suit
     CHECK(cache.primary().notes.front().find("only device on each side") != std::string::npos);
 
     for (const auto& [name, diff] : {std::pair<std::string, const analysis::StatsDiff&>{"leak", leak},
-                                     {"fragmentation", frag}, {"cache_growth", cache}}) {
+                                     {"fragmentation", frag},
+                                     {"cache_growth", cache}}) {
         test::check_golden("stats/diff_" + name + ".txt", test::render(diff, report::Format::text));
         test::check_golden("stats/diff_" + name + ".json", test::render(diff, report::Format::json));
         test::check_golden("stats/diff_" + name + ".md", test::render(diff, report::Format::markdown));
@@ -139,8 +137,8 @@ TEST_CASE("stats diff: devices are paired / bad steps and formats are refused" *
 }
 
 TEST_CASE("stats info: goldens" * doctest::test_suite("unit")) {
-    for (const auto* name : {"layout_torch2.0.txt", "cut_short.txt", "two_devices.txt", "stats_nested.json",
-                             "fork_npu.txt"}) {
+    for (const auto* name :
+         {"layout_torch2.0.txt", "cut_short.txt", "two_devices.txt", "stats_nested.json", "fork_npu.txt"}) {
         const auto c = fixture(name);
         const auto stem = std::filesystem::path(name).stem().string();
         test::check_golden(fmt::format("stats/info_{}.json", stem), test::render(c, report::Format::json));
@@ -148,7 +146,8 @@ TEST_CASE("stats info: goldens" * doctest::test_suite("unit")) {
     }
 }
 
-TEST_CASE("stats diff: a long series is listed at 1000 points / its trend judged on all" * doctest::test_suite("unit")) {
+TEST_CASE("stats diff: a long series is listed at 1000 points / its trend judged on all" *
+          doctest::test_suite("unit")) {
     stats::StatsCapture log;
     log.file = "train.log";
     for (int i = 0; i < 1500; ++i) {
@@ -178,7 +177,8 @@ TEST_CASE("stats diff: a long series is listed at 1000 points / its trend judged
 TEST_CASE("stats info: --top keeps the first and last tables of a series" * doctest::test_suite("unit")) {
     std::string text;
     for (int i = 0; i < 7; ++i)
-        text += fmt::format("| Allocated memory      | {:>6} MiB |   5245 MiB |   1149 GiB |   1144 GiB |\n\nstep\n\n", i + 1);
+        text += fmt::format("| Allocated memory      | {:>6} MiB |   5245 MiB |   1149 GiB |   1144 GiB |\n\nstep\n\n",
+                            i + 1);
     const capture::Capture c{"s.log", stats::read_stats_text(text, "s.log")};
     analysis::AnalysisOptions options;
     options.top = 4;

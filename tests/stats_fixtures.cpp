@@ -1,13 +1,12 @@
 // Every generated summary/stats fixture parses, and each parsed range equals the range the
 // rendering allows (computed by fixtures/gen_summaries.py) and contains the true value.
-#include "support.hpp"
-
-#include <ostream>
+#include <fmt/format.h>
 
 #include <memsnap/stats/text_reader.hpp>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "support.hpp"
 
 namespace memsnap {
 // Readable ranges in doctest failure messages.
@@ -46,8 +45,10 @@ TEST_CASE("stats fixtures: every file parses and contains its truth" * doctest::
             CAPTURE(i);
             const auto& expected = tables[i];
             const auto& table = capture.tables[i];
-            if (expected.at("device").is_null()) CHECK_FALSE(table.device.has_value());
-            else CHECK(table.device == expected.at("device").get<int>());
+            if (expected.at("device").is_null())
+                CHECK_FALSE(table.device.has_value());
+            else
+                CHECK(table.device == expected.at("device").get<int>());
             CHECK(table.layout == expected.at("layout").get<std::string>());
 
             std::size_t stat_keys = 0;
@@ -80,8 +81,9 @@ TEST_CASE("stats fixtures: every file parses and contains its truth" * doctest::
             const auto& lines = expected.at("warning_lines");
             for (const auto& line : lines) {
                 const auto marker = fmt::format("{}:{}:", name, line.get<int>());
-                const bool named = std::any_of(table.warnings.begin(), table.warnings.end(),
-                                               [&](const std::string& w) { return w.find(marker) != std::string::npos; });
+                const bool named = std::any_of(table.warnings.begin(), table.warnings.end(), [&](const std::string& w) {
+                    return w.find(marker) != std::string::npos;
+                });
                 CHECK_MESSAGE(named, "no warning names " << marker);
             }
             if (lines.empty() && table.layout.find("cudaMallocAsync") == std::string::npos)

@@ -1,20 +1,16 @@
 // The real memory_summary captures in ../shared/real/summaries, with cells checked by hand.
-#include "stats_support.hpp"
-#include "support.hpp"
-
+#include <memsnap/analysis/stats_diff.hpp>
+#include <memsnap/stats/text_reader.hpp>
 #include <ostream>
 
-#include <memsnap/analysis/stats_diff.hpp>
 #include "analysis_support.hpp"
-#include <memsnap/stats/text_reader.hpp>
-
+#include "stats_support.hpp"
+#include "support.hpp"
 
 using namespace memsnap;
 using namespace memsnap::test;  // KiB, MiB, GiB, cell()
 
 namespace {
-
-
 
 stats::StatsCapture load(const std::string& name) {
     const auto path = test::real_dir() / "summaries" / name;

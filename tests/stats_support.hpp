@@ -1,9 +1,8 @@
 #pragma once
 // Helpers shared by the memory_summary / memory_stats tests.
 
-#include <memsnap/stats/range.hpp>
-
 #include <cstdint>
+#include <memsnap/stats/range.hpp>
 #include <ostream>
 
 namespace memsnap {

@@ -1,16 +1,14 @@
 // Cells, ranges, the verdict rules, and reader edge cases on small inline texts.
-#include "stats_support.hpp"
-#include "support.hpp"
-
-#include <ostream>
-
 #include <memsnap/analysis/advice.hpp>
 #include <memsnap/analysis/verdict.hpp>
-#include <memsnap/util/format.hpp>
 #include <memsnap/error.hpp>
-#include "stats/cells.hpp"
 #include <memsnap/stats/text_reader.hpp>
+#include <memsnap/util/format.hpp>
+#include <ostream>
 
+#include "stats/cells.hpp"
+#include "stats_support.hpp"
+#include "support.hpp"
 
 using namespace memsnap;
 using namespace memsnap::test;  // KiB, MiB, GiB, cell()
@@ -77,8 +75,8 @@ TEST_CASE("verdict: the totals read by the table of leak-patterns.md on exact va
         in.inactive_split = analysis::MetricChange{ByteRange::exact(100 * MiB), ByteRange::exact(inactive)};
         return in;
     };
-    using analysis::Verdict;
     using analysis::read_totals;
+    using analysis::Verdict;
     CHECK(read_totals(input(GiB, GiB, 0)).verdict == Verdict::leak);
     CHECK(read_totals(input(GiB, 0, 0)).verdict == Verdict::leak);
     CHECK(read_totals(input(0, GiB, 500 * MiB)).verdict == Verdict::fragmentation);
@@ -117,7 +115,8 @@ TEST_CASE("verdict: the totals read by the table of leak-patterns.md on exact va
     CHECK_THROWS_AS(read_totals(analysis::TotalsInput{}), Error);
 }
 
-TEST_CASE("advice: every verdict has its own / and retained-reference advice only for a leak" * doctest::test_suite("unit")) {
+TEST_CASE("advice: every verdict has its own / and retained-reference advice only for a leak" *
+          doctest::test_suite("unit")) {
     const auto joined = [](const std::vector<std::string>& v) {
         std::string s;
         for (const auto& x : v) s += x + "\n";

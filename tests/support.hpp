@@ -2,7 +2,6 @@
 // Shared helpers for the test suite: fixture paths, golden files, running the CLI.
 
 #include <doctest/doctest.h>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,8 +31,7 @@ inline std::string read_text(const std::filesystem::path& path) {
 }
 
 // Files in `dir` whose names end with `suffix`, sorted for a stable test order.
-inline std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir,
-                                                   const std::string& suffix = "") {
+inline std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, const std::string& suffix = "") {
     std::vector<std::filesystem::path> out;
     if (!std::filesystem::is_directory(dir)) return out;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -68,9 +66,8 @@ inline void check_golden(const std::string& name, const std::string& actual) {
             const bool ha = static_cast<bool>(std::getline(a, al));
             if (!he && !ha) break;
             if (!he || !ha || el != al) {
-                FAIL_CHECK("golden " << name << " differs at line " << line << "\n  expected: "
-                                     << (he ? el : "<end>") << "\n  actual:   "
-                                     << (ha ? al : "<end>"));
+                FAIL_CHECK("golden " << name << " differs at line " << line << "\n  expected: " << (he ? el : "<end>")
+                                     << "\n  actual:   " << (ha ? al : "<end>"));
                 break;
             }
             ++line;
@@ -90,12 +87,12 @@ inline CommandResult run_memsnap(const std::string& args, const std::string& env
                                  const std::string& stdin_path = "/dev/null") {
     const auto tmp = std::filesystem::temp_directory_path();
     static int counter = 0;
-    const auto out_path = tmp / ("memsnap_test_out_" + std::to_string(::getpid()) + "_" +
-                                 std::to_string(counter) + ".txt");
-    const auto err_path = tmp / ("memsnap_test_err_" + std::to_string(::getpid()) + "_" +
-                                 std::to_string(counter++) + ".txt");
-    const std::string cmd = env + " " + std::string(MEMSNAP_BINARY) + " " + args + " >" +
-                            out_path.string() + " 2>" + err_path.string() + " <'" + stdin_path + "'";
+    const auto out_path =
+        tmp / ("memsnap_test_out_" + std::to_string(::getpid()) + "_" + std::to_string(counter) + ".txt");
+    const auto err_path =
+        tmp / ("memsnap_test_err_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".txt");
+    const std::string cmd = env + " " + std::string(MEMSNAP_BINARY) + " " + args + " >" + out_path.string() + " 2>" +
+                            err_path.string() + " <'" + stdin_path + "'";
     const int status = std::system(cmd.c_str());
     CommandResult result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -1,13 +1,12 @@
 // The packed trace store: every value a TraceEvent can hold reads back exactly, whether it
 // fits the 24-byte form or is kept whole.
 
-#include <memsnap/snapshot/model.hpp>
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memsnap/snapshot/model.hpp>
 #include <vector>
 
 using namespace memsnap;
@@ -41,12 +40,12 @@ TEST_CASE("trace events: values in and out of the packed range read back exactly
     constexpr std::int64_t t0 = 1'764'547'200'000'000;  // 2025-12-01, in microseconds
     const std::vector<TraceEvent> written{
         event(0x7f12'3456'0000, 512, t0),
-        event(0x7f12'3456'0200, 0, -1),                    // time not recorded
-        event(-1, std::int64_t{1} << 31, t0 - 5),          // 2 GiB: in units of 512
+        event(0x7f12'3456'0200, 0, -1),                            // time not recorded
+        event(-1, std::int64_t{1} << 31, t0 - 5),                  // 2 GiB: in units of 512
         event(5, (std::int64_t{1} << 40) - 512, t0 + 6 * day_us),  // 1 TiB less 512
-        event(5, (std::int64_t{1} << 40) + 3, t0),         // odd and past 2 GiB: kept whole
-        event(5, -4096, t0),                               // negative (a crafted file): whole
-        event(5, 100, t0 + 7 * day_us),                    // a week after the first: whole
+        event(5, (std::int64_t{1} << 40) + 3, t0),                 // odd and past 2 GiB: kept whole
+        event(5, -4096, t0),                                       // negative (a crafted file): whole
+        event(5, 100, t0 + 7 * day_us),                            // a week after the first: whole
         event(5, 100, t0 - 7 * day_us),
         event(5, 100, std::numeric_limits<std::int64_t>::min()),
         event(5, 100, std::numeric_limits<std::int64_t>::max()),
@@ -96,7 +95,8 @@ TEST_CASE("trace events: values in and out of the packed range read back exactly
 }
 
 TEST_CASE("trace events: a trace that starts without times packs its later times" * doctest::test_suite("unit")) {
-    snapshot::TraceEvents stored{event(1, 512, -1), event(2, 512, 1'000'000'000'000'000), event(3, 512, 1'000'000'000'000'001)};
+    snapshot::TraceEvents stored{event(1, 512, -1), event(2, 512, 1'000'000'000'000'000),
+                                 event(3, 512, 1'000'000'000'000'001)};
     CHECK(stored[0].time_us == -1);
     CHECK(stored[1].time_us == 1'000'000'000'000'000);
     CHECK(stored[2].time_us == 1'000'000'000'000'001);

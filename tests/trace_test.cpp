@@ -1,20 +1,19 @@
 // `trace`: replay against the snapshot, iterations, what each iteration leaves live, and
 // out-of-memory events explained, on real captures, variants of them, and made models.
 
-#include "analysis_support.hpp"
-#include "model_maker.hpp"
-#include "support.hpp"
-#include "variants.hpp"
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/snapshot/load.hpp>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
+#include "analysis_support.hpp"
+#include "model_maker.hpp"
+#include "support.hpp"
+#include "variants.hpp"
 
 using namespace memsnap;
 
@@ -86,7 +85,8 @@ snapshot::Snapshot repeated_with_leak(const snapshot::Snapshot& base, int copies
 snapshot::Snapshot oom_model(std::int64_t segment, const std::vector<std::pair<std::int64_t, std::int64_t>>& live,
                              std::int64_t requested, std::int64_t device_free) {
     test::ModelMaker m;
-    const auto stack = m.stack({{"/home/user/project/model.py", 12, "forward"}, {"/home/user/project/train.py", 40, "train_step"}});
+    const auto stack =
+        m.stack({{"/home/user/project/model.py", 12, "forward"}, {"/home/user/project/train.py", 40, "train_step"}});
     auto& s = m.model();
     const std::int64_t base = std::int64_t{0x7f0000000000};
     snapshot::Segment seg;
@@ -135,129 +135,128 @@ snapshot::Snapshot oom_model(std::int64_t segment, const std::vector<std::pair<s
 }  // namespace
 
 TEST_SUITE("real") {
+    TEST_CASE("trace on real captures: the replay agrees with the snapshot / no site is called a leak") {
+        if (!test::have_real()) return;
+        for (const char* name : {"kkaitlyn111-a2_ctx128_forward.pickle", "kkaitlyn111-a2_small_forward_compiled.pickle",
+                                 "maphsge4-select-n_llama_4dev.pickle", "nothanmin-a2_train_step.pickle",
+                                 "silmont2000-a2_forward_bf16.pickle", "silmont2000-a2_forward_fp32.pickle",
+                                 "silmont2000-a2_tiny.pickle", "yiyi-llm-inference_opt1.3b_torch2.0.pickle"}) {
+            CAPTURE(name);
+            const auto t = trace(real(name), std::nullopt, 0);
+            CHECK(t.disagreements.empty());
+            for (const auto& s : t.sites) CHECK(s.verdict != "leak");
+            // The peak is at least what is allocated at the end; the timeline ends at the snapshot.
+            CHECK(t.peak.bytes >= t.timeline.back().allocated);
+            if (!t.truncated) CHECK(t.timeline.front().allocated >= 0);
+        }
+        // One training step: the trace starts after blocks it frees were allocated.
+        CHECK(trace(real("nothanmin-a2_train_step.pickle")).truncated);
+        CHECK_FALSE(trace(real("silmont2000-a2_forward_fp32.pickle")).truncated);
+        // The layers of one forward pass repeat but keep their activations: not iterations.
+        const auto forward = trace(real("kkaitlyn111-a2_ctx128_forward.pickle"));
+        CHECK(forward.iterations == 0);
+        CHECK(forward.notes.front().find("memory does not come back down between repeats") != std::string::npos);
+        // A capture without trace events is an input error that says how to record them.
+        CHECK_THROWS_AS(trace(real("kkaitlyn111-a2_segments_no_frames.pickle")), Error);
+    }
 
-TEST_CASE("trace on real captures: the replay agrees with the snapshot / no site is called a leak") {
-    if (!test::have_real()) return;
-    for (const char* name : {"kkaitlyn111-a2_ctx128_forward.pickle", "kkaitlyn111-a2_small_forward_compiled.pickle",
-                             "maphsge4-select-n_llama_4dev.pickle", "nothanmin-a2_train_step.pickle",
-                             "silmont2000-a2_forward_bf16.pickle", "silmont2000-a2_forward_fp32.pickle",
-                             "silmont2000-a2_tiny.pickle", "yiyi-llm-inference_opt1.3b_torch2.0.pickle"}) {
-        CAPTURE(name);
-        const auto t = trace(real(name), std::nullopt, 0);
+    TEST_CASE("trace: a leak of one allocation per iteration in a real trace run five times ranks first") {
+        if (!test::have_real()) return;
+        const auto s = repeated_with_leak(real("silmont2000-a2_forward_fp32.pickle"), 5);
+        const auto t = trace(s);
+        CHECK(t.iteration_source == "annotations: ProfilerStep");
+        CHECK(t.iterations == 5);
+        REQUIRE_FALSE(t.sites.empty());
+        const auto& top = t.sites.front();
+        CHECK(top.site.label() == "/home/user/project/train.py:88 train_step");
+        CHECK(top.verdict == "leak");
+        CHECK(top.live_allocations == 5);
+        CHECK(top.per_iteration == std::vector<std::int64_t>(5, 1));
+        CHECK(top.leak_allocations_per_iteration == 1);
+        CHECK(top.leak_bytes_per_iteration == 2 * MiB);
+        for (std::size_t i = 1; i < t.sites.size(); ++i) CHECK(t.sites[i].verdict != "leak");
         CHECK(t.disagreements.empty());
-        for (const auto& s : t.sites) CHECK(s.verdict != "leak");
-        // The peak is at least what is allocated at the end; the timeline ends at the snapshot.
-        CHECK(t.peak.bytes >= t.timeline.back().allocated);
-        if (!t.truncated) CHECK(t.timeline.front().allocated >= 0);
+        // Goldens of every format.
+        for (const auto format :
+             {report::Format::text, report::Format::json, report::Format::markdown, report::Format::csv}) {
+            CAPTURE(report::to_string(format));
+            test::check_golden(fmt::format("trace/leak_per_iteration.{}", format == report::Format::text       ? "txt"
+                                                                          : format == report::Format::json     ? "json"
+                                                                          : format == report::Format::markdown ? "md"
+                                                                                                               : "csv"),
+                               report::render(t, format, {}));
+        }
     }
-    // One training step: the trace starts after blocks it frees were allocated.
-    CHECK(trace(real("nothanmin-a2_train_step.pickle")).truncated);
-    CHECK_FALSE(trace(real("silmont2000-a2_forward_fp32.pickle")).truncated);
-    // The layers of one forward pass repeat but keep their activations: not iterations.
-    const auto forward = trace(real("kkaitlyn111-a2_ctx128_forward.pickle"));
-    CHECK(forward.iterations == 0);
-    CHECK(forward.notes.front().find("memory does not come back down between repeats") != std::string::npos);
-    // A capture without trace events is an input error that says how to record them.
-    CHECK_THROWS_AS(trace(real("kkaitlyn111-a2_segments_no_frames.pickle")), Error);
-}
 
-TEST_CASE("trace: a leak of one allocation per iteration in a real trace run five times ranks first") {
-    if (!test::have_real()) return;
-    const auto s = repeated_with_leak(real("silmont2000-a2_forward_fp32.pickle"), 5);
-    const auto t = trace(s);
-    CHECK(t.iteration_source == "annotations: ProfilerStep");
-    CHECK(t.iterations == 5);
-    REQUIRE_FALSE(t.sites.empty());
-    const auto& top = t.sites.front();
-    CHECK(top.site.label() == "/home/user/project/train.py:88 train_step");
-    CHECK(top.verdict == "leak");
-    CHECK(top.live_allocations == 5);
-    CHECK(top.per_iteration == std::vector<std::int64_t>(5, 1));
-    CHECK(top.leak_allocations_per_iteration == 1);
-    CHECK(top.leak_bytes_per_iteration == 2 * MiB);
-    for (std::size_t i = 1; i < t.sites.size(); ++i) CHECK(t.sites[i].verdict != "leak");
-    CHECK(t.disagreements.empty());
-    // Goldens of every format.
-    for (const auto format : {report::Format::text, report::Format::json, report::Format::markdown, report::Format::csv}) {
-        CAPTURE(report::to_string(format));
-        test::check_golden(fmt::format("trace/leak_per_iteration.{}", format == report::Format::text       ? "txt"
-                                                                     : format == report::Format::json     ? "json"
-                                                                     : format == report::Format::markdown ? "md"
-                                                                                                          : "csv"),
-                           report::render(t, format, {}));
+    TEST_CASE("trace: a ring buffer that lost its oldest entries is said to be truncated") {
+        if (!test::have_real()) return;
+        auto s = real("silmont2000-a2_forward_fp32.pickle");
+        s.events = {s.events.begin() + static_cast<std::ptrdiff_t>(s.events.size() * 2 / 5), s.events.end()};
+        const auto t = trace(s);
+        CHECK(t.truncated);
+        REQUIRE_FALSE(t.truncation_evidence.empty());
+        CHECK(t.truncation_evidence.front().find("never saw allocated") != std::string::npos);
     }
-}
-
-TEST_CASE("trace: a ring buffer that lost its oldest entries is said to be truncated") {
-    if (!test::have_real()) return;
-    auto s = real("silmont2000-a2_forward_fp32.pickle");
-    s.events = {s.events.begin() + static_cast<std::ptrdiff_t>(s.events.size() * 2 / 5), s.events.end()};
-    const auto t = trace(s);
-    CHECK(t.truncated);
-    REQUIRE_FALSE(t.truncation_evidence.empty());
-    CHECK(t.truncation_evidence.front().find("never saw allocated") != std::string::npos);
-}
 
 }  // TEST_SUITE
 
 TEST_SUITE("unit") {
-
-TEST_CASE("trace: out-of-memory events explained for each class, with the numbers of their moment") {
-    SUBCASE("device_full: everything reserved is live") {
-        const auto t = trace(oom_model(GiB, {{0, GiB}}, 512 * MiB, 10 * MiB));
-        REQUIRE(t.ooms.size() == 1);
-        const auto& o = t.ooms[0];
-        CHECK(o.classification == "device_full");
-        CHECK(o.requested_bytes == 512 * MiB);
-        CHECK(o.device_free_bytes == 10 * MiB);
-        CHECK(o.allocated_bytes == GiB);
-        CHECK(o.reserved_bytes == GiB);
-        CHECK(o.largest_free_block_bytes == 0);
-        REQUIRE(o.frame.has_value());
-        CHECK(o.frame->name == "forward");
-        CHECK(o.usage.sites.front().bytes == GiB);
+    TEST_CASE("trace: out-of-memory events explained for each class, with the numbers of their moment") {
+        SUBCASE("device_full: everything reserved is live") {
+            const auto t = trace(oom_model(GiB, {{0, GiB}}, 512 * MiB, 10 * MiB));
+            REQUIRE(t.ooms.size() == 1);
+            const auto& o = t.ooms[0];
+            CHECK(o.classification == "device_full");
+            CHECK(o.requested_bytes == 512 * MiB);
+            CHECK(o.device_free_bytes == 10 * MiB);
+            CHECK(o.allocated_bytes == GiB);
+            CHECK(o.reserved_bytes == GiB);
+            CHECK(o.largest_free_block_bytes == 0);
+            REQUIRE(o.frame.has_value());
+            CHECK(o.frame->name == "forward");
+            CHECK(o.usage.sites.front().bytes == GiB);
+        }
+        SUBCASE("fragmentation: 500 MiB free in 100 MiB pieces, 200 MiB asked") {
+            std::vector<std::pair<std::int64_t, std::int64_t>> live;
+            for (int k = 0; k < 5; ++k) live.emplace_back(k * 200 * MiB, 100 * MiB);  // free gaps of 100 MiB
+            const auto t = trace(oom_model(GiB, live, 200 * MiB, 10 * MiB));
+            REQUIRE(t.ooms.size() == 1);
+            const auto& o = t.ooms[0];
+            CHECK(o.classification == "fragmentation");
+            CHECK(o.allocated_bytes == 500 * MiB);
+            CHECK(o.largest_free_block_bytes == 124 * MiB);  // the last gap runs to the segment's end
+            CHECK(o.advice.front().find("expandable_segments") != std::string::npos);
+        }
+        SUBCASE("other_process: 1 GiB reserved, 10 MiB free, of a 24 GiB device") {
+            const auto t = trace(oom_model(GiB, {{0, GiB}}, 512 * MiB, 10 * MiB), 24 * GiB);
+            REQUIRE(t.ooms.size() == 1);
+            CHECK(t.ooms[0].classification == "other_process");
+            CHECK(t.ooms[0].device_memory_bytes == 24 * GiB);
+        }
+        SUBCASE("single_huge_request: 100 GiB asked of an 80 GiB device") {
+            const auto t = trace(oom_model(GiB, {{0, 100 * MiB}}, 100 * GiB, 70 * GiB), 80 * GiB);
+            REQUIRE(t.ooms.size() == 1);
+            CHECK(t.ooms[0].classification == "single_huge_request");
+            // Without the capacity, a request beyond cache and free memory together says so too.
+            CHECK(trace(oom_model(GiB, {{0, 100 * MiB}}, 100 * GiB, 70 * GiB)).ooms[0].classification ==
+                  "single_huge_request");
+        }
+        SUBCASE("the moment, not the end: memory freed after the OOM still counts at the OOM") {
+            auto s = oom_model(GiB, {{0, 512 * MiB}, {512 * MiB, 512 * MiB}}, 256 * MiB, 0);
+            // After the OOM the program frees the second block: the snapshot shows it free.
+            s.events.push_back(event(snapshot::TraceAction::free_completed, std::int64_t{0x7f0000000000} + 512 * MiB,
+                                     512 * MiB, 5000, s.events.back().stack));
+            s.blocks[1].state = snapshot::BlockState::inactive;
+            s.blocks[1].state_name = s.strings.intern("inactive");
+            const auto t = trace(s);
+            REQUIRE(t.ooms.size() == 1);
+            CHECK(t.ooms[0].allocated_bytes == GiB);
+            CHECK(t.ooms[0].classification == "device_full");
+            CHECK(t.timeline.back().allocated == 512 * MiB);
+            test::check_golden("trace/oom_device_full.txt", report::render(t, report::Format::text, {}));
+            test::check_golden("trace/oom_device_full.json", report::render(t, report::Format::json, {}));
+        }
     }
-    SUBCASE("fragmentation: 500 MiB free in 100 MiB pieces, 200 MiB asked") {
-        std::vector<std::pair<std::int64_t, std::int64_t>> live;
-        for (int k = 0; k < 5; ++k) live.emplace_back(k * 200 * MiB, 100 * MiB);  // free gaps of 100 MiB
-        const auto t = trace(oom_model(GiB, live, 200 * MiB, 10 * MiB));
-        REQUIRE(t.ooms.size() == 1);
-        const auto& o = t.ooms[0];
-        CHECK(o.classification == "fragmentation");
-        CHECK(o.allocated_bytes == 500 * MiB);
-        CHECK(o.largest_free_block_bytes == 124 * MiB);  // the last gap runs to the segment's end
-        CHECK(o.advice.front().find("expandable_segments") != std::string::npos);
-    }
-    SUBCASE("other_process: 1 GiB reserved, 10 MiB free, of a 24 GiB device") {
-        const auto t = trace(oom_model(GiB, {{0, GiB}}, 512 * MiB, 10 * MiB), 24 * GiB);
-        REQUIRE(t.ooms.size() == 1);
-        CHECK(t.ooms[0].classification == "other_process");
-        CHECK(t.ooms[0].device_memory_bytes == 24 * GiB);
-    }
-    SUBCASE("single_huge_request: 100 GiB asked of an 80 GiB device") {
-        const auto t = trace(oom_model(GiB, {{0, 100 * MiB}}, 100 * GiB, 70 * GiB), 80 * GiB);
-        REQUIRE(t.ooms.size() == 1);
-        CHECK(t.ooms[0].classification == "single_huge_request");
-        // Without the capacity, a request beyond cache and free memory together says so too.
-        CHECK(trace(oom_model(GiB, {{0, 100 * MiB}}, 100 * GiB, 70 * GiB)).ooms[0].classification ==
-              "single_huge_request");
-    }
-    SUBCASE("the moment, not the end: memory freed after the OOM still counts at the OOM") {
-        auto s = oom_model(GiB, {{0, 512 * MiB}, {512 * MiB, 512 * MiB}}, 256 * MiB, 0);
-        // After the OOM the program frees the second block: the snapshot shows it free.
-        s.events.push_back(event(snapshot::TraceAction::free_completed, std::int64_t{0x7f0000000000} + 512 * MiB,
-                                 512 * MiB, 5000, s.events.back().stack));
-        s.blocks[1].state = snapshot::BlockState::inactive;
-        s.blocks[1].state_name = s.strings.intern("inactive");
-        const auto t = trace(s);
-        REQUIRE(t.ooms.size() == 1);
-        CHECK(t.ooms[0].allocated_bytes == GiB);
-        CHECK(t.ooms[0].classification == "device_full");
-        CHECK(t.timeline.back().allocated == 512 * MiB);
-        test::check_golden("trace/oom_device_full.txt", report::render(t, report::Format::text, {}));
-        test::check_golden("trace/oom_device_full.json", report::render(t, report::Format::json, {}));
-    }
-}
 
 }  // TEST_SUITE
 

@@ -2,9 +2,9 @@
 // real captures and bundled fixtures with known changes injected, a summary log with a table
 // every 100 steps, and the command line.
 
-#include "support.hpp"
-#include "variants.hpp"
+#include <fmt/format.h>
 
+#include <fstream>
 #include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/snapshot_info.hpp>
 #include <memsnap/analysis/stack_index.hpp>
@@ -15,11 +15,10 @@
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>
 #include <memsnap/util/steps.hpp>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
+#include "support.hpp"
+#include "variants.hpp"
 
 using namespace memsnap;
 
@@ -113,285 +112,287 @@ void check_three_changes(const analysis::TrendResult& t, const Injected& names) 
 }  // namespace
 
 TEST_SUITE("real") {
+    TEST_CASE("trend: a leak after warm-up, one-time growth and a sawtooth in a series of real training steps") {
+        if (!test::have_real()) return;
+        for (const char* name : {"nothanmin-a2_train_step.pickle", "kkaitlyn111-a2_small_forward_compiled.pickle",
+                                 "yiyi-llm-inference_opt1.3b_torch2.0.pickle"}) {
+            CAPTURE(name);
+            const auto base = snapshot::load_snapshot((test::real_dir() / "snapshots" / name).string());
+            Injected names;
+            analysis::AnalysisOptions options;
+            options.top = 0;
+            const auto t = analysis::trend_snapshots(series_of(base, names), options, {{}, 2});
+            check_three_changes(t, names);
+        }
+    }
 
-TEST_CASE("trend: a leak after warm-up, one-time growth and a sawtooth in a series of real training steps") {
-    if (!test::have_real()) return;
-    for (const char* name : {"nothanmin-a2_train_step.pickle", "kkaitlyn111-a2_small_forward_compiled.pickle",
-                             "yiyi-llm-inference_opt1.3b_torch2.0.pickle"}) {
-        CAPTURE(name);
-        const auto base = snapshot::load_snapshot((test::real_dir() / "snapshots" / name).string());
+    TEST_CASE("ranks: one rank of four real captures holds an injected allocation") {
+        if (!test::have_real()) return;
+        const auto base =
+            snapshot::load_snapshot((test::real_dir() / "snapshots" / "nothanmin-a2_train_step.pickle").string());
+        std::string dir;
+        const auto under = user_stack(base, dir);
+        REQUIRE(under.has_value());
+        std::vector<analysis::RankCapture> ranks;
+        for (int r = 0; r < 4; ++r) {
+            // Each rank on its own node: another Python install (site-packages moves), other addresses.
+            auto snap = test::make_variant(base, {test::rerun_paths(""), std::int64_t{r} << 36, 0, std::nullopt});
+            if (r == 2) {
+                const auto extra = test::stack_with_frame(snap, *under, dir + "cache.py", 44, "keep_batch");
+                test::inject_blocks(snap, extra, 8 * MiB, 12, 0x7f0000000000);
+            }
+            analysis::AnalysisOptions every;
+            every.top = 0;
+            ranks.push_back(
+                {std::nullopt, fmt::format("snapshot_rank{}.pickle", r), analysis::describe_snapshot(snap, every)});
+            ranks.back().rank = 3 - r;  // given out of order
+        }
+        analysis::AnalysisOptions options;
+        const auto result = analysis::compare_ranks(std::move(ranks), options);
+        REQUIRE(result.outliers.size() == 1);
+        const auto& o = result.outliers.front();
+        CHECK(o.rank == 1);  // the file of rank 2 was given rank 3 - 2
+        CHECK(o.delta_bytes == 96 * MiB);
+        REQUIRE_FALSE(o.sites.empty());
+        CHECK(o.sites.front().site.name == "keep_batch");
+        CHECK(o.sites.front().delta_bytes == 96 * MiB);
+        CHECK(o.sites.size() == 1);  // the renamed checkouts are the same sites
+        CHECK(result.ranks.size() == 4);
+        CHECK(result.ranks.front().rank == 0);
+    }
+
+}  // TEST_SUITE("real")
+
+TEST_SUITE("unit") {
+    TEST_CASE("trend: the bundled leak fixture as a series, golden in every format") {
+        auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
         Injected names;
         analysis::AnalysisOptions options;
         options.top = 0;
         const auto t = analysis::trend_snapshots(series_of(base, names), options, {{}, 2});
         check_three_changes(t, names);
+        test::check_golden("trend/series.txt", report::render(t, report::Format::text, {}));
+        test::check_golden("trend/series.json", report::render(t, report::Format::json, {}));
+        test::check_golden("trend/series.md", report::render(t, report::Format::markdown, {}));
+        test::check_golden("trend/series.csv", report::render(t, report::Format::csv, {}));
+        const auto j = nlohmann::json::parse(report::render(t, report::Format::json, {}));
+        CHECK(j.at("kind") == "trend");
+        for (const char* key : {"schema_version", "kind", "steps", "totals", "sites"}) CHECK(j.contains(key));
+        for (const char* key : {"rank", "frame", "category", "slope_bytes_per_step", "r2", "monotonic_share",
+                                "first_step", "verdict", "bytes_by_step", "blocks_by_step", "diagnosis"})
+            CHECK(j.at("sites").at(0).contains(key));
     }
-}
 
-TEST_CASE("ranks: one rank of four real captures holds an injected allocation") {
-    if (!test::have_real()) return;
-    const auto base = snapshot::load_snapshot((test::real_dir() / "snapshots" / "nothanmin-a2_train_step.pickle").string());
-    std::string dir;
-    const auto under = user_stack(base, dir);
-    REQUIRE(under.has_value());
-    std::vector<analysis::RankCapture> ranks;
-    for (int r = 0; r < 4; ++r) {
-        // Each rank on its own node: another Python install (site-packages moves), other addresses.
-        auto snap = test::make_variant(base, {test::rerun_paths(""), std::int64_t{r} << 36, 0, std::nullopt});
-        if (r == 2) {
-            const auto extra = test::stack_with_frame(snap, *under, dir + "cache.py", 44, "keep_batch");
-            test::inject_blocks(snap, extra, 8 * MiB, 12, 0x7f0000000000);
+    TEST_CASE("trend: without warm-up the jump is not called a leak; fewer than three captures are refused") {
+        auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
+        Injected names;
+        analysis::AnalysisOptions options;
+        const auto all = series_of(base, names);
+        const auto t = analysis::trend_snapshots(all, options, {});
+        // From the first capture the leak site is flat, then grows steadily: still a leak.
+        CHECK(site_in(t, names.leak)->fit.verdict == "leak");
+        CHECK(site_in(t, names.once)->fit.verdict == "one_time");
+        std::vector<analysis::SeriesCapture> two(all.begin(), all.begin() + 2);
+        CHECK_THROWS_AS(analysis::trend_snapshots(two, options, {}), Error);
+        CHECK_THROWS_AS(analysis::trend_snapshots(all, options, {{100, 200}, 0}), Error);  // wrong number of steps
+    }
+
+    TEST_CASE("trend: series fits by hand") {
+        const std::vector<std::int64_t> x = {0, 1, 2, 3, 4};
+        const auto fit = [&](std::vector<std::int64_t> y, std::vector<std::int64_t> blocks = {}) {
+            return analysis::fit_series(x, y, blocks.empty() ? nullptr : &blocks, 0, 0);
+        };
+        CHECK(fit({5, 5, 5, 5, 5}).verdict == "stable");
+        const auto steady = fit({0, 10, 20, 30, 40});
+        CHECK(steady.verdict == "leak");
+        CHECK(steady.slope_bytes_per_step == doctest::Approx(10));
+        CHECK(steady.r2 == doctest::Approx(1));
+        CHECK(steady.first_step == 1);
+        CHECK(fit({0, 0, 100, 100, 100}).verdict == "one_time");
+        CHECK(fit({0, 100, 0, 100, 0}).verdict == "sawtooth");
+        CHECK(fit({100, 80, 60, 40, 20}).verdict == "shrinking");
+        CHECK(fit({10, 20, 30, 40, 50}, {4, 4, 4, 4, 4}).verdict == "shape_growth");
+        const auto mixed = fit({0, 10, 5, 30, 40});  // a small dip in steady growth
+        CHECK(mixed.monotonic_share == doctest::Approx(0.75));
+        CHECK(mixed.verdict == "leak");
+    }
+
+    TEST_CASE("trend: a summary log with a table every 100 steps") {
+        const auto path = test::fixtures_dir() / "summaries" / "series_trend_7_steps.txt";
+        const auto truth = nlohmann::json::parse(test::read_text(path.string() + ".truth.json"));
+        const auto capture = stats::read_stats_text(test::read_text(path), "series_trend_7_steps.txt");
+        analysis::AnalysisOptions options;
+        const auto t = analysis::trend_stats({capture}, options, {{}, 1});
+        CHECK(t.steps_source == "log lines");
+        CHECK(t.steps == truth.at("steps").get<std::vector<std::int64_t>>());
+        CHECK(t.verdict == "leak");
+        const auto& allocated = t.totals.front();
+        CHECK(allocated.name == "allocated_bytes");
+        CHECK(allocated.fit.verdict == "leak");
+        // 64 MiB every 100 steps; a summary's unit offsets every value alike, so the slope is exact.
+        CHECK(allocated.fit.slope_bytes_per_step == doctest::Approx(64.0 * MiB / 100).epsilon(1e-12));
+        // Non-releasable memory comes and goes: a sawtooth, not a leak.
+        const auto& split = t.totals.back();
+        CHECK(split.name == "inactive_split_bytes");
+        CHECK(split.fit.verdict == "sawtooth");
+        // Without --warmup the one jump of the optimizer state dominates: not called a leak.
+        const auto raw = analysis::trend_stats({capture}, options, {});
+        CHECK(raw.verdict != "leak");
+        test::check_golden("trend/summary_log.txt", report::render(t, report::Format::text, {}));
+        test::check_golden("trend/summary_log.json", report::render(t, report::Format::json, {}));
+    }
+
+    TEST_CASE("ranks: four ranks of the bundled fixture, one with an extra allocation, golden in every format") {
+        const auto base =
+            snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
+        std::string dir;
+        const auto under = user_stack(base, dir);
+        REQUIRE(under.has_value());
+        std::vector<analysis::RankCapture> ranks;
+        for (int r = 0; r < 4; ++r) {
+            auto snap = base;
+            if (r == 3)
+                test::inject_blocks(snap, test::stack_with_frame(snap, *under, dir + "cache.py", 44, "keep_batch"),
+                                    4 * MiB, 5, 0x7f0000000000);
+            analysis::AnalysisOptions every;
+            every.top = 0;
+            ranks.push_back({r, fmt::format("job-r{}.pickle", r), analysis::describe_snapshot(snap, every)});
         }
-        analysis::AnalysisOptions every;
-        every.top = 0;
-        ranks.push_back({std::nullopt, fmt::format("snapshot_rank{}.pickle", r), analysis::describe_snapshot(snap, every)});
-        ranks.back().rank = 3 - r;  // given out of order
+        analysis::AnalysisOptions options;
+        options.top = 3;
+        const auto result = analysis::compare_ranks(std::move(ranks), options);
+        REQUIRE(result.outliers.size() == 1);
+        CHECK(result.outliers.front().rank == 3);
+        CHECK(result.outliers.front().delta_bytes == 20 * MiB);
+        CHECK(result.outliers.front().sites.front().site.name == "keep_batch");
+        test::check_golden("ranks/four.txt", report::render(result, report::Format::text, {}));
+        test::check_golden("ranks/four.json", report::render(result, report::Format::json, {}));
+        test::check_golden("ranks/four.md", report::render(result, report::Format::markdown, {}));
+        test::check_golden("ranks/four.csv", report::render(result, report::Format::csv, {}));
+        const auto j = nlohmann::json::parse(report::render(result, report::Format::json, {}));
+        CHECK(j.at("kind") == "ranks");
+        for (const char* key : {"ranks", "median", "outliers"}) CHECK(j.contains(key));
+        for (const char* key : {"rank", "file", "totals", "categories", "top_sites"})
+            CHECK(j.at("ranks").at(0).contains(key));
+        for (const char* key : {"rank", "delta_bytes", "sites"}) CHECK(j.at("outliers").at(0).contains(key));
+        CHECK(j.at("outliers").at(0).at("sites").at(0).contains("frame"));
+        CHECK(j.at("outliers").at(0).at("sites").at(0).at("delta_bytes") == 20 * MiB);
+        // Pictures of the ranks: "rank N;site" stacks.
+        const auto folded = report::render(analysis::ranks_stacks(result), report::Format::folded, {});
+        test::check_golden("ranks/four.folded", folded);
+        CHECK(folded.find("rank 3 (job-r3.pickle);") != std::string::npos);
     }
-    analysis::AnalysisOptions options;
-    const auto result = analysis::compare_ranks(std::move(ranks), options);
-    REQUIRE(result.outliers.size() == 1);
-    const auto& o = result.outliers.front();
-    CHECK(o.rank == 1);  // the file of rank 2 was given rank 3 - 2
-    CHECK(o.delta_bytes == 96 * MiB);
-    REQUIRE_FALSE(o.sites.empty());
-    CHECK(o.sites.front().site.name == "keep_batch");
-    CHECK(o.sites.front().delta_bytes == 96 * MiB);
-    CHECK(o.sites.size() == 1);  // the renamed checkouts are the same sites
-    CHECK(result.ranks.size() == 4);
-    CHECK(result.ranks.front().rank == 0);
-}
 
-}  // TEST_SUITE("real")
-
-TEST_SUITE("unit") {
-
-TEST_CASE("trend: the bundled leak fixture as a series, golden in every format") {
-    auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
-    Injected names;
-    analysis::AnalysisOptions options;
-    options.top = 0;
-    const auto t = analysis::trend_snapshots(series_of(base, names), options, {{}, 2});
-    check_three_changes(t, names);
-    test::check_golden("trend/series.txt", report::render(t, report::Format::text, {}));
-    test::check_golden("trend/series.json", report::render(t, report::Format::json, {}));
-    test::check_golden("trend/series.md", report::render(t, report::Format::markdown, {}));
-    test::check_golden("trend/series.csv", report::render(t, report::Format::csv, {}));
-    const auto j = nlohmann::json::parse(report::render(t, report::Format::json, {}));
-    CHECK(j.at("kind") == "trend");
-    for (const char* key : {"schema_version", "kind", "steps", "totals", "sites"}) CHECK(j.contains(key));
-    for (const char* key : {"rank", "frame", "category", "slope_bytes_per_step", "r2", "monotonic_share", "first_step",
-                            "verdict", "bytes_by_step", "blocks_by_step", "diagnosis"})
-        CHECK(j.at("sites").at(0).contains(key));
-}
-
-TEST_CASE("trend: without warm-up the jump is not called a leak; fewer than three captures are refused") {
-    auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
-    Injected names;
-    analysis::AnalysisOptions options;
-    const auto all = series_of(base, names);
-    const auto t = analysis::trend_snapshots(all, options, {});
-    // From the first capture the leak site is flat, then grows steadily: still a leak.
-    CHECK(site_in(t, names.leak)->fit.verdict == "leak");
-    CHECK(site_in(t, names.once)->fit.verdict == "one_time");
-    std::vector<analysis::SeriesCapture> two(all.begin(), all.begin() + 2);
-    CHECK_THROWS_AS(analysis::trend_snapshots(two, options, {}), Error);
-    CHECK_THROWS_AS(analysis::trend_snapshots(all, options, {{100, 200}, 0}), Error);  // wrong number of steps
-}
-
-TEST_CASE("trend: series fits by hand") {
-    const std::vector<std::int64_t> x = {0, 1, 2, 3, 4};
-    const auto fit = [&](std::vector<std::int64_t> y, std::vector<std::int64_t> blocks = {}) {
-        return analysis::fit_series(x, y, blocks.empty() ? nullptr : &blocks, 0, 0);
-    };
-    CHECK(fit({5, 5, 5, 5, 5}).verdict == "stable");
-    const auto steady = fit({0, 10, 20, 30, 40});
-    CHECK(steady.verdict == "leak");
-    CHECK(steady.slope_bytes_per_step == doctest::Approx(10));
-    CHECK(steady.r2 == doctest::Approx(1));
-    CHECK(steady.first_step == 1);
-    CHECK(fit({0, 0, 100, 100, 100}).verdict == "one_time");
-    CHECK(fit({0, 100, 0, 100, 0}).verdict == "sawtooth");
-    CHECK(fit({100, 80, 60, 40, 20}).verdict == "shrinking");
-    CHECK(fit({10, 20, 30, 40, 50}, {4, 4, 4, 4, 4}).verdict == "shape_growth");
-    const auto mixed = fit({0, 10, 5, 30, 40});  // a small dip in steady growth
-    CHECK(mixed.monotonic_share == doctest::Approx(0.75));
-    CHECK(mixed.verdict == "leak");
-}
-
-TEST_CASE("trend: a summary log with a table every 100 steps") {
-    const auto path = test::fixtures_dir() / "summaries" / "series_trend_7_steps.txt";
-    const auto truth = nlohmann::json::parse(test::read_text(path.string() + ".truth.json"));
-    const auto capture = stats::read_stats_text(test::read_text(path), "series_trend_7_steps.txt");
-    analysis::AnalysisOptions options;
-    const auto t = analysis::trend_stats({capture}, options, {{}, 1});
-    CHECK(t.steps_source == "log lines");
-    CHECK(t.steps == truth.at("steps").get<std::vector<std::int64_t>>());
-    CHECK(t.verdict == "leak");
-    const auto& allocated = t.totals.front();
-    CHECK(allocated.name == "allocated_bytes");
-    CHECK(allocated.fit.verdict == "leak");
-    // 64 MiB every 100 steps; a summary's unit offsets every value alike, so the slope is exact.
-    CHECK(allocated.fit.slope_bytes_per_step == doctest::Approx(64.0 * MiB / 100).epsilon(1e-12));
-    // Non-releasable memory comes and goes: a sawtooth, not a leak.
-    const auto& split = t.totals.back();
-    CHECK(split.name == "inactive_split_bytes");
-    CHECK(split.fit.verdict == "sawtooth");
-    // Without --warmup the one jump of the optimizer state dominates: not called a leak.
-    const auto raw = analysis::trend_stats({capture}, options, {});
-    CHECK(raw.verdict != "leak");
-    test::check_golden("trend/summary_log.txt", report::render(t, report::Format::text, {}));
-    test::check_golden("trend/summary_log.json", report::render(t, report::Format::json, {}));
-}
-
-TEST_CASE("ranks: four ranks of the bundled fixture, one with an extra allocation, golden in every format") {
-    const auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
-    std::string dir;
-    const auto under = user_stack(base, dir);
-    REQUIRE(under.has_value());
-    std::vector<analysis::RankCapture> ranks;
-    for (int r = 0; r < 4; ++r) {
-        auto snap = base;
-        if (r == 3) test::inject_blocks(snap, test::stack_with_frame(snap, *under, dir + "cache.py", 44, "keep_batch"),
-                                        4 * MiB, 5, 0x7f0000000000);
-        analysis::AnalysisOptions every;
-        every.top = 0;
-        ranks.push_back({r, fmt::format("job-r{}.pickle", r), analysis::describe_snapshot(snap, every)});
+    TEST_CASE("ranks and steps from file names") {
+        CHECK(util::rank_from_file_name("snapshot_rank3.pickle") == 3);
+        CHECK(util::rank_from_file_name("rank_12_step100.pickle") == 12);
+        CHECK(util::rank_from_file_name("job-r7.pickle") == 7);
+        CHECK(util::rank_from_file_name("/data/rank-5/mem.pickle") == std::nullopt);  // directories do not count
+        CHECK(util::rank_from_file_name("frank2.pickle") == std::nullopt);
+        CHECK(util::rank_from_file_name("ctx128.pickle") == std::nullopt);
+        CHECK(util::step_from_text("2024-05-01 INFO | step 100") == 100);
+        CHECK(util::step_from_text("epoch 3 global_step=4500 loss 2.1") == 4500);
+        CHECK(util::step_from_text("Iteration #20 done") == 20);
+        CHECK(util::step_from_text("epoch 3 loss 2.1") == std::nullopt);
+        CHECK(util::step_from_text("ctx128 forward") == std::nullopt);
     }
-    analysis::AnalysisOptions options;
-    options.top = 3;
-    const auto result = analysis::compare_ranks(std::move(ranks), options);
-    REQUIRE(result.outliers.size() == 1);
-    CHECK(result.outliers.front().rank == 3);
-    CHECK(result.outliers.front().delta_bytes == 20 * MiB);
-    CHECK(result.outliers.front().sites.front().site.name == "keep_batch");
-    test::check_golden("ranks/four.txt", report::render(result, report::Format::text, {}));
-    test::check_golden("ranks/four.json", report::render(result, report::Format::json, {}));
-    test::check_golden("ranks/four.md", report::render(result, report::Format::markdown, {}));
-    test::check_golden("ranks/four.csv", report::render(result, report::Format::csv, {}));
-    const auto j = nlohmann::json::parse(report::render(result, report::Format::json, {}));
-    CHECK(j.at("kind") == "ranks");
-    for (const char* key : {"ranks", "median", "outliers"}) CHECK(j.contains(key));
-    for (const char* key : {"rank", "file", "totals", "categories", "top_sites"}) CHECK(j.at("ranks").at(0).contains(key));
-    for (const char* key : {"rank", "delta_bytes", "sites"}) CHECK(j.at("outliers").at(0).contains(key));
-    CHECK(j.at("outliers").at(0).at("sites").at(0).contains("frame"));
-    CHECK(j.at("outliers").at(0).at("sites").at(0).at("delta_bytes") == 20 * MiB);
-    // Pictures of the ranks: "rank N;site" stacks.
-    const auto folded = report::render(analysis::ranks_stacks(result), report::Format::folded, {});
-    test::check_golden("ranks/four.folded", folded);
-    CHECK(folded.find("rank 3 (job-r3.pickle);") != std::string::npos);
-}
-
-TEST_CASE("ranks and steps from file names") {
-    CHECK(util::rank_from_file_name("snapshot_rank3.pickle") == 3);
-    CHECK(util::rank_from_file_name("rank_12_step100.pickle") == 12);
-    CHECK(util::rank_from_file_name("job-r7.pickle") == 7);
-    CHECK(util::rank_from_file_name("/data/rank-5/mem.pickle") == std::nullopt);  // directories do not count
-    CHECK(util::rank_from_file_name("frank2.pickle") == std::nullopt);
-    CHECK(util::rank_from_file_name("ctx128.pickle") == std::nullopt);
-    CHECK(util::step_from_text("2024-05-01 INFO | step 100") == 100);
-    CHECK(util::step_from_text("epoch 3 global_step=4500 loss 2.1") == 4500);
-    CHECK(util::step_from_text("Iteration #20 done") == 20);
-    CHECK(util::step_from_text("epoch 3 loss 2.1") == std::nullopt);
-    CHECK(util::step_from_text("ctx128 forward") == std::nullopt);
-}
 
 }  // TEST_SUITE("unit")
 
 TEST_SUITE("cli") {
-
-TEST_CASE("trend and ranks from the command line: directories, formats, the gate and exit codes") {
-    const auto dir = std::filesystem::temp_directory_path() / fmt::format("memsnap_trend_{}", ::getpid());
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir / "series");
-    const auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
-    Injected names;
-    const auto snaps = snapshots_of(base, names);
-    std::vector<std::string> files;
-    for (std::size_t i = 0; i < snaps.size(); ++i) {
-        files.push_back((dir / "series" / fmt::format("run_step{}.json", kSteps[i])).string());
-        std::ofstream(files.back()) << test::to_json(snaps[i]);
+    TEST_CASE("trend and ranks from the command line: directories, formats, the gate and exit codes") {
+        const auto dir = std::filesystem::temp_directory_path() / fmt::format("memsnap_trend_{}", ::getpid());
+        std::filesystem::remove_all(dir);
+        std::filesystem::create_directories(dir / "series");
+        const auto base =
+            snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
+        Injected names;
+        const auto snaps = snapshots_of(base, names);
+        std::vector<std::string> files;
+        for (std::size_t i = 0; i < snaps.size(); ++i) {
+            files.push_back((dir / "series" / fmt::format("run_step{}.json", kSteps[i])).string());
+            std::ofstream(files.back()) << test::to_json(snaps[i]);
+        }
+        const auto json = test::run_memsnap("trend --warmup 2 --format json " + test::quote(dir / "series"));
+        REQUIRE(json.exit_code == 0);
+        const auto j = nlohmann::json::parse(json.out);
+        CHECK(j.at("kind") == "trend");
+        CHECK(j.at("steps") == nlohmann::json(kSteps));
+        CHECK(j.at("verdict") == "leak");
+        CHECK(j.at("sites").at(0).at("frame").at("name") == "remember");
+        CHECK(j.at("sites").at(0).at("slope_bytes_per_step") == 104857.6);
+        // diff of more than two captures is the same trend.
+        std::string all;
+        for (const auto& f : files) all += " " + test::quote(f);
+        const auto diff = test::run_memsnap("diff --format json" + all);
+        REQUIRE(diff.exit_code == 0);
+        CHECK(nlohmann::json::parse(diff.out).at("kind") == "trend");
+        for (const char* format : {"text", "markdown", "csv"})
+            CHECK(test::run_memsnap(std::string("trend --warmup 2 --format ") + format + all).exit_code == 0);
+        // The gate: the leak grows 100 KiB per step.
+        const auto gate = test::run_memsnap("trend --warmup 2 --fail-on-growth 64KiB" + all);
+        CHECK(gate.exit_code == 3);
+        CHECK(gate.err.find("leaky.py:12 remember") != std::string::npos);
+        CHECK(test::run_memsnap("trend --warmup 2 --fail-on-growth 1MiB" + all).exit_code == 0);
+        // Usage errors (exit 1).
+        CHECK(test::run_memsnap("trend --steps 1,2" + all).exit_code == 1);
+        CHECK(test::run_memsnap("trend --steps 1,2,3,4,5,7,6" + all).exit_code == 1);
+        CHECK(test::run_memsnap("trend " + test::quote(files[0]) + " " + test::quote(files[1])).exit_code == 1);
+        CHECK(test::run_memsnap("trend --warmup 5" + all).exit_code == 1);
+        const auto summary = test::quote(test::fixtures_dir() / "summaries" / "series_trend_7_steps.txt");
+        CHECK(test::run_memsnap("trend " + summary + all).exit_code == 1);
+        CHECK(test::run_memsnap("ranks " + summary + " " + summary).exit_code == 1);
+        CHECK(test::run_memsnap("info --format json" + all).exit_code == 1);
+        // A summary log alone is a series of its own.
+        const auto log = test::run_memsnap("trend --warmup 1 --format json " + summary);
+        REQUIRE(log.exit_code == 0);
+        CHECK(nlohmann::json::parse(log.out).at("verdict") == "leak");
+        // ranks: without ranks in the names, the order given; text lists every rank.
+        const auto ranks = test::run_memsnap("ranks --format json " + test::quote(files[0]) + " " +
+                                             test::quote(files[0]) + " " + test::quote(files[6]));
+        REQUIRE(ranks.exit_code == 0);
+        const auto r = nlohmann::json::parse(ranks.out);
+        CHECK(r.at("rank_source") == "order given");
+        REQUIRE(r.at("outliers").size() == 1);
+        CHECK(r.at("outliers").at(0).at("rank") == 2);
+        std::filesystem::remove_all(dir);
     }
-    const auto json = test::run_memsnap("trend --warmup 2 --format json " + test::quote(dir / "series"));
-    REQUIRE(json.exit_code == 0);
-    const auto j = nlohmann::json::parse(json.out);
-    CHECK(j.at("kind") == "trend");
-    CHECK(j.at("steps") == nlohmann::json(kSteps));
-    CHECK(j.at("verdict") == "leak");
-    CHECK(j.at("sites").at(0).at("frame").at("name") == "remember");
-    CHECK(j.at("sites").at(0).at("slope_bytes_per_step") == 104857.6);
-    // diff of more than two captures is the same trend.
-    std::string all;
-    for (const auto& f : files) all += " " + test::quote(f);
-    const auto diff = test::run_memsnap("diff --format json" + all);
-    REQUIRE(diff.exit_code == 0);
-    CHECK(nlohmann::json::parse(diff.out).at("kind") == "trend");
-    for (const char* format : {"text", "markdown", "csv"})
-        CHECK(test::run_memsnap(std::string("trend --warmup 2 --format ") + format + all).exit_code == 0);
-    // The gate: the leak grows 100 KiB per step.
-    const auto gate = test::run_memsnap("trend --warmup 2 --fail-on-growth 64KiB" + all);
-    CHECK(gate.exit_code == 3);
-    CHECK(gate.err.find("leaky.py:12 remember") != std::string::npos);
-    CHECK(test::run_memsnap("trend --warmup 2 --fail-on-growth 1MiB" + all).exit_code == 0);
-    // Usage errors (exit 1).
-    CHECK(test::run_memsnap("trend --steps 1,2" + all).exit_code == 1);
-    CHECK(test::run_memsnap("trend --steps 1,2,3,4,5,7,6" + all).exit_code == 1);
-    CHECK(test::run_memsnap("trend " + test::quote(files[0]) + " " + test::quote(files[1])).exit_code == 1);
-    CHECK(test::run_memsnap("trend --warmup 5" + all).exit_code == 1);
-    const auto summary = test::quote(test::fixtures_dir() / "summaries" / "series_trend_7_steps.txt");
-    CHECK(test::run_memsnap("trend " + summary + all).exit_code == 1);
-    CHECK(test::run_memsnap("ranks " + summary + " " + summary).exit_code == 1);
-    CHECK(test::run_memsnap("info --format json" + all).exit_code == 1);
-    // A summary log alone is a series of its own.
-    const auto log = test::run_memsnap("trend --warmup 1 --format json " + summary);
-    REQUIRE(log.exit_code == 0);
-    CHECK(nlohmann::json::parse(log.out).at("verdict") == "leak");
-    // ranks: without ranks in the names, the order given; text lists every rank.
-    const auto ranks = test::run_memsnap("ranks --format json " + test::quote(files[0]) + " " + test::quote(files[0]) +
-                                         " " + test::quote(files[6]));
-    REQUIRE(ranks.exit_code == 0);
-    const auto r = nlohmann::json::parse(ranks.out);
-    CHECK(r.at("rank_source") == "order given");
-    REQUIRE(r.at("outliers").size() == 1);
-    CHECK(r.at("outliers").at(0).at("rank") == 2);
-    std::filesystem::remove_all(dir);
-}
 
 }  // TEST_SUITE("cli")
 
 TEST_SUITE("unit") {
-
-TEST_CASE("trend pictures: the totals over the steps and the HTML report, golden") {
-    const auto path = test::fixtures_dir() / "summaries" / "series_trend_7_steps.txt";
-    const auto capture = stats::read_stats_text(test::read_text(path), "series_trend_7_steps.txt");
-    const auto t = analysis::trend_stats({capture}, {}, {{}, 1});
-    const auto svg = report::render_timeline_svg(t);
-    CHECK(svg.find("<polyline") != std::string::npos);
-    test::check_golden("trend/summary_log.svg", svg);
-    test::check_golden("trend/summary_log.html", report::render_html(t));
-}
+    TEST_CASE("trend pictures: the totals over the steps and the HTML report, golden") {
+        const auto path = test::fixtures_dir() / "summaries" / "series_trend_7_steps.txt";
+        const auto capture = stats::read_stats_text(test::read_text(path), "series_trend_7_steps.txt");
+        const auto t = analysis::trend_stats({capture}, {}, {{}, 1});
+        const auto svg = report::render_timeline_svg(t);
+        CHECK(svg.find("<polyline") != std::string::npos);
+        test::check_golden("trend/summary_log.svg", svg);
+        test::check_golden("trend/summary_log.html", report::render_html(t));
+    }
 
 }  // TEST_SUITE("unit")
 
 TEST_SUITE("unit") {
-
-TEST_CASE("trend: captures of different projects are compared as levels, and nothing is called a leak") {
-    auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
-    Injected names;
-    auto snaps = snapshots_of(base, names);
-    analysis::AnalysisOptions every;
-    every.top = 0;
-    std::vector<analysis::SeriesCapture> series;
-    for (std::size_t i = 0; i < snaps.size(); ++i) {
-        // Every other capture from another checkout on another machine.
-        const auto snap = i % 2 ? test::make_variant(snaps[i], {test::rerun_paths("/home/user/project/"), 0, 0, std::nullopt})
-                                : snaps[i];
-        series.push_back({fmt::format("run_step{}.pickle", kSteps[i]), analysis::describe_snapshot(snap, every)});
+    TEST_CASE("trend: captures of different projects are compared as levels, and nothing is called a leak") {
+        auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
+        Injected names;
+        auto snaps = snapshots_of(base, names);
+        analysis::AnalysisOptions every;
+        every.top = 0;
+        std::vector<analysis::SeriesCapture> series;
+        for (std::size_t i = 0; i < snaps.size(); ++i) {
+            // Every other capture from another checkout on another machine.
+            const auto snap =
+                i % 2 ? test::make_variant(snaps[i], {test::rerun_paths("/home/user/project/"), 0, 0, std::nullopt})
+                      : snaps[i];
+            series.push_back({fmt::format("run_step{}.pickle", kSteps[i]), analysis::describe_snapshot(snap, every)});
+        }
+        const auto t = analysis::trend_snapshots(std::move(series), {}, {{}, 2});
+        CHECK(t.verdict != "leak");
+        for (const auto& s : t.sites) CHECK(s.fit.verdict != "leak");
+        REQUIRE_FALSE(t.warnings.empty());
+        CHECK(t.warnings.front().find("different project roots") != std::string::npos);
     }
-    const auto t = analysis::trend_snapshots(std::move(series), {}, {{}, 2});
-    CHECK(t.verdict != "leak");
-    for (const auto& s : t.sites) CHECK(s.fit.verdict != "leak");
-    REQUIRE_FALSE(t.warnings.empty());
-    CHECK(t.warnings.front().find("different project roots") != std::string::npos);
-}
 
 }  // TEST_SUITE("unit")

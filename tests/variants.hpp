@@ -4,13 +4,11 @@
 // added. Built from the model of a capture read in place from ../shared/real, and written
 // back as a JSON snapshot (a form memsnap reads) when the CLI must see them.
 
-#include <memsnap/snapshot/model.hpp>
-
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memsnap/snapshot/model.hpp>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,9 +17,9 @@ namespace memsnap::test {
 
 struct Variant {
     std::function<std::string(std::string_view)> rename;  // frame file names
-    std::int64_t address_shift = 0;   // every segment, block and trace address
-    std::int64_t time_shift_us = 0;   // every trace time
-    std::optional<int> device;        // every segment and trace event moves here
+    std::int64_t address_shift = 0;                       // every segment, block and trace address
+    std::int64_t time_shift_us = 0;                       // every trace time
+    std::optional<int> device;                            // every segment and trace event moves here
 };
 
 // A copy of `in` with frames re-interned under their new names and stacks rebuilt.
@@ -90,7 +88,8 @@ inline void inject_blocks(snapshot::Snapshot& snap, snapshot::StackId stack, std
 // A new stack: `under` with one more frame, innermost, `file`:`line` `name`.
 inline snapshot::StackId stack_with_frame(snapshot::Snapshot& snap, snapshot::StackId under, const std::string& file,
                                           std::int64_t line, const std::string& name) {
-    std::vector<snapshot::FrameId> frames{snap.frames.intern({snap.strings.intern(file), snap.strings.intern(name), line})};
+    std::vector<snapshot::FrameId> frames{
+        snap.frames.intern({snap.strings.intern(file), snap.strings.intern(name), line})};
     for (const auto f : snap.stacks.frames(under)) frames.push_back(f);
     return snap.stacks.intern(frames);
 }

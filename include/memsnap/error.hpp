@@ -17,27 +17,22 @@ enum class ErrorKind : int {
 };
 
 class Error : public std::runtime_error {
-public:
+  public:
     Error(ErrorKind kind, std::string message, std::string file = {},
           std::optional<std::uint64_t> byte_offset = std::nullopt)
-        : std::runtime_error(std::move(message)),
-          kind_(kind),
-          file_(std::move(file)),
-          byte_offset_(byte_offset) {}
+        : std::runtime_error(std::move(message)), kind_(kind), file_(std::move(file)), byte_offset_(byte_offset) {}
 
     ErrorKind kind() const noexcept { return kind_; }
     const std::string& file() const noexcept { return file_; }
     std::optional<std::uint64_t> byte_offset() const noexcept { return byte_offset_; }
 
     // Returns a copy that names `file` (used when a lower layer did not know the path).
-    Error with_file(std::string file) const {
-        return Error(kind_, what(), std::move(file), byte_offset_);
-    }
+    Error with_file(std::string file) const { return Error(kind_, what(), std::move(file), byte_offset_); }
 
     // "FILE: byte N: message" (parts omitted when unknown), one line.
     std::string describe() const;
 
-private:
+  private:
     ErrorKind kind_;
     std::string file_;
     std::optional<std::uint64_t> byte_offset_;

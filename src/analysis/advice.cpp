@@ -1,7 +1,6 @@
-#include <memsnap/analysis/advice.hpp>
-
 #include <fmt/format.h>
 
+#include <memsnap/analysis/advice.hpp>
 #include <stdexcept>
 
 namespace memsnap::analysis::advice {
@@ -51,8 +50,7 @@ constexpr PatternText kPatterns[] = {
     {"optimizer_first_step",
      "gradients and optimizer state appear at the first optimizer step; compare captures taken after warm-up",
      "nothing to fix: compare two captures taken after the first steps (e.g. steps 100 and 500)"},
-    {"workspace_warmup",
-     "cuBLAS/cuDNN workspaces are allocated on first use and then kept: warm-up, not a leak",
+    {"workspace_warmup", "cuBLAS/cuDNN workspaces are allocated on first use and then kept: warm-up, not a leak",
      "nothing to fix; CUBLAS_WORKSPACE_CONFIG bounds the cuBLAS workspace if it matters"},
     {"autocast_cache",
      "autocast's low-precision copies of the weights (at::autocast::cached_cast): they live until the autocast "
@@ -94,8 +92,7 @@ constexpr PatternText kPatterns[] = {
      "another process held memory on this device: this process's cache and the free memory together are far "
      "below the device's capacity",
      "check nvidia-smi for other processes on this GPU; give each process its own GPU (CUDA_VISIBLE_DEVICES)"},
-    {"single_huge_request",
-     "one request larger than the device could give even with every cached block returned",
+    {"single_huge_request", "one request larger than the device could give even with every cached block returned",
      "look for a tensor far bigger than intended at the failing line (a shape bug, an accidental broadcast or "
      "outer product), or a batch or sequence too large for this GPU"},
 };
@@ -113,12 +110,13 @@ std::vector<std::string> for_verdict(Verdict verdict, const Context& context) {
     switch (verdict) {
         case Verdict::leak:
             if (context.from_snapshots) {
-                out = {"Blocks allocated between the captures are still live in the second: something keeps them. "
-                       "The sites below say where they were allocated; a snapshot does not record who holds them.",
-                       "Look for references kept across steps in the code of the leading sites and their callers: "
-                       "lists, dicts, attributes, globals, caches.",
-                       "Keep Python numbers or detached copies (`loss.item()`, `tensor.detach().cpu()`), run "
-                       "evaluation under `torch.no_grad()`, and avoid `backward(retain_graph=True)` unless needed."};
+                out = {
+                    "Blocks allocated between the captures are still live in the second: something keeps them. "
+                    "The sites below say where they were allocated; a snapshot does not record who holds them.",
+                    "Look for references kept across steps in the code of the leading sites and their callers: "
+                    "lists, dicts, attributes, globals, caches.",
+                    "Keep Python numbers or detached copies (`loss.item()`, `tensor.detach().cpu()`), run "
+                    "evaluation under `torch.no_grad()`, and avoid `backward(retain_graph=True)` unless needed."};
             } else {
                 out = {"Live memory grows between the captures: something keeps tensors alive across steps.",
                        "Summaries cannot say where: take two snapshots at these steps "
@@ -127,9 +125,10 @@ std::vector<std::string> for_verdict(Verdict verdict, const Context& context) {
             }
             break;
         case Verdict::one_time_growth:
-            out = {"Not a leak: memory that appears once and then stays flat (gradients at the first backward, "
-                   "optimizer state at the first step, library workspaces, autocast's weight copies).",
-                   "Compare two captures taken after warm-up, e.g. at steps 100 and 500."};
+            out = {
+                "Not a leak: memory that appears once and then stays flat (gradients at the first backward, "
+                "optimizer state at the first step, library workspaces, autocast's weight copies).",
+                "Compare two captures taken after warm-up, e.g. at steps 100 and 500."};
             break;
         case Verdict::shape_growth:
             out = {"As many live blocks as before, or fewer, hold more bytes: tensors got bigger, not more numerous.",
@@ -137,22 +136,26 @@ std::vector<std::string> for_verdict(Verdict verdict, const Context& context) {
                    "final size."};
             break;
         case Verdict::growth:
-            out = {fmt::format("Allocated memory grows, but {}: it cannot be told from here whether it is a leak.",
-                               context.growth_reason.empty() ? "these captures cannot show a leak"
-                                                             : context.growth_reason),
+            out = {fmt::format(
+                       "Allocated memory grows, but {}: it cannot be told from here whether it is a leak.",
+                       context.growth_reason.empty() ? "these captures cannot show a leak" : context.growth_reason),
                    "To find a leak, take both captures in one run, a few hundred steps apart."};
             break;
         case Verdict::fragmentation:
-            out = {"Not a leak: live memory is flat while the caching allocator holds split, partly free segments "
-                   "it cannot reuse.",
-                   fmt::format("Fix: {}.", kFragmentationFix)};
+            out = {
+                "Not a leak: live memory is flat while the caching allocator holds split, partly free segments "
+                "it cannot reuse.",
+                fmt::format("Fix: {}.", kFragmentationFix)};
             break;
         case Verdict::cache_growth:
-            out = {"Not a leak: live memory is flat; the caching allocator keeps freed blocks for reuse, so reserved "
-                   "memory grows to the workload's high-water mark.",
-                   fmt::format("Fix: {}; it does not lower the peak a step needs.", kCacheGrowthFix)};
+            out = {
+                "Not a leak: live memory is flat; the caching allocator keeps freed blocks for reuse, so reserved "
+                "memory grows to the workload's high-water mark.",
+                fmt::format("Fix: {}; it does not lower the peak a step needs.", kCacheGrowthFix)};
             break;
-        case Verdict::shrink: out = {"Memory went down between the captures: no growth to explain."}; break;
+        case Verdict::shrink:
+            out = {"Memory went down between the captures: no growth to explain."};
+            break;
         case Verdict::stable:
             out = {"Allocated and reserved memory are flat: no leak between these captures."};
             break;

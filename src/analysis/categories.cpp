@@ -1,8 +1,7 @@
-#include <memsnap/analysis/categories.hpp>
-#include <memsnap/util/pattern.hpp>
-
 #include <fmt/format.h>
 
+#include <memsnap/analysis/categories.hpp>
+#include <memsnap/util/pattern.hpp>
 #include <optional>
 #include <vector>
 
@@ -21,9 +20,11 @@ constexpr CategoryRule kRules[] = {
      nullptr, "cuBLAS/cuDNN handles and workspaces"},
     {Category::communication, "C++", nullptr, R"(c10d::|ProcessGroupNCCL|[Nn]ccl)", nullptr,
      "c10d, ProcessGroupNCCL, NCCL"},
-    {Category::communication, "python", R"((^|/)torch/distributed/)", nullptr, nullptr, "torch/distributed (DDP, FSDP)"},
-    {Category::gradient, "C++", nullptr, R"(torch::autograd::Engine::|AccumulateGrad|torch::autograd::python::PythonEngine)",
-     nullptr, "the autograd engine (Engine::evaluate_function, AccumulateGrad)"},
+    {Category::communication, "python", R"((^|/)torch/distributed/)", nullptr, nullptr,
+     "torch/distributed (DDP, FSDP)"},
+    {Category::gradient, "C++", nullptr,
+     R"(torch::autograd::Engine::|AccumulateGrad|torch::autograd::python::PythonEngine)", nullptr,
+     "the autograd engine (Engine::evaluate_function, AccumulateGrad)"},
     {Category::gradient, "python", R"((^|/)torch/autograd/(__init__|graph)\.py$)",
      R"(^(backward|grad|_engine_run_backward)$)", nullptr, "torch.autograd.backward / grad / _engine_run_backward"},
     {Category::gradient, "python", R"((^|/)torch/_tensor\.py$)", R"(^backward$)", nullptr, "Tensor.backward"},
@@ -49,30 +50,28 @@ constexpr CategoryRule kRules[] = {
 constexpr std::size_t kRuleCount = sizeof(kRules) / sizeof(kRules[0]);
 static_assert(kRuleCount <= 32);  // a bit each in path_rules and function_rules
 
-constexpr Category kAll[] = {Category::parameter,      Category::gradient,       Category::optimizer_state,
-                             Category::activation,     Category::autocast_cache, Category::compiled_graph,
-                             Category::communication,  Category::workspace,      Category::unknown};
+constexpr Category kAll[] = {Category::parameter,     Category::gradient,       Category::optimizer_state,
+                             Category::activation,    Category::autocast_cache, Category::compiled_graph,
+                             Category::communication, Category::workspace,      Category::unknown};
 static_assert(sizeof(kAll) / sizeof(kAll[0]) == category_count);
 
 }  // namespace
 
 std::string_view to_string(Category category) {
-    static constexpr std::string_view names[] = {"parameter",      "gradient",       "optimizer_state",
-                                                 "activation",     "autocast_cache", "compiled_graph",
-                                                 "communication",  "workspace",      "unknown"};
+    static constexpr std::string_view names[] = {"parameter",     "gradient",       "optimizer_state",
+                                                 "activation",    "autocast_cache", "compiled_graph",
+                                                 "communication", "workspace",      "unknown"};
     return names[static_cast<std::size_t>(category)];
 }
 
 std::span<const Category> all_categories() { return kAll; }
 std::span<const CategoryRule> category_rules() { return kRules; }
 
-Category category_of_rule(std::uint8_t rule) {
-    return rule < kRuleCount ? kRules[rule].category : Category::unknown;
-}
+Category category_of_rule(std::uint8_t rule) { return rule < kRuleCount ? kRules[rule].category : Category::unknown; }
 
 bool is_one_time(Category category) {
-    return category == Category::gradient || category == Category::optimizer_state ||
-           category == Category::workspace || category == Category::autocast_cache;
+    return category == Category::gradient || category == Category::optimizer_state || category == Category::workspace ||
+           category == Category::autocast_cache;
 }
 
 struct CategoryClassifier::Compiled {
@@ -116,8 +115,7 @@ std::uint32_t CategoryClassifier::function_rules(std::string_view name) const {
     return bits;
 }
 
-std::uint8_t CategoryClassifier::first_rule(std::uint32_t path_rules, std::uint32_t function_rules,
-                                            bool python) const {
+std::uint8_t CategoryClassifier::first_rule(std::uint32_t path_rules, std::uint32_t function_rules, bool python) const {
     const std::uint32_t both = path_rules & function_rules;
     for (std::size_t i = 0; i < compiled_->rules.size(); ++i) {
         const auto& rule = compiled_->rules[i];

@@ -1,9 +1,9 @@
+#include <fmt/format.h>
+
 #include <memsnap/analysis/advice.hpp>
 #include <memsnap/analysis/diagnosis.hpp>
 #include <memsnap/util/format.hpp>
 #include <memsnap/util/pattern.hpp>
-
-#include <fmt/format.h>
 
 namespace memsnap::analysis {
 
@@ -24,8 +24,8 @@ constexpr KeywordPattern kKeywords[] = {
 
 std::string counts_text(const SiteFacts& s) {
     return fmt::format("{} blocks ({} new, {} gone): {} → {} blocks, {} ({})", util::signed_count(s.delta_blocks),
-                       s.new_blocks, s.gone_blocks, s.before_blocks, s.after_blocks,
-                       util::signed_bytes(s.delta_bytes), util::rate(s.growth_bytes_per_step, s.steps_known));
+                       s.new_blocks, s.gone_blocks, s.before_blocks, s.after_blocks, util::signed_bytes(s.delta_bytes),
+                       util::rate(s.growth_bytes_per_step, s.steps_known));
 }
 
 Diagnosis diagnose_leak(const SiteFacts& s) {
@@ -51,9 +51,9 @@ Diagnosis diagnose_leak(const SiteFacts& s) {
     auto d = from_pattern("retained_tensors");
     d.evidence.push_back(counts_text(s));
     if (s.steps_known && s.step_distance > 0)
-        d.evidence.push_back(fmt::format("{} new live blocks per step",
-                                         util::count_rate(static_cast<double>(s.delta_blocks) /
-                                                          static_cast<double>(s.step_distance))));
+        d.evidence.push_back(
+            fmt::format("{} new live blocks per step",
+                        util::count_rate(static_cast<double>(s.delta_blocks) / static_cast<double>(s.step_distance))));
     return d;
 }
 
@@ -88,16 +88,20 @@ Diagnosis from_pattern(std::string_view id) {
 }
 
 bool is_forward_frame(bool python, std::string_view filename, std::string_view name) {
-    return python && (name == "forward" || name == "_call_impl" || filename.find("torch/nn/modules/") != std::string::npos);
+    return python &&
+           (name == "forward" || name == "_call_impl" || filename.find("torch/nn/modules/") != std::string::npos);
 }
 
 bool is_forward_frame(const FrameText& frame) { return is_forward_frame(frame.python, frame.filename, frame.name); }
 
 Diagnosis diagnose_site(const SiteFacts& s) {
     switch (s.verdict) {
-        case SiteVerdict::leak: return diagnose_leak(s);
-        case SiteVerdict::shape_growth: return diagnose_shape(s);
-        case SiteVerdict::one_time: return diagnose_one_time(s);
+        case SiteVerdict::leak:
+            return diagnose_leak(s);
+        case SiteVerdict::shape_growth:
+            return diagnose_shape(s);
+        case SiteVerdict::one_time:
+            return diagnose_one_time(s);
         case SiteVerdict::growth: {
             auto d = from_pattern(s.category == Category::autocast_cache ? "autocast_cache"
                                   : s.one_process                        ? "below_noise"
@@ -107,7 +111,8 @@ Diagnosis diagnose_site(const SiteFacts& s) {
             return d;
         }
         case SiteVerdict::freed:
-        case SiteVerdict::stable: return {};
+        case SiteVerdict::stable:
+            return {};
     }
     return {};
 }

@@ -1,14 +1,13 @@
-#include "explain_detail.hpp"
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <memsnap/analysis/advice.hpp>
 #include <memsnap/analysis/explain.hpp>
 #include <memsnap/analysis/growth_graph.hpp>
 #include <memsnap/util/format.hpp>
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <map>
+#include "explain_detail.hpp"
 
 namespace memsnap::analysis {
 
@@ -58,16 +57,20 @@ std::vector<std::string> weight_evidence(const Weights& w, std::int64_t threshol
                                   util::signed_count(w.stays_blocks), util::signed_bytes(w.stays),
                                   w.stays > threshold ? "above" : "within", util::human_bytes(threshold)));
     if (w.one_time > 0)
-        out.push_back(fmt::format("gradients, optimizer state, workspaces or autocast copies that were not there "
-                                  "before: {}",
-                                  util::signed_bytes(w.one_time)));
+        out.push_back(
+            fmt::format("gradients, optimizer state, workspaces or autocast copies that were not there "
+                        "before: {}",
+                        util::signed_bytes(w.one_time)));
     if (w.shape > 0)
-        out.push_back(fmt::format("sites with as many or fewer blocks holding more bytes: {}", util::signed_bytes(w.shape)));
+        out.push_back(
+            fmt::format("sites with as many or fewer blocks holding more bytes: {}", util::signed_bytes(w.shape)));
     return out;
 }
 
 TotalsInput totals_input(const TotalsChange& t, const std::vector<SiteGroups>& sites) {
-    auto exact = [](const TotalChange& c) { return MetricChange{ByteRange::exact(c.before), ByteRange::exact(c.delta)}; };
+    auto exact = [](const TotalChange& c) {
+        return MetricChange{ByteRange::exact(c.before), ByteRange::exact(c.delta)};
+    };
     TotalsInput in;
     in.allocated = exact(t.allocated);
     in.reserved = exact(t.reserved);
@@ -92,11 +95,16 @@ Verdict decide(const TotalsReading& reading, const Weights& w, bool one_process,
 
 SiteVerdict site_verdict(Kind kind, Verdict overall) {
     switch (kind) {
-        case Kind::freed: return SiteVerdict::freed;
-        case Kind::stable: return SiteVerdict::stable;
-        case Kind::shape: return SiteVerdict::shape_growth;
-        case Kind::one_time: return SiteVerdict::one_time;
-        case Kind::stays: return overall == Verdict::leak ? SiteVerdict::leak : SiteVerdict::growth;
+        case Kind::freed:
+            return SiteVerdict::freed;
+        case Kind::stable:
+            return SiteVerdict::stable;
+        case Kind::shape:
+            return SiteVerdict::shape_growth;
+        case Kind::one_time:
+            return SiteVerdict::one_time;
+        case Kind::stays:
+            return overall == Verdict::leak ? SiteVerdict::leak : SiteVerdict::growth;
     }
     return SiteVerdict::stable;
 }
@@ -202,8 +210,8 @@ Explanation explain(const ExplainInput& in) {
     }
     out.convergence = converge(in.sites, in.index);
     const SiteDiagnoser diagnose(in.index, in.steps, in.same_process, threshold);
-    out.overall = detail::overall_diagnosis(verdict, in.sites, out.sites, in.index, diagnose, in.steps,
-                                            out.convergence, reason);
+    out.overall =
+        detail::overall_diagnosis(verdict, in.sites, out.sites, in.index, diagnose, in.steps, out.convergence, reason);
     out.notes = detail::diff_notes(in, threshold, shares_known);
     return out;
 }

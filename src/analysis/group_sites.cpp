@@ -1,9 +1,8 @@
-#include <memsnap/analysis/group_sites.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <memsnap/analysis/group_sites.hpp>
 
 namespace memsnap::analysis {
 
@@ -11,7 +10,6 @@ double per_step(std::int64_t delta, const util::Steps& steps) {
     return steps.known() ? static_cast<double>(delta) / static_cast<double>(steps.distance())
                          : static_cast<double>(delta);
 }
-
 
 std::vector<StackGrowth> grown_stacks(const SiteGroups& site) {
     std::vector<StackGrowth> out;
@@ -33,8 +31,10 @@ std::vector<StackGrowth> grown_stacks(const SiteGroups& site) {
 
 SiteKey site_key(const StackIndex& index, const GroupKey& group, bool stacks_recorded) {
     SiteKey site;
-    if (stacks_recorded) site = index.site(group.stack);
-    else site.name = fmt::format("<no stack: {}-byte blocks>", group.size);
+    if (stacks_recorded)
+        site = index.site(group.stack);
+    else
+        site.name = fmt::format("<no stack: {}-byte blocks>", group.size);
     site.category = group.category;
     return site;
 }
@@ -75,7 +75,8 @@ std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& i
         c.growth_bytes_per_step = per_step(c.delta_bytes, steps);
         c.category = c.site.category;
     }
-    std::sort(out.begin(), out.end(), [](const SiteGroups& a, const SiteGroups& b) { return a.change.site < b.change.site; });
+    std::sort(out.begin(), out.end(),
+              [](const SiteGroups& a, const SiteGroups& b) { return a.change.site < b.change.site; });
     return out;
 }
 

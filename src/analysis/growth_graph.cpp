@@ -1,12 +1,10 @@
-#include <memsnap/analysis/growth_graph.hpp>
-
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/graph_traits.hpp>
 #include <boost/graph/graphviz.hpp>
-
-#include <algorithm>
 #include <cmath>
+#include <memsnap/analysis/growth_graph.hpp>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -37,8 +35,7 @@ struct EdgeData {
 
 // Out-edges in a set: edge(u, v) is looked up once per frame of every stack, and a frame may
 // have as many callees as there are sites.
-using Graph = boost::adjacency_list<boost::setS, boost::vecS, boost::directedS, VertexData,
-                                    EdgeData>;
+using Graph = boost::adjacency_list<boost::setS, boost::vecS, boost::directedS, VertexData, EdgeData>;
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 
 }  // namespace
@@ -75,8 +72,7 @@ GrowthGraph::~GrowthGraph() = default;
 GrowthGraph::GrowthGraph(GrowthGraph&&) noexcept = default;
 GrowthGraph& GrowthGraph::operator=(GrowthGraph&&) noexcept = default;
 
-void GrowthGraph::add_stack(std::span<const std::uint32_t> frames, std::int64_t bytes,
-                            std::size_t site) {
+void GrowthGraph::add_stack(std::span<const std::uint32_t> frames, std::int64_t bytes, std::size_t site) {
     if (bytes <= 0) return;
     auto& g = impl_->graph;
     impl_->total += bytes;
@@ -98,9 +94,8 @@ void GrowthGraph::add_stack(std::span<const std::uint32_t> frames, std::int64_t 
 
 std::int64_t GrowthGraph::total_growth() const { return impl_->total; }
 
-std::optional<GrowthGraph::FrameGrowth> GrowthGraph::convergence(
-    const std::function<bool(std::uint32_t)>& eligible, double min_share,
-    std::size_t min_sites) const {
+std::optional<GrowthGraph::FrameGrowth> GrowthGraph::convergence(const std::function<bool(std::uint32_t)>& eligible,
+                                                                 double min_share, std::size_t min_sites) const {
     const auto& g = impl_->graph;
     if (impl_->total <= 0) return std::nullopt;
     const auto threshold = static_cast<std::int64_t>(min_share * static_cast<double>(impl_->total));
@@ -124,8 +119,7 @@ std::optional<GrowthGraph::FrameGrowth> GrowthGraph::convergence(
         at = *next;
         visited.insert(at);
         const auto& d = g[at];
-        if (d.sites >= min_sites && eligible(d.frame))
-            best = FrameGrowth{d.frame, d.inclusive, d.exclusive, d.sites};
+        if (d.sites >= min_sites && eligible(d.frame)) best = FrameGrowth{d.frame, d.inclusive, d.exclusive, d.sites};
     }
     return best;
 }
@@ -163,9 +157,9 @@ std::string GrowthGraph::to_dot(const std::function<std::string(std::uint32_t)>&
             }
             const double share = static_cast<double>(d.inclusive) / total;
             os << "[label=" << quoted(label(d.frame) + "\\n" + bytes(d.exclusive) + " of " + bytes(d.inclusive))
-               << ", shape=box, fontsize=" << static_cast<int>(10 + 14 * share)
-               << ", tooltip=" << quoted(label(d.frame) + ": " + std::to_string(d.inclusive) + " bytes inclusive, " +
-                                         std::to_string(d.exclusive) + " exclusive")
+               << ", shape=box, fontsize=" << static_cast<int>(10 + 14 * share) << ", tooltip="
+               << quoted(label(d.frame) + ": " + std::to_string(d.inclusive) + " bytes inclusive, " +
+                         std::to_string(d.exclusive) + " exclusive")
                << "]";
         },
         [&](std::ostream& os, boost::graph_traits<Graph>::edge_descriptor e) {

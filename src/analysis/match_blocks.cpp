@@ -1,6 +1,5 @@
-#include <memsnap/analysis/match_blocks.hpp>
-
 #include <algorithm>
+#include <memsnap/analysis/match_blocks.hpp>
 #include <tuple>
 
 namespace memsnap::analysis {

@@ -1,11 +1,10 @@
-#include "explain_detail.hpp"
-
-#include <memsnap/analysis/advice.hpp>
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 
 #include <map>
+#include <memsnap/analysis/advice.hpp>
+#include <memsnap/util/format.hpp>
+
+#include "explain_detail.hpp"
 
 namespace memsnap::analysis::detail {
 
@@ -55,8 +54,9 @@ Diagnosis retained_graph(const std::vector<SiteGroups>& sites, std::vector<SiteJ
                                          util::rate(static_cast<double>(bytes) / span, true)));
     }
     if (convergence)
-        d.evidence.push_back(fmt::format("the growth converges in {}:{} {} ({:.0f}% of it)", convergence->frame.filename,
-                                         convergence->frame.line, convergence->frame.name, convergence->share * 100));
+        d.evidence.push_back(fmt::format("the growth converges in {}:{} {} ({:.0f}% of it)",
+                                         convergence->frame.filename, convergence->frame.line, convergence->frame.name,
+                                         convergence->share * 100));
     for (std::size_t i : alike) judged[i].retained_graph = true;
     return d;
 }
@@ -74,11 +74,10 @@ Diagnosis leading(const std::vector<SiteGroups>& sites, const std::vector<SiteJu
         auto d = diagnose(sites[i], judged[i]);
         if (d.empty()) return {};
         const auto& s = sites[i].change;
-        d.summary = judged[i].share
-                        ? fmt::format("leading site {} ({}% of the growth): {}", s.site.label(),
-                                      util::percent(*judged[i].share), d.summary)
-                        : fmt::format("leading site {} ({}): {}", s.site.label(), util::signed_bytes(s.delta_bytes),
-                                      d.summary);
+        d.summary = judged[i].share ? fmt::format("leading site {} ({}% of the growth): {}", s.site.label(),
+                                                  util::percent(*judged[i].share), d.summary)
+                                    : fmt::format("leading site {} ({}): {}", s.site.label(),
+                                                  util::signed_bytes(s.delta_bytes), d.summary);
         return d;
     }
     return {};
@@ -94,17 +93,23 @@ Diagnosis overall_diagnosis(Verdict verdict, const std::vector<SiteGroups>& site
             if (const auto alike = retained_graph_sites(sites, judged, index))
                 return retained_graph(sites, judged, *alike, steps, convergence);
             return leading(sites, judged, diagnose, SiteVerdict::leak);
-        case Verdict::one_time_growth: return leading(sites, judged, diagnose, SiteVerdict::one_time);
-        case Verdict::shape_growth: return leading(sites, judged, diagnose, SiteVerdict::shape_growth);
+        case Verdict::one_time_growth:
+            return leading(sites, judged, diagnose, SiteVerdict::one_time);
+        case Verdict::shape_growth:
+            return leading(sites, judged, diagnose, SiteVerdict::shape_growth);
         case Verdict::growth: {
             auto d = from_pattern("different_workload");
             if (!reason.empty()) d.evidence.push_back(reason);
             return d;
         }
-        case Verdict::fragmentation: return from_pattern("fragmentation");
-        case Verdict::cache_growth: return from_pattern("cache_growth");
-        case Verdict::stable: return {"", "no significant growth between the captures", "", {}};
-        case Verdict::shrink: return {"", "memory shrank between the captures", "", {}};
+        case Verdict::fragmentation:
+            return from_pattern("fragmentation");
+        case Verdict::cache_growth:
+            return from_pattern("cache_growth");
+        case Verdict::stable:
+            return {"", "no significant growth between the captures", "", {}};
+        case Verdict::shrink:
+            return {"", "memory shrank between the captures", "", {}};
     }
     return {};
 }
@@ -112,11 +117,12 @@ Diagnosis overall_diagnosis(Verdict verdict, const std::vector<SiteGroups>& site
 std::vector<std::string> diff_notes(const ExplainInput& in, std::int64_t threshold, bool shares_known) {
     std::vector<std::string> notes;
     if (in.same_process.value != std::optional<bool>(true))
-        notes.push_back(fmt::format("{}: they are compared as two workloads, sites matched by their frames (paths "
-                                    "without each capture's own prefix), not blocks by address; no site can be "
-                                    "called a leak",
-                                    in.same_process.value ? "the captures come from different processes"
-                                                          : "whether the captures come from one process cannot be told"));
+        notes.push_back(
+            fmt::format("{}: they are compared as two workloads, sites matched by their frames (paths "
+                        "without each capture's own prefix), not blocks by address; no site can be "
+                        "called a leak",
+                        in.same_process.value ? "the captures come from different processes"
+                                              : "whether the captures come from one process cannot be told"));
     if (!in.steps.known())
         notes.push_back(in.steps.note.empty() ? "steps unknown: growth is given per capture (give --steps A,B)"
                                               : in.steps.note);
@@ -136,9 +142,10 @@ std::vector<std::string> diff_notes(const ExplainInput& in, std::int64_t thresho
             "blocks pending free (freed, still in use on another stream) are counted apart: {} before, {} after",
             util::human_bytes(in.pending_free_before), util::human_bytes(in.pending_free_after)));
     if (!shares_known)
-        notes.push_back(fmt::format("allocated memory changed by {}, not a growth beyond its noise floor of {}: no "
-                                    "share of the growth is given",
-                                    util::signed_bytes(in.totals.allocated.delta), util::human_bytes(threshold)));
+        notes.push_back(
+            fmt::format("allocated memory changed by {}, not a growth beyond its noise floor of {}: no "
+                        "share of the growth is given",
+                        util::signed_bytes(in.totals.allocated.delta), util::human_bytes(threshold)));
     return notes;
 }
 

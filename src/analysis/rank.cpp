@@ -1,8 +1,7 @@
-#include <memsnap/analysis/rank.hpp>
-
 #include <algorithm>
-#include <map>
 #include <cstdlib>
+#include <map>
+#include <memsnap/analysis/rank.hpp>
 #include <numeric>
 
 namespace memsnap::analysis {
@@ -43,7 +42,8 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
         if (leak_a != leak_b) return leak_a;
         const auto& x = sites[a].change;
         const auto& y = sites[b].change;
-        if (x.growth_bytes_per_step != y.growth_bytes_per_step) return x.growth_bytes_per_step > y.growth_bytes_per_step;
+        if (x.growth_bytes_per_step != y.growth_bytes_per_step)
+            return x.growth_bytes_per_step > y.growth_bytes_per_step;
         if (x.after_bytes != y.after_bytes) return x.after_bytes > y.after_bytes;
         return x.site < y.site;
     });
@@ -106,8 +106,10 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
         const bool beyond = !below && selection.top != 0 && out.sites.size() >= selection.top;
         if (below) ++out.below_min_growth;
         if (beyond) ++out.beyond_top;
-        if (below || beyond) out.not_listed_delta_bytes += s.change.delta_bytes;
-        else out.sites.push_back(complete(r, true));
+        if (below || beyond)
+            out.not_listed_delta_bytes += s.change.delta_bytes;
+        else
+            out.sites.push_back(complete(r, true));
     }
     return out;
 }

@@ -1,17 +1,16 @@
-#include "relative_sites.hpp"
-
-#include <memsnap/analysis/ranks.hpp>
-#include <memsnap/analysis/verdict.hpp>
-#include <memsnap/error.hpp>
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <memsnap/analysis/ranks.hpp>
+#include <memsnap/analysis/verdict.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
 #include <set>
+
+#include "relative_sites.hpp"
 
 namespace memsnap::analysis {
 
@@ -34,7 +33,8 @@ std::int64_t magnitude(std::int64_t v) { return v < 0 ? (v == INT64_MIN ? INT64_
 RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptions& options) {
     if (captures.size() < 2) throw input_error("ranks needs a capture of two ranks or more", "");
     RanksResult r;
-    const bool named = std::all_of(captures.begin(), captures.end(), [](const RankCapture& c) { return c.rank.has_value(); });
+    const bool named =
+        std::all_of(captures.begin(), captures.end(), [](const RankCapture& c) { return c.rank.has_value(); });
     r.rank_source = named ? "file names" : "order given";
     std::set<std::int64_t> seen;
     for (std::size_t i = 0; i < captures.size(); ++i) {
@@ -43,7 +43,8 @@ RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptio
             throw usage_error(fmt::format("rank {} is named by two files ({}); give each rank's capture once",
                                           *captures[i].rank, captures[i].file));
     }
-    std::sort(captures.begin(), captures.end(), [](const RankCapture& a, const RankCapture& b) { return *a.rank < *b.rank; });
+    std::sort(captures.begin(), captures.end(),
+              [](const RankCapture& a, const RankCapture& b) { return *a.rank < *b.rank; });
 
     // Each rank's sites by their path below its own project root: ranks on other machines
     // or checkouts share sites.
@@ -116,7 +117,8 @@ RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptio
             o.sites.push_back({u.site, u.category, bytes, median, bytes - median});
         }
         std::sort(o.sites.begin(), o.sites.end(), [](const SiteDelta& a, const SiteDelta& b) {
-            if (magnitude(a.delta_bytes) != magnitude(b.delta_bytes)) return magnitude(a.delta_bytes) > magnitude(b.delta_bytes);
+            if (magnitude(a.delta_bytes) != magnitude(b.delta_bytes))
+                return magnitude(a.delta_bytes) > magnitude(b.delta_bytes);
             return a.site < b.site;
         });
         if (o.sites.size() > kOutlierSites) o.sites.resize(kOutlierSites);
@@ -134,9 +136,10 @@ RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptio
     // One job runs one checkout; ranks on other machines keep the same path below it, so
     // different roots mean the files are not one job's ranks.
     if (roots.size() > 1)
-        r.warnings.push_back(fmt::format("the captures come from {} different project roots ({}): they may not be the "
-                                         "ranks of one job",
-                                         roots.size(), fmt::join(roots, ", ")));
+        r.warnings.push_back(
+            fmt::format("the captures come from {} different project roots ({}): they may not be the "
+                        "ranks of one job",
+                        roots.size(), fmt::join(roots, ", ")));
     if (!named)
         r.notes.push_back("the file names carry no rank (rank3, rank_3, -r3): ranks are numbered in the order given");
     if (r.outliers.empty())

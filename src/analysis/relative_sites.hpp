@@ -4,7 +4,6 @@
 // /home/b/proj_2/model.py are one site.
 
 #include <memsnap/analysis/snapshot_info.hpp>
-
 #include <string>
 #include <tuple>
 #include <vector>

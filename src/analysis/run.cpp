@@ -1,9 +1,9 @@
+#include <fmt/format.h>
+
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
 #include <memsnap/util/pattern.hpp>
-
-#include <fmt/format.h>
 
 namespace memsnap::analysis {
 
@@ -32,9 +32,10 @@ InfoResult info(const capture::Capture& capture, const AnalysisOptions& options)
 
 DiffResult diff(const capture::Capture& before, const capture::Capture& after, const AnalysisOptions& options) {
     if (before.is_snapshot() != after.is_snapshot())
-        throw usage_error(fmt::format("cannot diff a snapshot against a memory_summary/memory_stats capture ({} is a "
-                                      "{}, {} is a {}); give two of the same kind",
-                                      before.path, before.kind_name(), after.path, after.kind_name()));
+        throw usage_error(
+            fmt::format("cannot diff a snapshot against a memory_summary/memory_stats capture ({} is a "
+                        "{}, {} is a {}); give two of the same kind",
+                        before.path, before.kind_name(), after.path, after.kind_name()));
     if (before.is_snapshot()) return diff_snapshots(before.snapshot(), after.snapshot(), options);
     return diff_stats(before.stats(), after.stats(), options);
 }
@@ -50,8 +51,8 @@ std::optional<std::string> gate(const SnapshotDiff& d, std::int64_t rate) {
                            util::rate(d.totals.allocated.per_step, d.steps.known()), util::human_bytes(rate), unit);
     if (d.fastest_site && d.fastest_site->growth_bytes_per_step > static_cast<double>(rate))
         return fmt::format("site {} grows {}, over the limit of {}/{}", util::printable(d.fastest_site->site.label()),
-                           util::rate(d.fastest_site->growth_bytes_per_step, d.steps.known()),
-                           util::human_bytes(rate), unit);
+                           util::rate(d.fastest_site->growth_bytes_per_step, d.steps.known()), util::human_bytes(rate),
+                           unit);
     return std::nullopt;
 }
 
@@ -62,15 +63,15 @@ std::optional<std::string> gate(const StatsDiff& diff, std::int64_t rate) {
         if (it == d.metrics.end()) continue;
         const auto& delta = it->second.delta;
         const bool per_step = diff.steps.known();
-        const std::int64_t span = per_step ? diff.steps.distance()
-                                           : static_cast<std::int64_t>(std::max<std::size_t>(d.series.size(), 2) - 1);
+        const std::int64_t span =
+            per_step ? diff.steps.distance() : static_cast<std::int64_t>(std::max<std::size_t>(d.series.size(), 2) - 1);
         if (static_cast<Wide>(delta.low) <= static_cast<Wide>(rate) * span) continue;
-        out += fmt::format("{}allocated memory (allocated_bytes.all.current) on {} grows by at least {} per {} (limit "
-                           "{} per {}): {} over {} {}(s)",
-                           out.empty() ? "" : "; ", util::device_name(d.device),
-                           util::signed_bytes(range_divide(delta, span).low), per_step ? "step" : "capture",
-                           util::human_bytes(rate), per_step ? "step" : "capture", util::format_delta(delta, true),
-                           span, per_step ? "step" : "capture");
+        out += fmt::format(
+            "{}allocated memory (allocated_bytes.all.current) on {} grows by at least {} per {} (limit "
+            "{} per {}): {} over {} {}(s)",
+            out.empty() ? "" : "; ", util::device_name(d.device), util::signed_bytes(range_divide(delta, span).low),
+            per_step ? "step" : "capture", util::human_bytes(rate), per_step ? "step" : "capture",
+            util::format_delta(delta, true), span, per_step ? "step" : "capture");
     }
     if (out.empty()) return std::nullopt;
     return out;

@@ -1,5 +1,3 @@
-#include <memsnap/analysis/same_process.hpp>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -7,6 +5,7 @@
 #include <future>
 #include <limits>
 #include <map>
+#include <memsnap/analysis/same_process.hpp>
 #include <system_error>
 #include <tuple>
 
@@ -35,13 +34,12 @@ TraceWindow window_of(const Snapshot& snap, std::optional<int> device) {
     return w;
 }
 
-EventKey key_of(const TraceEvent& e) {
-    return {e.time_us, e.addr, e.size, static_cast<int>(e.action()), e.device};
-}
+EventKey key_of(const TraceEvent& e) { return {e.time_us, e.addr, e.size, static_cast<int>(e.action()), e.device}; }
 std::int64_t time_of(const EventKey& k) { return std::get<0>(k); }
 
 // Events of `snap` timed within [from, to], as sortable keys.
-std::vector<EventKey> events_within(const Snapshot& snap, std::int64_t from, std::int64_t to, std::optional<int> device) {
+std::vector<EventKey> events_within(const Snapshot& snap, std::int64_t from, std::int64_t to,
+                                    std::optional<int> device) {
     std::vector<EventKey> out;
     for (const auto& e : snap.events)
         if (e.time_us >= from && e.time_us <= to && (!device || e.device == *device)) out.push_back(key_of(e));
@@ -71,9 +69,14 @@ TracePart whole(const Snapshot& snap) { return {0, snap.events.size(), -1}; }
 // at a time: a long trace is walked where it lies rather than copied. It reads every event
 // of the device on the way, and says whether all of them were in time order.
 class WindowCursor {
-public:
+  public:
     WindowCursor(const Snapshot& snap, TracePart part, std::int64_t from, std::int64_t to, std::optional<int> device)
-        : events_(snap.events), end_(part.end), from_(from), to_(to), device_(device), at_(part.begin),
+        : events_(snap.events),
+          end_(part.end),
+          from_(from),
+          to_(to),
+          device_(device),
+          at_(part.begin),
           last_time_(part.earliest) {
         skip();
     }
@@ -86,12 +89,12 @@ public:
         skip();
         return in_order_;
     }
-    std::size_t count() const { return count_; }  // events within the window reached so far
+    std::size_t count() const { return count_; }            // events within the window reached so far
     std::size_t with_stack() const { return with_stack_; }  // the device's events passed that have a stack
     bool in_order() const { return in_order_; }
     std::int64_t last_time() const { return last_time_; }
 
-private:
+  private:
     void skip() {
         for (; at_ < end_; ++at_) {
             const TraceEvent e = events_[at_];
@@ -166,7 +169,7 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
 
 struct Walk {
     std::size_t shared = 0, before_count = 0, after_count = 0;
-    std::size_t with_stack = 0;  // both sides' events of the device that have a stack
+    std::size_t with_stack = 0;                      // both sides' events of the device that have a stack
     std::int64_t before_last = -1, after_last = -1;  // the last times walked, or the parts' `earliest`
     bool in_halves = false;
 };
@@ -186,8 +189,10 @@ std::size_t first_after(const snapshot::TraceEvents& events, std::int64_t split)
     std::size_t low = 0, high = events.size();
     while (low < high) {
         const std::size_t mid = low + (high - low) / 2;
-        if (events[mid].time_us <= split) low = mid + 1;
-        else high = mid;
+        if (events[mid].time_us <= split)
+            low = mid + 1;
+        else
+            high = mid;
     }
     return low;
 }
@@ -196,8 +201,8 @@ std::size_t first_after(const snapshot::TraceEvents& events, std::int64_t split)
 // another core. nullopt when the traces are short, the split falls on an untimed event, no
 // thread can be started, or the split does not hold (the traces are out of time order, or a
 // device's events lie among others'); the caller then walks them whole.
-std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after, std::int64_t from,
-                                   std::int64_t to, std::optional<int> device) {
+std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after, std::int64_t from, std::int64_t to,
+                                   std::optional<int> device) {
     constexpr std::size_t worth_a_thread = std::size_t{1} << 18;
     if (before.events.size() + after.events.size() < worth_a_thread) return std::nullopt;
     const std::int64_t split = before.events[before.events.size() / 2].time_us;
@@ -280,8 +285,8 @@ void compare_settings(const Snapshot& before, const Snapshot& after, std::vector
     for (const auto& [key, value] : after.allocator_settings) after_values.emplace(key, value);
     for (const auto& [key, value] : before.allocator_settings)
         if (const auto it = after_values.find(key); it != after_values.end() && it->second != value) {
-            against.push_back(fmt::format("allocator setting {} differs ({} before, {} after)", key, value,
-                                          it->second));
+            against.push_back(
+                fmt::format("allocator setting {} differs ({} before, {} after)", key, value, it->second));
             return;
         }
 }
@@ -293,9 +298,10 @@ SameProcess check_same_process(const Snapshot& before, const Snapshot& after, co
                                const TraceOverlap& trace) {
     std::vector<std::string> against, in_favour;
     if (devices.differ())
-        against.push_back(fmt::format("the captures hold different devices ({} before, {} after)",
-                                      devices.before.empty() ? "none" : fmt::format("{}", fmt::join(devices.before, ", ")),
-                                      devices.after.empty() ? "none" : fmt::format("{}", fmt::join(devices.after, ", "))));
+        against.push_back(
+            fmt::format("the captures hold different devices ({} before, {} after)",
+                        devices.before.empty() ? "none" : fmt::format("{}", fmt::join(devices.before, ", ")),
+                        devices.after.empty() ? "none" : fmt::format("{}", fmt::join(devices.after, ", "))));
     if (index.renamed_frame_matches() > 0 && index.same_path_user_frames() == 0)
         against.push_back(fmt::format(
             "user code lives under {} before and {} after: another checkout or machine ({} frames matched by "
@@ -308,14 +314,14 @@ SameProcess check_same_process(const Snapshot& before, const Snapshot& after, co
             trace.overlapping));
     const auto segments = shared_segments(before, after, device);
     if (match.live_before > 0 && match.live_after > 0 && match.survivors == 0 && segments == 0)
-        against.push_back(fmt::format(
-            "no live block and no segment is at the same address in both ({} and {} live blocks)", match.live_before,
-            match.live_after));
+        against.push_back(
+            fmt::format("no live block and no segment is at the same address in both ({} and {} live blocks)",
+                        match.live_before, match.live_after));
     if (trace.shared > 0)
         in_favour.push_back(fmt::format("the traces share {} events (time, address, size)", trace.shared));
     if (match.survivors > 0)
-        in_favour.push_back(fmt::format("{} live blocks survive at the same address with the same size and stack",
-                                        match.survivors));
+        in_favour.push_back(
+            fmt::format("{} live blocks survive at the same address with the same size and stack", match.survivors));
     if (segments > 0) in_favour.push_back(fmt::format("{} segments are at the same address in both", segments));
 
     SameProcess out;

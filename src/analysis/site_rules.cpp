@@ -1,10 +1,9 @@
-#include <memsnap/analysis/site_rules.hpp>
-#include <memsnap/util/pattern.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <memsnap/analysis/site_rules.hpp>
+#include <memsnap/util/pattern.hpp>
 
 namespace memsnap::analysis {
 
@@ -26,8 +25,8 @@ constexpr std::array<PathRule, 4> kGenerated = {{
 }};
 
 bool is_python_file(std::string_view filename) {
-    return (filename.size() > 3 && filename.ends_with(".py")) ||
-           filename.starts_with("<ipython-input-") || filename.starts_with("<eval_with_key>");
+    return (filename.size() > 3 && filename.ends_with(".py")) || filename.starts_with("<ipython-input-") ||
+           filename.starts_with("<eval_with_key>");
 }
 
 std::vector<std::string> patterns_of(std::span<const PathRule> rules) {
@@ -81,9 +80,12 @@ FrameFlags FrameClassifier::classify(std::string_view filename) const {
 
 std::string SiteKey::label() const {
     std::string out;
-    if (filename.empty()) out = name;
-    else if (line == 0) out = fmt::format("{} {}", filename, name);
-    else out = fmt::format("{}:{} {}", filename, line, name);
+    if (filename.empty())
+        out = name;
+    else if (line == 0)
+        out = fmt::format("{} {}", filename, name);
+    else
+        out = fmt::format("{}:{} {}", filename, line, name);
     if (compiled_graph) out += " (torch.compile graph)";
     return out;
 }

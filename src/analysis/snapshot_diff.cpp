@@ -1,3 +1,8 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdlib>
+#include <future>
 #include <memsnap/analysis/explain.hpp>
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/match_blocks.hpp>
@@ -5,12 +10,6 @@
 #include <memsnap/analysis/same_process.hpp>
 #include <memsnap/analysis/snapshot_diff.hpp>
 #include <memsnap/analysis/totals.hpp>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <cstdlib>
-#include <future>
 
 namespace memsnap::analysis {
 
@@ -88,8 +87,8 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     diff.pending_free_after = new_blocks.pending_free_bytes;
     const auto match = match_blocks(old_blocks, new_blocks);
     diff.categories = match.categories;
-    diff.totals = totals_change(compute_totals(before, options.device), compute_totals(after, options.device),
-                                options.steps);
+    diff.totals =
+        totals_change(compute_totals(before, options.device), compute_totals(after, options.device), options.steps);
     const auto overlap = traces.get();
     // Counted by the trace walk when it read every event.
     const std::int64_t stacks_in_traces =
@@ -98,10 +97,9 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     diff.same_process = check_same_process(before, after, match, index, diff.devices, options.device, overlap);
 
     auto grouped = group_sites(match, index, diff.stacks_recorded, options.steps);
-    auto explanation = explain({diff.totals, grouped, index, diff.same_process, options.steps,
-                                      diff.stacks_recorded, stacks_in_traces,
-                                      !options.stacks.focus.empty(), diff.pending_free_before,
-                                      diff.pending_free_after});
+    auto explanation =
+        explain({diff.totals, grouped, index, diff.same_process, options.steps, diff.stacks_recorded, stacks_in_traces,
+                 !options.stacks.focus.empty(), diff.pending_free_before, diff.pending_free_after});
     diff.verdict = explanation.verdict;
     diff.overall = std::move(explanation.overall);
     diff.convergence = explanation.convergence;

@@ -1,11 +1,10 @@
-#include <memsnap/analysis/snapshot_info.hpp>
-#include <memsnap/analysis/group_sites.hpp>
-#include <memsnap/analysis/match_blocks.hpp>
-#include <memsnap/analysis/stack_index.hpp>
-
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memsnap/analysis/group_sites.hpp>
+#include <memsnap/analysis/match_blocks.hpp>
+#include <memsnap/analysis/snapshot_info.hpp>
+#include <memsnap/analysis/stack_index.hpp>
 #include <tuple>
 
 namespace memsnap::analysis {
@@ -80,7 +79,8 @@ void describe_trace(const snapshot::Snapshot& snap, std::optional<int> device, S
     std::map<snapshot::StringId, std::int64_t> other_names;  // each name copied once, however long
     for (const auto& note : snap.event_notes) {
         const auto& e = snap.events[note.event];
-        if (e.action() == snapshot::TraceAction::other && (!device || e.device == *device)) ++other_names[note.action_name];
+        if (e.action() == snapshot::TraceAction::other && (!device || e.device == *device))
+            ++other_names[note.action_name];
     }
     for (const auto& [name, count] : other_names) s.trace_events_by_action[std::string(snap.str(name))] += count;
 }

@@ -1,15 +1,14 @@
-#include <memsnap/analysis/stack_index.hpp>
-#include <memsnap/analysis/diagnosis.hpp>
-#include <memsnap/error.hpp>
-#include <memsnap/util/hash.hpp>
-#include <memsnap/util/id_index.hpp>
-#include <memsnap/util/pattern.hpp>
-
 #include <fmt/format.h>
 
 #include <deque>
 #include <limits>
 #include <map>
+#include <memsnap/analysis/diagnosis.hpp>
+#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/util/hash.hpp>
+#include <memsnap/util/id_index.hpp>
+#include <memsnap/util/pattern.hpp>
 #include <optional>
 #include <tuple>
 
@@ -70,7 +69,7 @@ std::string_view basename_of(std::string_view path) {
 // paths, basenames), so that frames compare and hash by number: a long file name shared by
 // many frames is hashed once, not once per frame.
 class TextIds {
-public:
+  public:
     std::uint32_t id(std::string_view text) {
         const std::uint64_t h = util::hash_text(text);
         if (const auto found = index_.find(h, [&](std::uint32_t i) { return texts_[i] == text; })) return *found;
@@ -88,7 +87,7 @@ public:
     }
     std::string_view text(std::uint32_t id) const { return texts_[id]; }
 
-private:
+  private:
     std::vector<std::string_view> texts_;
     util::IdIndex index_;
     util::TextArena arena_;
@@ -114,7 +113,7 @@ struct StackIndex::Impl {
         std::uint32_t path = 0;  // TextIds of the normalised path
         FrameFlags flags;
         bool hidden = false;
-        std::uint32_t rules = 0;  // CategoryClassifier::path_rules
+        std::uint32_t rules = 0;                   // CategoryClassifier::path_rules
         std::uint32_t stripped = 0, basename = 0;  // TextIds, when the project roots differ
     };
     struct NameFacts {
@@ -125,9 +124,9 @@ struct StackIndex::Impl {
     struct Capture {
         const Snapshot* snap = nullptr;
         std::string root;
-        std::vector<std::uint32_t> frame_map;  // FrameId -> CanonFrameId, kUnmapped
-        std::vector<std::uint32_t> stack_map;  // StackId -> CanonStackId, kUnmapped
-        std::vector<std::uint8_t> category_map;  // StackId -> rule + 1, 0 unknown yet
+        std::vector<std::uint32_t> frame_map;               // FrameId -> CanonFrameId, kUnmapped
+        std::vector<std::uint32_t> stack_map;               // StackId -> CanonStackId, kUnmapped
+        std::vector<std::uint8_t> category_map;             // StackId -> rule + 1, 0 unknown yet
         std::vector<std::uint32_t> file_facts, name_facts;  // StringId -> index + 1 into files/names
         std::vector<FileFacts> files;
         std::vector<NameFacts> names;
@@ -187,7 +186,7 @@ struct StackIndex::Impl {
         const auto filename = c.snap->str(id);
         FileFacts f;
         f.path = filename.find('\\') == std::string_view::npos ? texts.id(filename)
-                                                                : texts.id_of_temporary(normalized_path(filename));
+                                                               : texts.id_of_temporary(normalized_path(filename));
         const auto path = texts.text(f.path);
         f.flags = classifier.classify(filename);
         f.hidden = default_hidden.search(filename);
@@ -263,9 +262,8 @@ struct StackIndex::Impl {
         const bool python = file.flags.python;
         const std::uint32_t name = name_facts(c, raw.name).name;
         const std::int64_t line = function_granularity ? 0 : raw.line;
-        const std::uint64_t h = util::mix_hash(util::mix_hash(util::mix_hash(util::hash_seed(), path),
-                                                              static_cast<std::uint64_t>(line)),
-                                               name);
+        const std::uint64_t h = util::mix_hash(
+            util::mix_hash(util::mix_hash(util::hash_seed(), path), static_cast<std::uint64_t>(line)), name);
         if (const auto found = by_path.find(h, [&](std::uint32_t i) {
                 const Entry& e = frames[i];
                 return e.path == path && e.line == line && e.name_id == name;
@@ -326,8 +324,7 @@ struct StackIndex::Impl {
     }
 };
 
-StackIndex::StackIndex(std::vector<const Snapshot*> captures, const SiteRules& rules,
-                       const StackOptions& options)
+StackIndex::StackIndex(std::vector<const Snapshot*> captures, const SiteRules& rules, const StackOptions& options)
     : impl_(std::make_unique<Impl>(rules, options)) {
     for (const Snapshot* snap : captures) {
         Impl::Capture c;

@@ -1,22 +1,21 @@
-#include <memsnap/analysis/advice.hpp>
-#include <memsnap/analysis/stats_diff.hpp>
-#include <memsnap/error.hpp>
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
+#include <memsnap/analysis/advice.hpp>
+#include <memsnap/analysis/stats_diff.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
 #include <set>
 
 namespace memsnap::analysis {
 
 namespace {
 
-constexpr std::array<const char*, 5> kTrendMetrics = {
-    "allocated_bytes.all.current", "reserved_bytes.all.current", "active_bytes.all.current",
-    "requested_bytes.all.current", "inactive_split_bytes.all.current"};
+constexpr std::array<const char*, 5> kTrendMetrics = {"allocated_bytes.all.current", "reserved_bytes.all.current",
+                                                      "active_bytes.all.current", "requested_bytes.all.current",
+                                                      "inactive_split_bytes.all.current"};
 
 // The rows a verdict uses: when a table lacks one, the report names it.
 constexpr std::array<const char*, 4> kVerdictMetrics = {"allocated_bytes.all.current", "reserved_bytes.all.current",
@@ -24,14 +23,22 @@ constexpr std::array<const char*, 4> kVerdictMetrics = {"allocated_bytes.all.cur
 
 int severity(Verdict v) {
     switch (v) {
-        case Verdict::leak: return 7;
-        case Verdict::growth: return 6;
-        case Verdict::shape_growth: return 5;
-        case Verdict::one_time_growth: return 4;
-        case Verdict::fragmentation: return 3;
-        case Verdict::cache_growth: return 2;
-        case Verdict::shrink: return 1;
-        case Verdict::stable: return 0;
+        case Verdict::leak:
+            return 7;
+        case Verdict::growth:
+            return 6;
+        case Verdict::shape_growth:
+            return 5;
+        case Verdict::one_time_growth:
+            return 4;
+        case Verdict::fragmentation:
+            return 3;
+        case Verdict::cache_growth:
+            return 2;
+        case Verdict::shrink:
+            return 1;
+        case Verdict::stable:
+            return 0;
     }
     return 0;
 }
@@ -104,8 +111,10 @@ std::optional<MetricTrend> make_trend(const std::vector<Entry>& series, const ch
         const ByteRange value = it->second;
         if (previous) {
             const auto d = range_delta(*previous, value);
-            if (d.low > 0) ++up;
-            else if (d.high < 0) ++down;
+            if (d.low > 0)
+                ++up;
+            else if (d.high < 0)
+                ++down;
         }
         if (!first) first = value;
         previous = value;
@@ -116,10 +125,14 @@ std::optional<MetricTrend> make_trend(const std::vector<Entry>& series, const ch
     }
     t.first_to_last = range_delta(*first, *previous);
     const int steps = static_cast<int>(series.size()) - 1;
-    if (up && down) t.direction = "mixed";
-    else if (up) t.direction = up == steps ? "rising" : "non-decreasing";
-    else if (down) t.direction = down == steps ? "falling" : "non-increasing";
-    else t.direction = "flat";
+    if (up && down)
+        t.direction = "mixed";
+    else if (up)
+        t.direction = up == steps ? "rising" : "non-decreasing";
+    else if (down)
+        t.direction = down == steps ? "falling" : "non-increasing";
+    else
+        t.direction = "flat";
     t.monotone = t.direction != "mixed";
     if (step_span) {
         t.slope = range_divide(t.first_to_last, *step_span);
@@ -140,11 +153,14 @@ std::vector<SeriesPoint> series_points(const std::vector<Entry>& series, const s
         SeriesPoint p{i, series[i].source, series[i].table->line, std::nullopt};
         if (steps.span) {
             const auto span = steps.distance();
-            if (n == 1) p.step = steps.span->first;
+            if (n == 1)
+                p.step = steps.span->first;
             else if (span % static_cast<std::int64_t>(n - 1) == 0)
                 p.step = steps.span->first + span / static_cast<std::int64_t>(n - 1) * static_cast<std::int64_t>(i);
-            else if (i == 0) p.step = steps.span->first;
-            else if (i + 1 == n) p.step = steps.span->second;
+            else if (i == 0)
+                p.step = steps.span->first;
+            else if (i + 1 == n)
+                p.step = steps.span->second;
         }
         out.push_back(p);
     }
@@ -152,9 +168,10 @@ std::vector<SeriesPoint> series_points(const std::vector<Entry>& series, const s
         for (const auto& w : e.table->warnings) notes.push_back(fmt::format("{}: {}", e.source, w));
     if (n == 1) notes.push_back("only one table for this device: before and after are the same table");
     if (listed.size() < n)
-        notes.push_back(fmt::format("a series of {} tables: {} evenly spaced points are listed, first and last "
-                                    "included; directions and slopes use all of them",
-                                    n, listed.size()));
+        notes.push_back(
+            fmt::format("a series of {} tables: {} evenly spaced points are listed, first and last "
+                        "included; directions and slopes use all of them",
+                        n, listed.size()));
     return out;
 }
 
@@ -217,9 +234,9 @@ VerdictResult judge(const DeviceDiff& d, const SameProcess& same, bool devices_d
     if (r.verdict == Verdict::leak) {
         if (same.value == std::optional<bool>(false) || devices_differ) {
             r.verdict = Verdict::growth;
-            context.growth_reason = devices_differ ? "the tables are of different devices"
-                                                   : "the captures come from different processes (" +
-                                                         same.evidence.front() + ")";
+            context.growth_reason = devices_differ
+                                        ? "the tables are of different devices"
+                                        : "the captures come from different processes (" + same.evidence.front() + ")";
         } else if (in.live_blocks && in.live_blocks->delta.high <= 0) {
             r.verdict = Verdict::shape_growth;
         }
@@ -231,8 +248,8 @@ VerdictResult judge(const DeviceDiff& d, const SameProcess& same, bool devices_d
 // Cumulative counters (Tot Alloc / Tot Freed, retries, OOMs) never go down in one process.
 void check_counters(const DeviceDiff& d, SameProcess& same) {
     for (const auto& [key, m] : d.metrics) {
-        const bool cumulative = key.ends_with(".allocated") || key.ends_with(".freed") || key == "num_alloc_retries" ||
-                                key == "num_ooms";
+        const bool cumulative =
+            key.ends_with(".allocated") || key.ends_with(".freed") || key == "num_alloc_retries" || key == "num_ooms";
         if (cumulative && m.delta.high < 0 && same.value != std::optional<bool>(false)) {
             same.value = false;
             same.evidence.insert(same.evidence.begin(),
@@ -323,12 +340,13 @@ StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCa
         check_counters(d, diff.same_process);
         diff.devices.push_back(std::move(d));
     }
-    const bool devices_differ = pairs.size() == 1 && pairs[0].first && pairs[0].second &&
-                                *pairs[0].first != *pairs[0].second;
+    const bool devices_differ =
+        pairs.size() == 1 && pairs[0].first && pairs[0].second && *pairs[0].first != *pairs[0].second;
     if (devices_differ)
-        diff.warnings.push_back(fmt::format("the tables are of different devices ({} before, {} after): no leak is "
-                                            "called; give --device N to compare one device",
-                                            *pairs[0].first, *pairs[0].second));
+        diff.warnings.push_back(
+            fmt::format("the tables are of different devices ({} before, {} after): no leak is "
+                        "called; give --device N to compare one device",
+                        *pairs[0].first, *pairs[0].second));
     if (diff.same_process.value != std::optional<bool>(false))
         diff.same_process.evidence.push_back(
             one_series ? "the tables come from one file; summaries carry no addresses to prove one process"
@@ -337,10 +355,12 @@ StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCa
     for (auto& d : diff.devices) d.verdict = judge(d, diff.same_process, devices_differ);
     for (const auto& [dev, tables] : b)
         if (!a.count(dev) && pairing_note.empty())
-            diff.devices.front().notes.push_back(fmt::format("{} appears only in before; not compared", util::device_name(dev)));
+            diff.devices.front().notes.push_back(
+                fmt::format("{} appears only in before; not compared", util::device_name(dev)));
     for (const auto& [dev, tables] : a)
         if (!b.count(dev) && pairing_note.empty())
-            diff.devices.front().notes.push_back(fmt::format("{} appears only in after; not compared", util::device_name(dev)));
+            diff.devices.front().notes.push_back(
+                fmt::format("{} appears only in after; not compared", util::device_name(dev)));
     return diff;
 }
 

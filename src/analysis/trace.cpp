@@ -1,21 +1,20 @@
-#include "trace_iterations.hpp"
-#include "trace_oom.hpp"
-#include "trace_replay.hpp"
-
-#include <memsnap/analysis/rank.hpp>
-#include <memsnap/analysis/stack_index.hpp>
-#include <memsnap/analysis/totals.hpp>
-#include <memsnap/analysis/stack_profile.hpp>
-#include <memsnap/analysis/trace.hpp>
-#include <memsnap/error.hpp>
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
+#include <memsnap/analysis/rank.hpp>
+#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/analysis/stack_profile.hpp>
+#include <memsnap/analysis/totals.hpp>
+#include <memsnap/analysis/trace.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
 #include <set>
+
+#include "trace_iterations.hpp"
+#include "trace_oom.hpp"
+#include "trace_replay.hpp"
 
 namespace memsnap::analysis {
 
@@ -39,15 +38,16 @@ int pick_device(const Snapshot& snap, std::optional<int> wanted) {
         std::set<int> devices = devices_of(snap);
         return *devices.begin();
     }
-    throw input_error("the capture holds no trace events: record them with "
-                      "torch.cuda.memory._record_memory_history() before taking the snapshot",
-                      snap.source.path);
+    throw input_error(
+        "the capture holds no trace events: record them with "
+        "torch.cuda.memory._record_memory_history() before taking the snapshot",
+        snap.source.path);
 }
 
 // Sites and categories of the allocations selected by `keep` (those live at one moment), by
 // bytes. Each allocation's site is resolved once, so a moment costs one pass of additions.
 class SiteTally {
-public:
+  public:
     SiteTally(const std::vector<Allocation>& allocations, StackIndex& index) : allocations_(allocations) {
         std::map<std::pair<std::uint64_t, Category>, std::uint32_t> ids;
         site_of_.reserve(allocations.size());
@@ -100,9 +100,9 @@ public:
     const LiveSite& site(std::uint32_t id) const { return sites_[id]; }
     std::uint32_t site_of(std::size_t allocation) const { return site_of_[allocation]; }
 
-private:
+  private:
     const std::vector<Allocation>& allocations_;
-    std::vector<LiveSite> sites_;          // one per (site, category), unranked
+    std::vector<LiveSite> sites_;         // one per (site, category), unranked
     std::vector<std::uint32_t> site_of_;  // per allocation
 };
 
@@ -275,7 +275,7 @@ std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const
         for (std::size_t m = begin[id]; m < begin[id + 1]; ++m)
             if (made[m].iteration >= listed_from) ++s.per_iteration[made[m].iteration - listed_from];
         std::vector<std::pair<CanonStackId, std::pair<std::int64_t, std::int64_t>>> by_bytes(stacks[id].begin(),
-                                                                                            stacks[id].end());
+                                                                                             stacks[id].end());
         std::stable_sort(by_bytes.begin(), by_bytes.end(),
                          [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
         for (std::size_t k = 0; k < by_bytes.size() && k < 3; ++k) {
@@ -298,8 +298,8 @@ std::size_t sites_limit(const AnalysisOptions& options) {
 
 // The stacks of the allocations live at the replay's peak (or at its end), for pictures.
 StackProfile stacks_at(const Snapshot& snap, const Replay& r, StackIndex& index, bool at_peak) {
-    const auto peak = static_cast<std::size_t>(
-        std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
+    const auto peak =
+        static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
     StackProfile out;
     out.title = at_peak ? fmt::format("live at the peak of {} ({} allocated, event {})", snap.source.path,
                                       util::human_bytes(r.allocated[peak]), peak)
@@ -340,9 +340,10 @@ TraceResult history_trace(TraceResult out, const Snapshot& snap, const AnalysisO
                           snap.source.path);
     const SiteTally tally(live.allocations, index);
     out.sites = live_sites(live, tally, detail::Iterations{}, index, frames, sites_limit(options), out.sites_total);
-    out.notes.push_back("this capture has a history per block (torch 2.0 or older) and no trace events: it does not "
-                        "say when anything happened, so there is no timeline, peak, iterations or OOM replay; the "
-                        "live allocations are named by site only");
+    out.notes.push_back(
+        "this capture has a history per block (torch 2.0 or older) and no trace events: it does not "
+        "say when anything happened, so there is no timeline, peak, iterations or OOM replay; the "
+        "live allocations are named by site only");
     if (trace_options.stacks != TraceOptions::Stacks::none) out.stacks = live_stacks(snap, options);
     return out;
 }
@@ -381,8 +382,8 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     for (std::size_t i = 0; i < r.events.size(); ++i)
         if (r.events[i].action() == TraceAction::snapshot) out.snapshot_events.push_back(i);
 
-    const auto peak = static_cast<std::size_t>(
-        std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
+    const auto peak =
+        static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
     out.peak.bytes = r.allocated[peak];
     out.peak.event = peak;
     out.peak.time_us = peak < r.events.size() ? r.events[peak].time_us : out.time_last_us;
@@ -390,8 +391,8 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
 
     if (trace_options.stacks != TraceOptions::Stacks::none)
         out.stacks = stacks_at(snap, r, index, trace_options.stacks == TraceOptions::Stacks::peak);
-    out.ooms = ooms_of(snap, r, out.device, index, tally, frames, options, trace_options, kMaxOomsExplained,
-                       out.ooms_total);
+    out.ooms =
+        ooms_of(snap, r, out.device, index, tally, frames, options, trace_options, kMaxOomsExplained, out.ooms_total);
     auto sites = live_sites(r, tally, it, index, frames, sites_limit(options), out.sites_total);
     // An OOM after iterations that each kept memory: say how much of what was live they kept.
     for (auto& oom : out.ooms)
@@ -402,9 +403,9 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
                     oom.evidence.push_back(fmt::format(
                         "{} keeps {} allocation{} ({}) every iteration and held {} in {} allocation{} at that "
                         "moment: a leak (see the live sites)",
-                        s.site.label(), s.leak_allocations_per_iteration, s.leak_allocations_per_iteration == 1 ? "" : "s",
-                        util::human_bytes(s.leak_bytes_per_iteration), util::human_bytes(live.bytes), live.allocations,
-                        live.allocations == 1 ? "" : "s"));
+                        s.site.label(), s.leak_allocations_per_iteration,
+                        s.leak_allocations_per_iteration == 1 ? "" : "s", util::human_bytes(s.leak_bytes_per_iteration),
+                        util::human_bytes(live.bytes), live.allocations, live.allocations == 1 ? "" : "s"));
         }
     out.sites = std::move(sites);
 
@@ -416,18 +417,20 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
         marks.push_back(out.snapshot_events[k]);
     out.timeline = timeline(r, peak, marks);
     for (std::size_t k = 0; k < it.complete(); ++k)
-        out.allocated_by_iteration.push_back(*std::max_element(r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k]),
-                                                               r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k + 1]) + 1));
+        out.allocated_by_iteration.push_back(
+            *std::max_element(r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k]),
+                              r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k + 1]) + 1));
 
     if (out.ooms_total > out.ooms.size())
-        out.notes.push_back(fmt::format("{} out-of-memory events; the first {} are explained", out.ooms_total,
-                                        out.ooms.size()));
+        out.notes.push_back(
+            fmt::format("{} out-of-memory events; the first {} are explained", out.ooms_total, out.ooms.size()));
     if (it.complete() > kMaxIterationsListed)
         out.notes.push_back(fmt::format("{} iterations: verdicts weigh them all, each site lists its last {}",
                                         it.complete(), kMaxIterationsListed));
     if (out.truncated)
-        out.notes.push_back("the ring buffer was truncated: allocations made before its first entry count as warmup, "
-                            "and the timeline starts at its first entry");
+        out.notes.push_back(
+            "the ring buffer was truncated: allocations made before its first entry count as warmup, "
+            "and the timeline starts at its first entry");
     if (!it.note.empty()) out.notes.push_back(it.note);
     if (it.starts.empty())
         out.notes.push_back(it.note.empty() ? "no iterations found (no ProfilerStep or Optimizer.step annotations, no "
@@ -440,7 +443,8 @@ OomReport explain_ooms(const Snapshot& snap, const AnalysisOptions& options, con
     OomReport out;
     std::set<int> devices;
     for (const auto& e : snap.events)
-        if (e.action() == TraceAction::oom && (!options.device || e.device == *options.device)) devices.insert(e.device);
+        if (e.action() == TraceAction::oom && (!options.device || e.device == *options.device))
+            devices.insert(e.device);
     if (devices.empty()) return out;
     StackIndex index({&snap}, options.rules, options.stacks);
     FrameTableBuilder frames(index, out.frame_table);

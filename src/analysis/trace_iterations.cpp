@@ -1,10 +1,9 @@
 #include "trace_iterations.hpp"
 
-#include <memsnap/util/hash.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memsnap/util/hash.hpp>
 #include <unordered_map>
 
 namespace memsnap::analysis::detail {
@@ -19,9 +18,7 @@ long Iterations::index_of(std::size_t position) const {
 namespace {
 
 // The first event at or after `time_us`.
-std::size_t position_at(const Replay& r, std::int64_t time_us) {
-    return r.events.first_at(time_us);
-}
+std::size_t position_at(const Replay& r, std::int64_t time_us) { return r.events.first_at(time_us); }
 
 std::vector<std::size_t> from_annotations(const snapshot::Snapshot& snap, const Replay& r, int device,
                                           std::string_view name_part, std::string_view stage, bool after) {
@@ -126,9 +123,10 @@ Iterations find_iterations(const snapshot::Snapshot& snap, const Replay& r, int 
     } else {
         out.source = "none";
         if (!repeated.empty())
-            out.note = fmt::format("a sequence of allocations repeats {} times, but memory does not come back down "
-                                   "between repeats (like the layers of one forward pass): not taken for iterations",
-                                   repeated.size() - 1);
+            out.note = fmt::format(
+                "a sequence of allocations repeats {} times, but memory does not come back down "
+                "between repeats (like the layers of one forward pass): not taken for iterations",
+                repeated.size() - 1);
     }
     return out;
 }

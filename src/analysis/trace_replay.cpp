@@ -1,12 +1,11 @@
 #include "trace_replay.hpp"
 
-#include <memsnap/util/hash.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <memsnap/util/hash.hpp>
 #include <unordered_map>
 
 namespace memsnap::analysis::detail {
@@ -19,10 +18,13 @@ namespace {
 std::int64_t reserved_change(const snapshot::TraceEvent& e) {
     switch (e.action()) {
         case TraceAction::segment_alloc:
-        case TraceAction::segment_map: return e.size;
+        case TraceAction::segment_map:
+            return e.size;
         case TraceAction::segment_free:
-        case TraceAction::segment_unmap: return -e.size;
-        default: return 0;
+        case TraceAction::segment_unmap:
+            return -e.size;
+        default:
+            return 0;
     }
 }
 
@@ -87,23 +89,27 @@ Replay replay(const Snapshot& snap, int device) {
             if (!b.active()) continue;
             allocated_end += b.size;
             snapshot_blocks[b.address] = b.size;
-            if (!live.count(b.address)) r.allocations.push_back({b.address, b.size, b.stack, std::nullopt, std::nullopt});
+            if (!live.count(b.address))
+                r.allocations.push_back({b.address, b.size, b.stack, std::nullopt, std::nullopt});
         }
     }
     std::int64_t missing = 0;
     for (const auto& [address, index] : live) {
         auto& a = r.allocations[index];
         const auto it = snapshot_blocks.find(address);
-        if (it == snapshot_blocks.end() || it->second < a.size) ++missing;
-        else a.size = it->second;  // the block as the snapshot has it
+        if (it == snapshot_blocks.end() || it->second < a.size)
+            ++missing;
+        else
+            a.size = it->second;  // the block as the snapshot has it
     }
     if (missing)
         r.disagreements.push_back(fmt::format(
             "{} allocation(s) the trace leaves live are not active blocks of the snapshot at that address and size",
             missing));
     if (double_allocs)
-        r.disagreements.push_back(fmt::format(
-            "{} address(es) allocated twice without a free in between: their frees are not in the trace", double_allocs));
+        r.disagreements.push_back(
+            fmt::format("{} address(es) allocated twice without a free in between: their frees are not in the trace",
+                        double_allocs));
 
     // Backward from the snapshot's totals.
     std::vector<std::int64_t> allocated_change(n, 0);
@@ -132,8 +138,9 @@ Replay replay(const Snapshot& snap, int device) {
             fmt::format("the trace holds {} entries, its max_entries: older entries were overwritten", n));
     }
     if (n > 0 && (r.allocated[0] < 0 || r.reserved[0] < 0))
-        r.disagreements.push_back("counted back from the snapshot, memory before the first entry would be negative: "
-                                  "the trace does not match the snapshot's blocks and segments");
+        r.disagreements.push_back(
+            "counted back from the snapshot, memory before the first entry would be negative: "
+            "the trace does not match the snapshot's blocks and segments");
     return r;
 }
 
@@ -165,7 +172,8 @@ std::vector<ReservedRange> reserved_at(const Snapshot& snap, const Replay& r, in
             case TraceAction::segment_unmap:
                 ranges[e.addr] = {e.addr, e.size, stream};  // undone: still reserved
                 break;
-            default: break;
+            default:
+                break;
         }
     }
     std::vector<ReservedRange> out;

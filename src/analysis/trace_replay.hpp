@@ -4,10 +4,9 @@
 // and allocated and reserved bytes are known before each event (counted back from the
 // snapshot's totals, so a truncated ring buffer still gives absolute values).
 
-#include <memsnap/snapshot/model.hpp>
-
 #include <algorithm>
 #include <cstdint>
+#include <memsnap/snapshot/model.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,8 +16,8 @@ namespace memsnap::analysis::detail {
 struct Allocation {
     std::int64_t address = 0, size = 0;
     snapshot::StackId stack;
-    std::optional<std::size_t> alloc_event;  // none: made before the trace begins
-    std::optional<std::size_t> free_event;   // none: live at the end
+    std::optional<std::size_t> alloc_event;   // none: made before the trace begins
+    std::optional<std::size_t> free_event;    // none: live at the end
     bool live_at(std::size_t moment) const {  // before event `moment`
         return (!alloc_event || *alloc_event < moment) && (!free_event || *free_event >= moment);
     }
@@ -33,7 +32,7 @@ struct ReservedRange {
 // One device's events, oldest first: positions in the snapshot's trace (which must stay
 // where it is while they are read).
 class DeviceEvents {
-public:
+  public:
     explicit DeviceEvents(const snapshot::TraceEvents& all) : all_(&all) {}
     void push_back(std::size_t position) { at_.push_back(position); }
     std::size_t size() const { return at_.size(); }
@@ -47,7 +46,7 @@ public:
         return static_cast<std::size_t>(it - at_.begin());
     }
 
-private:
+  private:
     const snapshot::TraceEvents* all_;
     std::vector<std::size_t> at_;
 };
@@ -68,7 +67,6 @@ Replay replay(const snapshot::Snapshot& snap, int device);
 
 // The reserved ranges just before event `moment`: the snapshot's segments with the segment
 // events from `moment` on undone.
-std::vector<ReservedRange> reserved_at(const snapshot::Snapshot& snap, const Replay& r, int device,
-                                       std::size_t moment);
+std::vector<ReservedRange> reserved_at(const snapshot::Snapshot& snap, const Replay& r, int device, std::size_t moment);
 
 }  // namespace memsnap::analysis::detail

@@ -1,20 +1,19 @@
-#include "relative_sites.hpp"
-
-#include <memsnap/analysis/stats_diff.hpp>
-#include <memsnap/analysis/trend.hpp>
-#include <memsnap/analysis/verdict.hpp>
-#include <memsnap/error.hpp>
-#include <memsnap/util/format.hpp>
-#include <memsnap/util/steps.hpp>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memsnap/analysis/stats_diff.hpp>
+#include <memsnap/analysis/trend.hpp>
+#include <memsnap/analysis/verdict.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
+#include <memsnap/util/steps.hpp>
 #include <numeric>
 #include <set>
+
+#include "relative_sites.hpp"
 
 namespace memsnap::analysis {
 
@@ -52,7 +51,7 @@ std::string verdict_of(const std::vector<std::int64_t>& d, const std::vector<std
         std::all_of(blocks->begin() + static_cast<std::ptrdiff_t>(from), blocks->end(),
                     [&](std::int64_t b) { return b == (*blocks)[from]; }))
         return "shape_growth";
-    if (ups == 1 || max_up * 5 >= up_sum * 4) return "one_time";  // one interval holds 80% or more
+    if (ups == 1 || max_up * 5 >= up_sum * 4) return "one_time";                  // one interval holds 80% or more
     const std::size_t steady = std::max<std::size_t>(2, (d.size() * 3 + 4) / 5);  // 60% of the intervals
     if (ups >= steady && r2 >= 0.8) return "leak";
     return "irregular";
@@ -92,14 +91,16 @@ StepChoice choose_steps(std::size_t n, const std::vector<std::optional<std::int6
         return true;
     };
     if (all_distinct(found)) {
-        std::stable_sort(c.order.begin(), c.order.end(), [&](std::size_t a, std::size_t b) { return *found[a] < *found[b]; });
+        std::stable_sort(c.order.begin(), c.order.end(),
+                         [&](std::size_t a, std::size_t b) { return *found[a] < *found[b]; });
         for (const auto i : c.order) c.steps.push_back(*found[i]);
         c.source = found_source;
         c.known = true;
         return c;
     }
     if (!times.empty() && all_distinct(times)) {
-        std::stable_sort(c.order.begin(), c.order.end(), [&](std::size_t a, std::size_t b) { return *times[a] < *times[b]; });
+        std::stable_sort(c.order.begin(), c.order.end(),
+                         [&](std::size_t a, std::size_t b) { return *times[a] < *times[b]; });
         c.source = "trace time";
     } else {
         c.source = "order given";
@@ -164,9 +165,10 @@ void judge(TrendResult& t) {
         const std::size_t warmup = jump + 1;
         if (warmup > t.warmup && b.size() >= warmup + kMinPoints &&
             fit_series(t.steps, b, nullptr, warmup, series_noise(b)).verdict == "leak")
-            t.notes.push_back(fmt::format("after the jump at {} {}, allocated memory grows steadily: --warmup {} fits "
-                                          "from there",
-                                          t.steps_known ? "step" : "capture", t.steps[warmup], warmup));
+            t.notes.push_back(
+                fmt::format("after the jump at {} {}, allocated memory grows steadily: --warmup {} fits "
+                            "from there",
+                            t.steps_known ? "step" : "capture", t.steps[warmup], warmup));
     }
     for (const auto* s : {allocated, reserved})
         if (s)
@@ -189,21 +191,25 @@ Diagnosis diagnose(const TrendSite& s, bool steps_known, std::int64_t distance) 
     f.steps_known = steps_known;
     f.step_distance = distance;
     if (s.site.user_code) f.user_frames.push_back({s.site.filename, s.site.line, s.site.name, true});
-    if (s.fit.verdict == "leak") f.verdict = SiteVerdict::leak;
+    if (s.fit.verdict == "leak")
+        f.verdict = SiteVerdict::leak;
     else if (s.fit.verdict == "one_time" && !is_one_time(s.category)) {
         auto d = from_pattern("one_time_growth");
         d.evidence.push_back(fmt::format("{} → {}, four fifths or more of it in one interval",
                                          util::human_bytes(s.bytes_by_step.front()),
                                          util::human_bytes(s.bytes_by_step.back())));
         return d;
-    } else if (s.fit.verdict == "one_time") f.verdict = SiteVerdict::one_time;
-    else if (s.fit.verdict == "shape_growth") f.verdict = SiteVerdict::shape_growth;
+    } else if (s.fit.verdict == "one_time")
+        f.verdict = SiteVerdict::one_time;
+    else if (s.fit.verdict == "shape_growth")
+        f.verdict = SiteVerdict::shape_growth;
     else if (s.fit.verdict == "sawtooth") {
         auto d = from_pattern("sawtooth");
         d.evidence.push_back(fmt::format("it went up and down across the captures ({:.0f}% of intervals not down)",
                                          100 * s.fit.monotonic_share));
         return d;
-    } else return {};
+    } else
+        return {};
     return diagnose_site(f);
 }
 
@@ -271,8 +277,10 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
 
     // Totals and categories.
     const std::pair<const char*, std::int64_t MemoryTotals::*> totals[] = {
-        {"allocated_bytes", &MemoryTotals::allocated_bytes}, {"reserved_bytes", &MemoryTotals::reserved_bytes},
-        {"active_bytes", &MemoryTotals::active_bytes},       {"requested_bytes", &MemoryTotals::requested_bytes},
+        {"allocated_bytes", &MemoryTotals::allocated_bytes},
+        {"reserved_bytes", &MemoryTotals::reserved_bytes},
+        {"active_bytes", &MemoryTotals::active_bytes},
+        {"requested_bytes", &MemoryTotals::requested_bytes},
         {"inactive_split_bytes", &MemoryTotals::inactive_split_bytes}};
     for (const auto& [name, field] : totals) {
         std::vector<std::int64_t> bytes;
@@ -338,9 +346,10 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
     t.sites = std::move(listed);
     judge(t);
     if (roots.size() > 1) {
-        t.warnings.push_back(fmt::format("the captures come from {} different project roots ({}): not one run, so "
-                                         "sites are compared as levels and none is called a leak",
-                                         roots.size(), fmt::join(roots, ", ")));
+        t.warnings.push_back(
+            fmt::format("the captures come from {} different project roots ({}): not one run, so "
+                        "sites are compared as levels and none is called a leak",
+                        roots.size(), fmt::join(roots, ", ")));
         t.notes.push_back(t.warnings.back());
         if (t.verdict == "leak") t.verdict = "irregular";
     }
@@ -388,7 +397,8 @@ TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const 
     require_points(points.size(), trend.warmup);
     std::string source = "log lines";
     if (std::any_of(found.begin(), found.end(), [](const auto& s) { return !s.has_value(); }) && one_table_per_file) {
-        for (std::size_t i = 0; i < points.size(); ++i) found[i] = util::step_from_file_name(captures[point_file[i]].file);
+        for (std::size_t i = 0; i < points.size(); ++i)
+            found[i] = util::step_from_file_name(captures[point_file[i]].file);
         source = "file names";
     }
     const auto choice = choose_steps(points.size(), found, source, {}, trend);
@@ -401,8 +411,10 @@ TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const 
         for (const auto i : choice.order) t.files.push_back(captures[point_file[i]].file);
     }
     const std::pair<const char*, const char*> metrics[] = {
-        {"allocated_bytes", "allocated_bytes.all.current"}, {"reserved_bytes", "reserved_bytes.all.current"},
-        {"active_bytes", "active_bytes.all.current"},       {"requested_bytes", "requested_bytes.all.current"},
+        {"allocated_bytes", "allocated_bytes.all.current"},
+        {"reserved_bytes", "reserved_bytes.all.current"},
+        {"active_bytes", "active_bytes.all.current"},
+        {"requested_bytes", "requested_bytes.all.current"},
         {"inactive_split_bytes", "inactive_split_bytes.all.current"}};
     for (const auto& [name, key] : metrics) {
         std::vector<std::int64_t> bytes;
@@ -424,7 +436,8 @@ TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const 
         t.totals.push_back(series(name, std::move(bytes), t.steps, t.warmup, noise));
     }
     if (t.totals.empty())
-        throw input_error("no table holds allocated or reserved memory in every capture of the series", t.files.front());
+        throw input_error("no table holds allocated or reserved memory in every capture of the series",
+                          t.files.front());
     judge(t);
     t.notes.push_back("summary values are exact to their printed unit; the fit uses the middle of each range");
     if (!t.steps_known)
@@ -438,7 +451,8 @@ TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const 
 std::optional<std::string> check_trend_gate(const TrendResult& t, std::int64_t bytes_per_step) {
     const auto unit = t.steps_known ? "step" : "capture";
     for (const auto& s : t.totals)
-        if (s.name == "allocated_bytes" && s.fit.verdict == "leak" && s.fit.slope_bytes_per_step > static_cast<double>(bytes_per_step))
+        if (s.name == "allocated_bytes" && s.fit.verdict == "leak" &&
+            s.fit.slope_bytes_per_step > static_cast<double>(bytes_per_step))
             return fmt::format("allocated memory grows {} per {}, more than --fail-on-growth {}",
                                util::human_bytes(static_cast<std::int64_t>(s.fit.slope_bytes_per_step)), unit,
                                util::human_bytes(bytes_per_step));

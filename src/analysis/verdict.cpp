@@ -1,10 +1,9 @@
-#include <memsnap/analysis/verdict.hpp>
-#include <memsnap/error.hpp>
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memsnap/analysis/verdict.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
 
 namespace memsnap::analysis {
 
@@ -44,9 +43,9 @@ ChangeCall judge_change(ByteRange before, ByteRange delta) {
 namespace {
 
 std::string describe(std::string_view name, const MetricChange& m, const ChangeCall& call) {
-    std::string text = fmt::format("{}: {} → change {} ({}; noise threshold {})", name,
-                                   util::format_range(m.before, true), util::format_delta(m.delta, true),
-                                   to_string(call.change), util::human_bytes(call.threshold));
+    std::string text =
+        fmt::format("{}: {} → change {} ({}; noise threshold {})", name, util::format_range(m.before, true),
+                    util::format_delta(m.delta, true), to_string(call.change), util::human_bytes(call.threshold));
     if (call.uncertain)
         text += "; uncertain: the table's rounding allows a change beyond the threshold, counted as flat";
     return text;
@@ -102,8 +101,8 @@ TotalsReading read_totals(const TotalsInput& in) {
     r.verdict = totals_verdict(r);
     if (in.ooms_delta && in.ooms_delta->low > 0) {
         r.new_ooms = true;
-        r.evidence.push_back(fmt::format("new out-of-memory errors (num_ooms): {}",
-                                         util::format_delta(*in.ooms_delta, false)));
+        r.evidence.push_back(
+            fmt::format("new out-of-memory errors (num_ooms): {}", util::format_delta(*in.ooms_delta, false)));
     }
     if (in.retries_delta && in.retries_delta->low > 0) {
         r.new_retries = true;

@@ -1,11 +1,11 @@
+#include <fmt/format.h>
+
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/io/unwrap.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>
-
-#include <fmt/format.h>
 
 namespace memsnap::capture {
 
@@ -29,7 +29,9 @@ Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint
     if (auto inner = io::unwrap(file.bytes(), file.path(), limit)) {
         const auto outer = io::wrapping_of(file.bytes().substr(0, 4096));
         const auto next = io::wrapping_of(std::string_view(*inner).substr(0, 4096));
-        if (next == outer) throw input_error(fmt::format("a {} inside a {}: refused", io::to_string(next), io::to_string(outer)), file.path());
+        if (next == outer)
+            throw input_error(fmt::format("a {} inside a {}: refused", io::to_string(next), io::to_string(outer)),
+                              file.path());
         if (auto deeper = io::unwrap(*inner, file.path(), limit)) inner = std::move(deeper);
         return capture_from_bytes(*inner, file.path(), limits);
     }
@@ -61,9 +63,10 @@ Capture load_capture(const std::string& path, const pickle::Limits& limits, std:
     options.check_head = [&path](std::string_view head) { check_head(head, path); };
     const io::MappedFile file(path, options);
     const auto changed = [&] {
-        return input_error("the file changed while it was being read (truncated or replaced?); read it again "
-                           "once it is complete",
-                           path);
+        return input_error(
+            "the file changed while it was being read (truncated or replaced?); read it again "
+            "once it is complete",
+            path);
     };
     try {
         auto capture = read(file, limits, max_input, progress);

@@ -1,14 +1,13 @@
 #include "app.hpp"
 
-#include "commands.hpp"
+#include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+#include <cstdio>
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
-#include <cstdio>
+#include "commands.hpp"
 
 namespace memsnap::cli {
 
@@ -27,8 +26,7 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
     app.add_option("--max-string", g.limits.max_string_length,
                    "Refuse strings longer than this many bytes (default 67108864)")
         ->check(CLI::PositiveNumber);
-    app.add_option("--max-input", g.max_input,
-                   "Read pipes, devices and standard input up to this size (default 8GiB)");
+    app.add_option("--max-input", g.max_input, "Read pipes, devices and standard input up to this size (default 8GiB)");
     app.add_option("--user-code", g.rules.user_code,
                    "Regex on frame file names: these Python files are user code, added to the default rule "
                    "(repeatable)")
@@ -36,14 +34,16 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
     app.add_option("--not-user-code", g.rules.not_user_code,
                    "Regex on frame file names: these are never user code, added to the default rule (repeatable)")
         ->allow_extra_args(false);
-    app.add_flag_callback("--no-default-user-code", [&g] { g.rules.use_defaults = false; },
-                          "Start the user-code rule from nothing: only --user-code patterns are user code");
+    app.add_flag_callback(
+        "--no-default-user-code", [&g] { g.rules.use_defaults = false; },
+        "Start the user-code rule from nothing: only --user-code patterns are user code");
     app.add_option("--color", g.color, "Colour in text output: auto, always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
 CLI::App* add_info(CLI::App& app, InfoOptions& info) {
-    auto* cmd = app.add_subcommand("info", "Describe one capture: snapshot pickle/JSON, memory_summary text or memory_stats");
+    auto* cmd =
+        app.add_subcommand("info", "Describe one capture: snapshot pickle/JSON, memory_summary text or memory_stats");
     cmd->add_option("files", info.files,
                     "Capture file ('-' reads standard input); several files or directories with --format jsonl or text")
         ->required();
@@ -58,8 +58,9 @@ CLI::App* add_info(CLI::App& app, InfoOptions& info) {
 }
 
 CLI::App* add_trace(CLI::App& app, TraceOptions& trace) {
-    auto* cmd = app.add_subcommand("trace", "Replay one snapshot's trace: timeline, peak, iterations, what each "
-                                            "iteration leaves live, out-of-memory events explained");
+    auto* cmd = app.add_subcommand("trace",
+                                   "Replay one snapshot's trace: timeline, peak, iterations, what each "
+                                   "iteration leaves live, out-of-memory events explained");
     cmd->add_option("file", trace.file, "Snapshot with a trace ('-' reads standard input)")->required();
     cmd->add_option("--format", trace.format,
                     "Output format: text, json, markdown, csv, html, svg (the timeline, or --picture flame), folded, "
@@ -96,8 +97,9 @@ CLI::App* add_diff(CLI::App& app, DiffOptions& diff) {
         ->check(CLI::IsMember({"before", "after", "delta"}));
     cmd->add_option("--node-fraction", diff.node_fraction,
                     "--format dot: leave out frames below this share of the bytes (default 0.005)");
-    cmd->add_option("--top", diff.top, "How many sites to list; 0 lists all (default: 10 in text and markdown, "
-                                       "1000 in json and csv)");
+    cmd->add_option("--top", diff.top,
+                    "How many sites to list; 0 lists all (default: 10 in text and markdown, "
+                    "1000 in json and csv)");
     cmd->add_option("--min-growth", diff.min_growth, "Hide sites whose absolute change is below this size (e.g. 1MiB)");
     cmd->add_option("--fail-on-growth", diff.fail_on_growth,
                     "Exit 3 when allocated memory or any site grows faster than RATE bytes per step (e.g. 10MiB)");
@@ -113,13 +115,16 @@ CLI::App* add_diff(CLI::App& app, DiffOptions& diff) {
 }
 
 CLI::App* add_trend(CLI::App& app, TrendOptions& trend) {
-    auto* cmd = app.add_subcommand("trend", "Growth over many captures of one run: slope, R² and verdict per total, "
-                                            "category and site");
-    cmd->add_option("files", trend.files, "Snapshots, or memory_summary/memory_stats files (a log with many tables), "
-                                          "or directories of them")
+    auto* cmd = app.add_subcommand("trend",
+                                   "Growth over many captures of one run: slope, R² and verdict per total, "
+                                   "category and site");
+    cmd->add_option("files", trend.files,
+                    "Snapshots, or memory_summary/memory_stats files (a log with many tables), "
+                    "or directories of them")
         ->required();
-    cmd->add_option("--steps", trend.steps, "The step of each capture, as 100,200,300 (default: step words in the file "
-                                            "names or log lines, else the trace time)");
+    cmd->add_option("--steps", trend.steps,
+                    "The step of each capture, as 100,200,300 (default: step words in the file "
+                    "names or log lines, else the trace time)");
     cmd->add_option("--warmup", trend.warmup, "Leave the first N intervals out of the fit (default 0)");
     cmd->add_option("--format", trend.format,
                     "Output format: text, json, markdown, csv, html, svg (totals over the steps), or folded, dot, "
@@ -128,8 +133,9 @@ CLI::App* add_trend(CLI::App& app, TrendOptions& trend) {
         ->check(CLI::IsMember({"before", "after", "delta"}));
     cmd->add_option("--node-fraction", trend.node_fraction,
                     "--format dot: leave out frames below this share of the bytes (default 0.005)");
-    cmd->add_option("--top", trend.top, "How many sites to list; 0 lists all (default: 10 in text and markdown, 1000 in "
-                                        "json and csv); leaks are always listed");
+    cmd->add_option("--top", trend.top,
+                    "How many sites to list; 0 lists all (default: 10 in text and markdown, 1000 in "
+                    "json and csv); leaks are always listed");
     cmd->add_option("--device", trend.device, "Only this CUDA device");
     cmd->add_option("--fail-on-growth", trend.fail_on_growth,
                     "Exit 3 when allocated memory or a site leaks faster than RATE bytes per step (e.g. 10MiB)");
@@ -137,8 +143,9 @@ CLI::App* add_trend(CLI::App& app, TrendOptions& trend) {
 }
 
 CLI::App* add_ranks(CLI::App& app, RanksOptions& ranks) {
-    auto* cmd = app.add_subcommand("ranks", "Compare one capture per rank of one job: the ranks that stand out from the "
-                                            "median, and where");
+    auto* cmd = app.add_subcommand("ranks",
+                                   "Compare one capture per rank of one job: the ranks that stand out from the "
+                                   "median, and where");
     cmd->add_option("files", ranks.files, "Snapshots, one per rank (rank3, rank_3, -r3 in the name), or directories")
         ->required();
     cmd->add_option("--format", ranks.format,
@@ -152,8 +159,10 @@ CLI::App* add_ranks(CLI::App& app, RanksOptions& ranks) {
 }
 
 int finish(const CommandOutput& result) {
-    if (result.stream) result.stream(stdout);
-    else std::fwrite(result.text.data(), 1, result.text.size(), stdout);
+    if (result.stream)
+        result.stream(stdout);
+    else
+        std::fwrite(result.text.data(), 1, result.text.size(), stdout);
     std::fflush(stdout);
     for (const auto& w : result.warnings) fmt::print(stderr, "memsnap: warning: {}\n", util::printable(w));
     if (!result.gate_message.empty()) {

@@ -1,5 +1,16 @@
 #include "commands.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <memory>
 #include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/analysis/stack_profile.hpp>
@@ -11,23 +22,9 @@
 #include <memsnap/util/format.hpp>
 #include <memsnap/util/steps.hpp>
 #include <memsnap/util/units.hpp>
-
-#include <fmt/format.h>
-
-#include <filesystem>
-#include <memory>
-#include <optional>
-
-#include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <mutex>
-#include <charconv>
-#include <cstdlib>
-#include <exception>
+#include <optional>
 #include <thread>
-
-#include <unistd.h>
 
 namespace memsnap::cli {
 
@@ -83,7 +80,8 @@ std::vector<InputFile> expand(const std::vector<std::string>& names) {
         std::vector<std::string> inside;
         for (const auto& entry : std::filesystem::directory_iterator(name, ec)) {
             const auto base = entry.path().filename().string();
-            if (!base.empty() && base.front() != '.' && entry.is_regular_file(ec)) inside.push_back(entry.path().string());
+            if (!base.empty() && base.front() != '.' && entry.is_regular_file(ec))
+                inside.push_back(entry.path().string());
         }
         if (ec) throw input_error(fmt::format("cannot list the directory: {}", ec.message()), name);
         std::sort(inside.begin(), inside.end());
@@ -134,8 +132,10 @@ std::vector<Result> for_each_file(const std::vector<InputFile>& files, std::vect
     std::vector<Result> out;
     out.reserve(count);
     for (std::size_t i = 0; i < count; ++i) {
-        if (results[i]) out.push_back(std::move(*results[i]));
-        else skipped.push_back(std::move(skip_reason[i]));
+        if (results[i])
+            out.push_back(std::move(*results[i]));
+        else
+            skipped.push_back(std::move(skip_reason[i]));
     }
     if (out.empty()) throw input_error("none of the files found is a capture", files.front().path);
     return out;
@@ -162,13 +162,13 @@ capture::Capture load(const std::string& path, const GlobalOptions& globals, std
     double shown_at = -1;
     const auto progress = [&](std::uint64_t done, std::uint64_t total) {
         if (total <= (std::uint64_t{64} << 20)) return;  // small files need no progress
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (shown && seconds - shown_at < 0.1) return;  // the reader calls every MiB
         shown_at = seconds;
         const std::lock_guard lock(terminal);
         fmt::print(stderr, "\r\x1b[Kmemsnap: reading {}: {} of {} ({}/s)", util::printable(path),
-                   util::human_bytes(static_cast<std::int64_t>(done)), util::human_bytes(static_cast<std::int64_t>(total)),
+                   util::human_bytes(static_cast<std::int64_t>(done)),
+                   util::human_bytes(static_cast<std::int64_t>(total)),
                    util::human_bytes(seconds > 0 ? static_cast<std::int64_t>(static_cast<double>(done) / seconds) : 0));
         shown = true;
     };
@@ -291,14 +291,19 @@ CommandOutput run_trace(const TraceOptions& options, const GlobalOptions& global
         throw usage_error(fmt::format("trace needs a snapshot; {} is a {}", capture.path, capture.kind_name()));
     const bool flame = picture(format) && !(format == report::Format::svg && options.picture == "timeline");
     if (flame || format == report::Format::html)
-        trace.stacks = options.at == "peak" ? analysis::TraceOptions::Stacks::peak : analysis::TraceOptions::Stacks::end;
+        trace.stacks =
+            options.at == "peak" ? analysis::TraceOptions::Stacks::peak : analysis::TraceOptions::Stacks::end;
     const auto result = analysis::analyze_trace(capture.snapshot(), analysis, trace);
     CommandOutput out;
     out.warnings = capture.snapshot().warnings;
-    if (flame) out.text = report::render(*result.stacks, format, render);
-    else if (format == report::Format::html) out.text = report::render_html(result, *result.stacks, render);
-    else if (format == report::Format::svg) out.text = report::render_timeline_svg(result);
-    else out.text = report::render(result, format, render);
+    if (flame)
+        out.text = report::render(*result.stacks, format, render);
+    else if (format == report::Format::html)
+        out.text = report::render_html(result, *result.stacks, render);
+    else if (format == report::Format::svg)
+        out.text = report::render_timeline_svg(result);
+    else
+        out.text = report::render(result, format, render);
     return out;
 }
 
@@ -327,7 +332,8 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     // capture, while a crafted one with a million sites cannot make a gigabyte of JSON.
     const bool machine = format == report::Format::json || format == report::Format::csv;
     if (picture(format) || format == report::Format::html)
-        analysis.stack_samples = options.side == "delta" ? analysis::StackSamples::changed : analysis::StackSamples::all;
+        analysis.stack_samples =
+            options.side == "delta" ? analysis::StackSamples::changed : analysis::StackSamples::all;
     binary_allowed(format);
     analysis.top = top_option(options.top, machine ? kMachineTop : 10);
     analysis.device = device_option(options.device);
@@ -342,14 +348,13 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     // The two files are read concurrently; a log diffed with itself (its series of tables) is
     // read once.
     std::error_code ec;
-    const bool same_file = before_file != "-" && after_file != "-" &&
-                           std::filesystem::equivalent(before_file, after_file, ec) && !ec;
+    const bool same_file =
+        before_file != "-" && after_file != "-" && std::filesystem::equivalent(before_file, after_file, ec) && !ec;
     std::vector<InputFile> inputs{{before_file, false}};
     if (!same_file) inputs.push_back({after_file, false});
     std::vector<std::string> none_skipped;  // named files are never skipped
-    auto loaded = for_each_file<capture::Capture>(inputs, none_skipped, [&](std::size_t i) {
-        return load(inputs[i].path, globals, limit);
-    });
+    auto loaded = for_each_file<capture::Capture>(inputs, none_skipped,
+                                                  [&](std::size_t i) { return load(inputs[i].path, globals, limit); });
     const capture::Capture& before = loaded[0];
     const std::optional<capture::Capture> other =
         same_file ? std::nullopt : std::optional<capture::Capture>(std::move(loaded[1]));
@@ -399,16 +404,21 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
     auto reduced = for_each_file<Reduced>(files, skipped, [&](std::size_t i) {
         auto capture = load(files[i].path, globals, limit);
         Reduced r{files[i].path, std::nullopt, std::nullopt};
-        if (capture.is_snapshot()) r.snapshot = reduce(capture, analysis);
-        else r.stats = std::move(std::get<stats::StatsCapture>(capture.content));
+        if (capture.is_snapshot())
+            r.snapshot = reduce(capture, analysis);
+        else
+            r.stats = std::move(std::get<stats::StatsCapture>(capture.content));
         return r;
     });
     if (!trend.steps.empty() && !skipped.empty())
-        throw usage_error(fmt::format("--steps gives {} steps, but {} of the files found are not captures; name the "
-                                      "captures instead of their directory",
-                                      trend.steps.size(), skipped.size()));
-    const bool snapshots = std::all_of(reduced.begin(), reduced.end(), [](const Reduced& r) { return r.snapshot.has_value(); });
-    const bool tables = std::none_of(reduced.begin(), reduced.end(), [](const Reduced& r) { return r.snapshot.has_value(); });
+        throw usage_error(
+            fmt::format("--steps gives {} steps, but {} of the files found are not captures; name the "
+                        "captures instead of their directory",
+                        trend.steps.size(), skipped.size()));
+    const bool snapshots =
+        std::all_of(reduced.begin(), reduced.end(), [](const Reduced& r) { return r.snapshot.has_value(); });
+    const bool tables =
+        std::none_of(reduced.begin(), reduced.end(), [](const Reduced& r) { return r.snapshot.has_value(); });
     if (!snapshots && !tables)
         throw usage_error("trend needs captures of one kind: all snapshots, or memory_summary/memory_stats files");
     analysis::TrendResult result;
@@ -427,13 +437,18 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
     if (gate)
         if (auto message = analysis::check_trend_gate(result, *gate)) out.gate_message = *message;
     if (picture(format) && format != report::Format::svg && result.kind != "snapshot")
-        throw usage_error(fmt::format("--format {} needs sites, which summaries and stats do not have: use svg, html or "
-                                      "text",
-                                      options.format));
-    if (format == report::Format::svg) out.text = report::render_timeline_svg(result);
-    else if (picture(format)) out.text = report::render(analysis::trend_stacks(result), format, render);
-    else if (format == report::Format::html) out.text = report::render_html(result);
-    else out.text = report::render(result, format, render);
+        throw usage_error(
+            fmt::format("--format {} needs sites, which summaries and stats do not have: use svg, html or "
+                        "text",
+                        options.format));
+    if (format == report::Format::svg)
+        out.text = report::render_timeline_svg(result);
+    else if (picture(format))
+        out.text = report::render(analysis::trend_stacks(result), format, render);
+    else if (format == report::Format::html)
+        out.text = report::render_html(result);
+    else
+        out.text = report::render(result, format, render);
     return out;
 }
 
@@ -452,15 +467,18 @@ CommandOutput run_ranks(const RanksOptions& options, const GlobalOptions& global
         const auto capture = load(files[i].path, globals, limit);
         if (!capture.is_snapshot())
             throw usage_error(fmt::format("ranks needs snapshots; {} is a {}", capture.path, capture.kind_name()));
-        return analysis::RankCapture{util::rank_from_file_name(files[i].path), files[i].path, reduce(capture, analysis)};
+        return analysis::RankCapture{util::rank_from_file_name(files[i].path), files[i].path,
+                                     reduce(capture, analysis)};
     });
     const auto result = analysis::compare_ranks(std::move(captures), analysis);
     CommandOutput out;
     const auto render = render_options(globals, format, false, analysis::Side::after, options.node_fraction);
     out.warnings = std::move(skipped);
     out.warnings.insert(out.warnings.end(), result.warnings.begin(), result.warnings.end());
-    if (picture(format)) out.text = report::render(analysis::ranks_stacks(result), format, render);
-    else out.text = report::render(result, format, render);
+    if (picture(format))
+        out.text = report::render(analysis::ranks_stacks(result), format, render);
+    else
+        out.text = report::render(result, format, render);
     return out;
 }
 

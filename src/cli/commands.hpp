@@ -2,11 +2,10 @@
 // The commands, as functions from parsed options to output. CLI11 stays in app.cpp; the
 // analysis and report layers do the work. Option values are checked before any file is read.
 
-#include <memsnap/analysis/site_rules.hpp>
-#include <memsnap/pickle/limits.hpp>
-
 #include <cstdio>
 #include <functional>
+#include <memsnap/analysis/site_rules.hpp>
+#include <memsnap/pickle/limits.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,16 +22,16 @@ struct GlobalOptions {
 struct InfoOptions {
     std::vector<std::string> files;  // several (or a directory) with --format jsonl or text
     std::string format = "text";
-    std::string top;     // empty: 10
-    std::string device;  // empty: every device
+    std::string top;            // empty: 10
+    std::string device;         // empty: every device
     std::string node_fraction;  // dot
 };
 
 struct TraceOptions {
     std::string file;
     std::string format = "text";
-    std::string top;  // empty: 10
-    std::string device;  // empty: the first device with a trace
+    std::string top;            // empty: 10
+    std::string device;         // empty: the first device with a trace
     std::string device_memory;  // the GPU's capacity, e.g. 80GiB: tells an OOM from another process
     std::vector<std::string> hide, focus;
     bool cpp_frames = false;
@@ -43,7 +42,7 @@ struct TraceOptions {
 
 struct DiffOptions {
     std::vector<std::string> files;  // two; more make a trend
-    std::string steps;  // "A,B" (a trend: one step per capture)
+    std::string steps;               // "A,B" (a trend: one step per capture)
     std::string format = "text";
     std::string top;  // empty: 10 for text and markdown, all for json and csv
     std::string min_growth;
@@ -79,8 +78,8 @@ struct RanksOptions {
 struct CommandOutput {
     std::string text;
     std::function<void(std::FILE*)> stream;  // when set, writes the output instead of `text`
-    std::vector<std::string> warnings;  // for standard error
-    std::string gate_message;           // non-empty: a gate tripped (exit 3)
+    std::vector<std::string> warnings;       // for standard error
+    std::string gate_message;                // non-empty: a gate tripped (exit 3)
 };
 
 // Both throw memsnap::Error; the caller maps it to an exit code.

@@ -1,9 +1,5 @@
-#include <memsnap/error.hpp>
-#include <memsnap/io/mapped_file.hpp>
-
-#include <fmt/format.h>
-
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -13,6 +9,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <memsnap/error.hpp>
+#include <memsnap/io/mapped_file.hpp>
 
 namespace memsnap::io {
 

@@ -1,6 +1,3 @@
-#include <memsnap/error.hpp>
-#include <memsnap/io/unwrap.hpp>
-
 #include <fmt/format.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -8,15 +5,18 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <memsnap/error.hpp>
+#include <memsnap/io/unwrap.hpp>
 
 namespace memsnap::io {
 
 namespace {
 
 std::string too_big(std::uint64_t limit) {
-    return fmt::format("decompresses to more than {} bytes (64 times the file, at least 64 MiB, at most --max-input): "
-                       "refused as a likely decompression bomb; decompress it yourself if it is a real capture",
-                       limit);
+    return fmt::format(
+        "decompresses to more than {} bytes (64 times the file, at least 64 MiB, at most --max-input): "
+        "refused as a likely decompression bomb; decompress it yourself if it is a real capture",
+        limit);
 }
 
 std::string gunzip(std::string_view in, const std::string& name, std::uint64_t limit) {
@@ -48,7 +48,8 @@ std::string gunzip(std::string_view in, const std::string& name, std::uint64_t l
         if (rc != Z_OK) {
             const std::size_t at = in.size() - z.avail_in;
             inflateEnd(&z);
-            throw input_error(fmt::format("gzip data is damaged or cut short ({})", z.msg ? z.msg : "no detail"), name, at);
+            throw input_error(fmt::format("gzip data is damaged or cut short ({})", z.msg ? z.msg : "no detail"), name,
+                              at);
         }
         if (z.avail_in == 0 && z.avail_out != 0) {
             inflateEnd(&z);
@@ -103,9 +104,10 @@ std::string from_html(std::string_view page, const std::string& name) {
     const std::string_view key = "\"base64\"";
     const auto at = page.find(key);
     if (at == std::string_view::npos)
-        throw input_error("an HTML page without a snapshot inside (memsnap reads the pages of _memory_viz.py, "
-                          "which hold one as base64)",
-                          name);
+        throw input_error(
+            "an HTML page without a snapshot inside (memsnap reads the pages of _memory_viz.py, "
+            "which hold one as base64)",
+            name);
     std::size_t pos = at + key.size();
     while (pos < page.size() && (page[pos] == ' ' || page[pos] == ':')) ++pos;
     if (pos >= page.size() || page[pos] != '"') throw input_error("the page's base64 field is not a string", name, pos);
@@ -116,11 +118,13 @@ std::string from_html(std::string_view page, const std::string& name) {
     int held = 0;
     for (; pos < page.size() && page[pos] != '"'; ++pos) {
         const char c = page[pos];
-        if (c == '=' || c == '\\' || std::isspace(static_cast<unsigned char>(c))) continue;  // padding, escaped newlines
+        if (c == '=' || c == '\\' || std::isspace(static_cast<unsigned char>(c)))
+            continue;  // padding, escaped newlines
         const int v = base64_value(c);
-        if (v < 0) throw input_error(fmt::format("the page's base64 holds a byte 0x{:02x} that is not base64",
-                                                 static_cast<unsigned char>(c)),
-                                     name, pos);
+        if (v < 0)
+            throw input_error(fmt::format("the page's base64 holds a byte 0x{:02x} that is not base64",
+                                          static_cast<unsigned char>(c)),
+                              name, pos);
         bits = (bits << 6) | static_cast<std::uint32_t>(v);
         held += 6;
         if (held >= 8) {
@@ -155,10 +159,14 @@ Wrapping wrapping_of(std::string_view head) {
 
 std::string_view to_string(Wrapping wrapping) {
     switch (wrapping) {
-        case Wrapping::gzip: return "gzip";
-        case Wrapping::zstd: return "zstd";
-        case Wrapping::html: return "HTML page";
-        case Wrapping::none: break;
+        case Wrapping::gzip:
+            return "gzip";
+        case Wrapping::zstd:
+            return "zstd";
+        case Wrapping::html:
+            return "HTML page";
+        case Wrapping::none:
+            break;
     }
     return "plain";
 }
@@ -170,10 +178,14 @@ std::uint64_t unwrap_limit(std::uint64_t size, std::uint64_t max_input) {
 
 std::optional<std::string> unwrap(std::string_view bytes, const std::string& name, std::uint64_t max_output) {
     switch (wrapping_of(bytes.substr(0, 4096))) {
-        case Wrapping::gzip: return gunzip(bytes, name, max_output);
-        case Wrapping::zstd: return unzstd(bytes, name, max_output);
-        case Wrapping::html: return from_html(bytes, name);
-        case Wrapping::none: break;
+        case Wrapping::gzip:
+            return gunzip(bytes, name, max_output);
+        case Wrapping::zstd:
+            return unzstd(bytes, name, max_output);
+        case Wrapping::html:
+            return from_html(bytes, name);
+        case Wrapping::none:
+            break;
     }
     return std::nullopt;
 }

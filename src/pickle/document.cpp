@@ -16,9 +16,7 @@ const Value* Document::find(const Value& dict, std::string_view key) const {
     return nullptr;
 }
 
-std::uint16_t Document::depth(const Value& v) const {
-    return v.is_container() ? slots_[v.u].depth : 0;
-}
+std::uint16_t Document::depth(const Value& v) const { return v.is_container() ? slots_[v.u].depth : 0; }
 
 Value Document::new_container(Kind kind) {
     std::uint32_t items;

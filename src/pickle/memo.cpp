@@ -40,7 +40,8 @@ std::optional<std::uint32_t> Memo::encode(const Value& v) {
                 return pack(input_string, strings_.size() - 1);
             }
             break;
-        default: break;
+        default:
+            break;
     }
     // PUTs over one index again and again could grow the side table past what 29 bits number.
     if (others_.size() >= payload_limit) return std::nullopt;

@@ -4,16 +4,15 @@
 // records with small ids, which pack into 29 bits. Strings in the input take a second
 // 8-byte word; anything else goes to a side table.
 
-#include <memsnap/pickle/document.hpp>
-
 #include <cstdint>
+#include <memsnap/pickle/document.hpp>
 #include <optional>
 #include <vector>
 
 namespace memsnap::pickle {
 
 class Memo {
-public:
+  public:
     std::size_t size() const { return entries_.size(); }
     void reserve(std::size_t entries) { entries_.reserve(entries); }
     bool defined(std::uint64_t index) const { return index < entries_.size() && entries_[index] != 0; }
@@ -41,12 +40,19 @@ public:
     // writes one). A cache of decoded memo reads is valid while this stays the same.
     std::uint64_t opaque_overwrites() const { return opaque_overwrites_; }
 
-private:
+  private:
     enum Tag : std::uint32_t {
-        unset = 0, list = 1, dict = 2, tuple = 3, set = 4, opaque = 5, input_string = 6, other = 7
+        unset = 0,
+        list = 1,
+        dict = 2,
+        tuple = 3,
+        set = 4,
+        opaque = 5,
+        input_string = 6,
+        other = 7
     };
     static constexpr std::uint32_t payload_bits = 29;
-    static constexpr std::uint32_t opaque_tag_bits = 4;     // the hooks' tags are small
+    static constexpr std::uint32_t opaque_tag_bits = 4;      // the hooks' tags are small
     static constexpr std::uint32_t string_length_bits = 21;  // strings up to 2 MiB pack
     static bool packs_opaque(const Value& v) {
         return v.tag < (1u << opaque_tag_bits) && v.u < (std::uint64_t{1} << (payload_bits - opaque_tag_bits));
@@ -69,18 +75,34 @@ private:
         const std::uint32_t payload = e >> 3;
         Value v;
         switch (static_cast<Tag>(e & 7)) {
-            case unset: v.kind = Kind::unset; return v;
-            case list: v.kind = Kind::list; v.u = payload; return v;
-            case dict: v.kind = Kind::dict; v.u = payload; return v;
-            case tuple: v.kind = Kind::tuple; v.u = payload; return v;
-            case set: v.kind = Kind::set; v.u = payload; return v;
+            case unset:
+                v.kind = Kind::unset;
+                return v;
+            case list:
+                v.kind = Kind::list;
+                v.u = payload;
+                return v;
+            case dict:
+                v.kind = Kind::dict;
+                v.u = payload;
+                return v;
+            case tuple:
+                v.kind = Kind::tuple;
+                v.u = payload;
+                return v;
+            case set:
+                v.kind = Kind::set;
+                v.u = payload;
+                return v;
             case opaque:
                 v.kind = Kind::opaque;
                 v.tag = static_cast<std::uint16_t>(payload & ((1u << opaque_tag_bits) - 1));
                 v.u = payload >> opaque_tag_bits;
                 return v;
-            case input_string: return string_of(payload);
-            case other: return others_[payload];
+            case input_string:
+                return string_of(payload);
+            case other:
+                return others_[payload];
         }
         return v;
     }

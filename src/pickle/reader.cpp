@@ -1,17 +1,17 @@
-#include <memsnap/error.hpp>
-#include "memo.hpp"
-#include <memsnap/pickle/reader.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <bit>
 #include <cstring>
+#include <memsnap/error.hpp>
+#include <memsnap/pickle/reader.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "memo.hpp"
 
 namespace memsnap::pickle {
 
@@ -20,36 +20,60 @@ namespace {
 // Opcodes that would import or call code. Named so the error says exactly what was refused.
 const char* code_loading_opcode(std::uint8_t op) {
     switch (op) {
-        case 'c': return "GLOBAL";
-        case 0x93: return "STACK_GLOBAL";
-        case 'R': return "REDUCE";
-        case 'b': return "BUILD";
-        case 0x81: return "NEWOBJ";
-        case 0x92: return "NEWOBJ_EX";
-        case 'i': return "INST";
-        case 'o': return "OBJ";
-        case 'P': return "PERSID";
-        case 'Q': return "BINPERSID";
-        case 0x82: return "EXT1";
-        case 0x83: return "EXT2";
-        case 0x84: return "EXT4";
-        default: return nullptr;
+        case 'c':
+            return "GLOBAL";
+        case 0x93:
+            return "STACK_GLOBAL";
+        case 'R':
+            return "REDUCE";
+        case 'b':
+            return "BUILD";
+        case 0x81:
+            return "NEWOBJ";
+        case 0x92:
+            return "NEWOBJ_EX";
+        case 'i':
+            return "INST";
+        case 'o':
+            return "OBJ";
+        case 'P':
+            return "PERSID";
+        case 'Q':
+            return "BINPERSID";
+        case 0x82:
+            return "EXT1";
+        case 0x83:
+            return "EXT2";
+        case 0x84:
+            return "EXT4";
+        default:
+            return nullptr;
     }
 }
 
 // Text opcodes of protocols 0 and 1 and out-of-band buffers: data, but never written by torch.
 const char* unsupported_opcode(std::uint8_t op) {
     switch (op) {
-        case 'I': return "INT (protocol 0 text)";
-        case 'L': return "LONG (protocol 0 text)";
-        case 'S': return "STRING (protocol 0 text)";
-        case 'V': return "UNICODE (protocol 0 text)";
-        case 'F': return "FLOAT (protocol 0 text)";
-        case 'p': return "PUT (protocol 0 text)";
-        case 'g': return "GET (protocol 0 text)";
-        case 0x97: return "NEXT_BUFFER (out-of-band buffer)";
-        case 0x98: return "READONLY_BUFFER (out-of-band buffer)";
-        default: return nullptr;
+        case 'I':
+            return "INT (protocol 0 text)";
+        case 'L':
+            return "LONG (protocol 0 text)";
+        case 'S':
+            return "STRING (protocol 0 text)";
+        case 'V':
+            return "UNICODE (protocol 0 text)";
+        case 'F':
+            return "FLOAT (protocol 0 text)";
+        case 'p':
+            return "PUT (protocol 0 text)";
+        case 'g':
+            return "GET (protocol 0 text)";
+        case 0x97:
+            return "NEXT_BUFFER (out-of-band buffer)";
+        case 0x98:
+            return "READONLY_BUFFER (out-of-band buffer)";
+        default:
+            return nullptr;
     }
 }
 
@@ -90,8 +114,7 @@ bool valid_utf8(const unsigned char* s, std::size_t n) {
             cp = (cp << 6) | (s[i + k] & 0x3F);
         }
         // Python's encoder emits surrogates only with surrogatepass; reject overlongs only.
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-            cp > 0x10FFFF)
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF)
             return false;
         i += len;
     }
@@ -101,9 +124,8 @@ bool valid_utf8(const unsigned char* s, std::size_t n) {
 constexpr std::uint64_t kMaxMemoGap = 1u << 16;
 
 class Machine {
-public:
-    Machine(Document& doc, const Limits& limits, SealHook* hook,
-            const std::function<void(std::uint64_t)>& consumed)
+  public:
+    Machine(Document& doc, const Limits& limits, SealHook* hook, const std::function<void(std::uint64_t)>& consumed)
         : doc_(doc),
           in_(doc.input()),
           limits_(limits),
@@ -119,15 +141,12 @@ public:
 
     StreamInfo run();
 
-private:
-    [[noreturn]] void fail(const std::string& message) const {
-        throw input_error(message, {}, op_start_);
-    }
+  private:
+    [[noreturn]] void fail(const std::string& message) const { throw input_error(message, {}, op_start_); }
 
     void need(std::uint64_t n, const char* what) const {
         if (n > in_.size() - pos_)
-            fail(fmt::format("truncated: {} needs {} more bytes but the file ends at byte {}",
-                             what, n, in_.size()));
+            fail(fmt::format("truncated: {} needs {} more bytes but the file ends at byte {}", what, n, in_.size()));
     }
     std::uint64_t read_le(unsigned n, const char* what) {
         need(n, what);
@@ -141,7 +160,8 @@ private:
         // byte stores that stall the wide load after them.
         const char* at = in_.data() + at_offset;
         switch (n) {
-            case 1: return static_cast<unsigned char>(*at);
+            case 1:
+                return static_cast<unsigned char>(*at);
             case 2: {
                 std::uint16_t v;
                 std::memcpy(&v, at, 2);
@@ -162,12 +182,13 @@ private:
 
     [[gnu::always_inline]] inline void push(const Value& v) {
         if (stack_.size() >= limits_.max_container_length) [[unlikely]]
-            fail(fmt::format("more than {} values on the pickle stack (--max-container)",
-                             limits_.max_container_length));
+            fail(
+                fmt::format("more than {} values on the pickle stack (--max-container)", limits_.max_container_length));
         if (16 * stack_.size() + doc_.held_bytes() > held_limit_) [[unlikely]]
-            fail(fmt::format("the file would make memsnap hold more than {} MiB of values at once, for a "
-                             "file of {} bytes: snapshots hold far less, so it is damaged or crafted",
-                             held_limit_ >> 20, in_.size()));
+            fail(
+                fmt::format("the file would make memsnap hold more than {} MiB of values at once, for a "
+                            "file of {} bytes: snapshots hold far less, so it is damaged or crafted",
+                            held_limit_ >> 20, in_.size()));
         stack_.push_back(v);
     }
     Value pop(const char* what) {
@@ -192,17 +213,19 @@ private:
     // call per APPENDS/SETITEMS batch: this is the hot path of large files.
     void add_items(const Value& container, std::size_t begin, std::size_t end, const char* what) {
         if (doc_.slot(container).sealed)
-            fail(fmt::format("{} changes a container that is already stored elsewhere "
-                             "(recursive or self-modifying data is not a snapshot)",
-                             what));
+            fail(
+                fmt::format("{} changes a container that is already stored elsewhere "
+                            "(recursive or self-modifying data is not a snapshot)",
+                            what));
         std::uint32_t child_depth = 0;
         for (std::size_t k = begin; k < end; ++k) {
             Value& v = stack_[k];
             if (!v.is_container()) continue;
             if (v.u == container.u)
-                fail(fmt::format("{} puts a container inside itself (recursive data is not a "
-                                 "snapshot)",
-                                 what));
+                fail(
+                    fmt::format("{} puts a container inside itself (recursive data is not a "
+                                "snapshot)",
+                                what));
             child_depth = std::max<std::uint32_t>(child_depth, doc_.slot(v).depth);
             v = seal_value(v);
         }
@@ -214,8 +237,7 @@ private:
         }
         auto& items = doc_.mutable_items(container);
         if (items.size() + (end - begin) > limits_.max_container_length)
-            fail(fmt::format("a container holds more than {} items (--max-container)",
-                             limits_.max_container_length));
+            fail(fmt::format("a container holds more than {} items (--max-container)", limits_.max_container_length));
         // Lists of the hook's run tag (trace entries) are stored as runs; others as they are.
         if (container.kind == Kind::list && begin < end && stack_[begin].kind == Kind::opaque &&
             stack_[begin].tag == run_tag_) {
@@ -281,7 +303,9 @@ private:
     Value expect_container(const Value& v, Kind kind, const char* what) {
         if (v.kind != kind)
             fail(fmt::format("{} applied to a value that is not a {}", what,
-                             kind == Kind::list ? "list" : kind == Kind::dict ? "dict" : "set"));
+                             kind == Kind::list   ? "list"
+                             : kind == Kind::dict ? "dict"
+                                                  : "set"));
         return v;
     }
 
@@ -294,11 +318,10 @@ private:
 
     void read_string(std::uint64_t length, Kind kind, const char* what) {
         if (length > limits_.max_string_length || length > 0xFFFFFFFFull)
-            fail(fmt::format("{} declares {} bytes, over the limit of {} (--max-string)", what,
-                             length, limits_.max_string_length));
+            fail(fmt::format("{} declares {} bytes, over the limit of {} (--max-string)", what, length,
+                             limits_.max_string_length));
         need(length, what);
-        if (kind == Kind::string &&
-            !valid_utf8(reinterpret_cast<const unsigned char*>(in_.data() + pos_), length))
+        if (kind == Kind::string && !valid_utf8(reinterpret_cast<const unsigned char*>(in_.data() + pos_), length))
             fail(fmt::format("{} is not valid UTF-8", what));
         push(doc_.new_input_string(pos_, static_cast<std::uint32_t>(length), kind));
         pos_ += length;
@@ -316,8 +339,7 @@ private:
         // Strip sign-extension bytes, then see whether the rest fits in 64 bits.
         std::uint64_t used = n;
         const unsigned char ext = negative ? 0xFF : 0x00;
-        while (used > 1 && p[used - 1] == ext && ((p[used - 2] & 0x80) != 0) == negative)
-            --used;
+        while (used > 1 && p[used - 1] == ext && ((p[used - 2] & 0x80) != 0) == negative) --used;
         std::uint64_t bits = 0;
         for (std::uint64_t k = 0; k < std::min<std::uint64_t>(used, 8); ++k)
             bits |= static_cast<std::uint64_t>(p[k]) << (8 * k);
@@ -347,9 +369,10 @@ private:
         // Picklers number memo entries in order; a far jump would make the memo hold empty
         // entries that no input byte paid for.
         if (index > memo_.size() + kMaxMemoGap)
-            fail(fmt::format("memo index {} jumps past the {} entries stored so far (picklers number "
-                             "them in order)",
-                             index, memo_.size()));
+            fail(
+                fmt::format("memo index {} jumps past the {} entries stored so far (picklers number "
+                            "them in order)",
+                            index, memo_.size()));
         if (v.is_container()) {
             Slot& s = doc_.slot(v);
             if (v.kind != Kind::tuple && !s.sealed)
@@ -364,8 +387,7 @@ private:
 
     void memo_get(std::uint64_t index) {
         if (!memo_.defined(index))
-            fail(fmt::format("memo reference {} was never stored ({} entries)", index,
-                             memo_.size()));
+            fail(fmt::format("memo reference {} was never stored ({} entries)", index, memo_.size()));
         const Value v = doc_.resolve(memo_.get(index));
         // A copy of a container that is not stored yet: its slot must outlive the seal.
         if (v.is_container()) doc_.slot(v).pinned = true;
@@ -410,7 +432,8 @@ private:
 
     // Commits a literal: its memo entry, its writer statistics, the cursor, the stack.
     void commit_literal(const Literal& literal) {
-        if (literal.memoize) memoize_literal(literal.value);
+        if (literal.memoize)
+            memoize_literal(literal.value);
         else if (literal.end < in_.size() && (in_[literal.end] == 'q' || in_[literal.end] == 'r'))
             ++info_.memo_after_fill;  // the C++ writer memoizes shared containers once complete
         pos_ = literal.end;
@@ -561,9 +584,18 @@ private:
                     if (v.kind != Kind::string && v.kind != Kind::opaque) return false;
                     break;
                 }
-                case 'K': v = Value::make_int(static_cast<unsigned char>(data[p + 1])); p += 2; break;
-                case 'M': v = Value::make_int(static_cast<std::int64_t>(read_le_at(p + 1, 2))); p += 3; break;
-                case 'J': v = Value::make_int(static_cast<std::int32_t>(read_le_at(p + 1, 4))); p += 5; break;
+                case 'K':
+                    v = Value::make_int(static_cast<unsigned char>(data[p + 1]));
+                    p += 2;
+                    break;
+                case 'M':
+                    v = Value::make_int(static_cast<std::int64_t>(read_le_at(p + 1, 2)));
+                    p += 3;
+                    break;
+                case 'J':
+                    v = Value::make_int(static_cast<std::int32_t>(read_le_at(p + 1, 4)));
+                    p += 5;
+                    break;
                 case 0x8A: {  // LONG1
                     const auto n = static_cast<unsigned char>(data[p + 1]);
                     if (n > 8 || p + 2 + n > size) return false;
@@ -580,9 +612,18 @@ private:
                     p += 2 + n;
                     break;
                 }
-                case 'N': v = Value::make_none(); p += 1; break;
-                case 0x88: v = Value::make_bool(true); p += 1; break;
-                case 0x89: v = Value::make_bool(false); p += 1; break;
+                case 'N':
+                    v = Value::make_none();
+                    p += 1;
+                    break;
+                case 0x88:
+                    v = Value::make_bool(true);
+                    p += 1;
+                    break;
+                case 0x89:
+                    v = Value::make_bool(false);
+                    p += 1;
+                    break;
                 case ']': {
                     if (lists == dict_lists_.size()) return false;
                     const auto list = scan_list_literal(p + 1);
@@ -592,11 +633,12 @@ private:
                     p = list->end;
                     break;
                 }
-                default: return false;
+                default:
+                    return false;
             }
         }
         if (count == 0 || p >= size) return false;
-        ++p;  // SETITEMS
+        ++p;                                           // SETITEMS
         if (p < size && data[p] == '(') return false;  // a second batch may follow
         const auto made = hook_->on_dict_literal(doc_, std::span<const Value>(dict_kv_.data(), count));
         if (!made) return false;
@@ -648,10 +690,10 @@ StreamInfo Machine::run() {
     if (in_.empty()) throw input_error("empty file", {}, 0);
     if (!looks_like_pickle(in_)) {
         op_start_ = 0;
-        if (in_.substr(0, 2) == "PK")
-            fail("a zip archive (what torch.save writes), not a memory snapshot pickle");
+        if (in_.substr(0, 2) == "PK") fail("a zip archive (what torch.save writes), not a memory snapshot pickle");
         if (looks_like_old_pickle(in_))
-            fail("a pickle of protocol 0 or 1 (text opcodes), which torch never writes: memsnap reads protocols 2 to 5");
+            fail(
+                "a pickle of protocol 0 or 1 (text opcodes), which torch never writes: memsnap reads protocols 2 to 5");
         fail(fmt::format("not a pickle of protocol 2 to 5 (starts with byte 0x{:02x})",
                          static_cast<unsigned char>(in_[0])));
     }
@@ -693,8 +735,12 @@ StreamInfo Machine::run() {
             case ']':
                 if (hook_ == nullptr || !list_literal()) push(doc_.new_container(Kind::list));
                 break;
-            case ')': push(doc_.new_container(Kind::tuple)); break;
-            case 0x8F: push(doc_.new_container(Kind::set)); break;  // EMPTY_SET
+            case ')':
+                push(doc_.new_container(Kind::tuple));
+                break;
+            case 0x8F:
+                push(doc_.new_container(Kind::set));
+                break;   // EMPTY_SET
             case 'a': {  // APPEND
                 const Value v = pop("APPEND");
                 add_item(expect_container(top("APPEND"), Kind::list, "APPEND"), v, "APPEND");
@@ -741,9 +787,15 @@ StreamInfo Machine::run() {
                 stack_.resize(m);
                 break;
             }
-            case 0x91: push(make_from(Kind::set, pop_mark("FROZENSET"), "FROZENSET")); break;
-            case 't': push(make_from(Kind::tuple, pop_mark("TUPLE"), "TUPLE")); break;
-            case 'l': push(make_from(Kind::list, pop_mark("LIST"), "LIST")); break;
+            case 0x91:
+                push(make_from(Kind::set, pop_mark("FROZENSET"), "FROZENSET"));
+                break;
+            case 't':
+                push(make_from(Kind::tuple, pop_mark("TUPLE"), "TUPLE"));
+                break;
+            case 'l':
+                push(make_from(Kind::list, pop_mark("LIST"), "LIST"));
+                break;
             case 'd': {  // DICT
                 const std::size_t m = pop_mark("DICT");
                 if ((stack_.size() - m) % 2 != 0) fail("DICT with an odd number of values");
@@ -775,12 +827,18 @@ StreamInfo Machine::run() {
                 push(v);
                 break;
             }
-            case 'K': push(Value::make_int(static_cast<std::int64_t>(read_le(1, "BININT1")))); break;
-            case 'M': push(Value::make_int(static_cast<std::int64_t>(read_le(2, "BININT2")))); break;
+            case 'K':
+                push(Value::make_int(static_cast<std::int64_t>(read_le(1, "BININT1"))));
+                break;
+            case 'M':
+                push(Value::make_int(static_cast<std::int64_t>(read_le(2, "BININT2"))));
+                break;
             case 'J':
                 push(Value::make_int(static_cast<std::int32_t>(read_le(4, "BININT"))));
                 break;
-            case 0x8A: read_long(read_le(1, "LONG1")); ++info_.long1_ops;
+            case 0x8A:
+                read_long(read_le(1, "LONG1"));
+                ++info_.long1_ops;
                 if (in_[op_start_ + 1] != 8) ++info_.long1_not_8_bytes;
                 break;
             case 0x8B: {  // LONG4
@@ -796,24 +854,54 @@ StreamInfo Machine::run() {
                 push(Value::make_float(std::bit_cast<double>(raw)));
                 break;
             }
-            case 0x88: push(Value::make_bool(true)); break;
-            case 0x89: push(Value::make_bool(false)); break;
-            case 'N': push(Value::make_none()); break;
-            case 0x8C: read_string(read_le(1, "SHORT_BINUNICODE"), Kind::string, "SHORT_BINUNICODE"); break;
-            case 'X': read_string(read_le(4, "BINUNICODE"), Kind::string, "BINUNICODE"); break;
-            case 0x8D: read_string(read_le(8, "BINUNICODE8"), Kind::string, "BINUNICODE8"); break;
-            case 'U': read_string(read_le(1, "SHORT_BINSTRING"), Kind::bytes, "SHORT_BINSTRING"); break;
-            case 'T': read_string(read_le(4, "BINSTRING"), Kind::bytes, "BINSTRING"); break;
-            case 'C': read_string(read_le(1, "SHORT_BINBYTES"), Kind::bytes, "SHORT_BINBYTES"); break;
-            case 'B': read_string(read_le(4, "BINBYTES"), Kind::bytes, "BINBYTES"); break;
-            case 0x8E: read_string(read_le(8, "BINBYTES8"), Kind::bytes, "BINBYTES8"); break;
-            case 0x96: read_string(read_le(8, "BYTEARRAY8"), Kind::bytes, "BYTEARRAY8"); break;
+            case 0x88:
+                push(Value::make_bool(true));
+                break;
+            case 0x89:
+                push(Value::make_bool(false));
+                break;
+            case 'N':
+                push(Value::make_none());
+                break;
+            case 0x8C:
+                read_string(read_le(1, "SHORT_BINUNICODE"), Kind::string, "SHORT_BINUNICODE");
+                break;
+            case 'X':
+                read_string(read_le(4, "BINUNICODE"), Kind::string, "BINUNICODE");
+                break;
+            case 0x8D:
+                read_string(read_le(8, "BINUNICODE8"), Kind::string, "BINUNICODE8");
+                break;
+            case 'U':
+                read_string(read_le(1, "SHORT_BINSTRING"), Kind::bytes, "SHORT_BINSTRING");
+                break;
+            case 'T':
+                read_string(read_le(4, "BINSTRING"), Kind::bytes, "BINSTRING");
+                break;
+            case 'C':
+                read_string(read_le(1, "SHORT_BINBYTES"), Kind::bytes, "SHORT_BINBYTES");
+                break;
+            case 'B':
+                read_string(read_le(4, "BINBYTES"), Kind::bytes, "BINBYTES");
+                break;
+            case 0x8E:
+                read_string(read_le(8, "BINBYTES8"), Kind::bytes, "BINBYTES8");
+                break;
+            case 0x96:
+                read_string(read_le(8, "BYTEARRAY8"), Kind::bytes, "BYTEARRAY8");
+                break;
             case 0x94:  // MEMOIZE
                 ++info_.memoize_ops;
                 memo_put(memo_.size());
                 break;
-            case 'q': ++info_.put_ops; memo_put(read_le(1, "BINPUT")); break;
-            case 'r': ++info_.put_ops; memo_put(read_le(4, "LONG_BINPUT")); break;
+            case 'q':
+                ++info_.put_ops;
+                memo_put(read_le(1, "BINPUT"));
+                break;
+            case 'r':
+                ++info_.put_ops;
+                memo_put(read_le(4, "LONG_BINPUT"));
+                break;
             case 'h':
             case 'j':
                 memo_get_run(op);
@@ -834,8 +922,7 @@ std::string_view StreamInfo::writer() const {
     // The C++ pickler: protocol 2, no MEMOIZE, containers memoized only when complete,
     // 8-byte LONG1 throughout. Python memoizes containers before filling them.
     // (The C++ writer memoizes a shared empty list too, so "before fill" is not zero there.)
-    if (protocol == 2 && memoize_ops == 0 && long1_not_8_bytes == 0 &&
-        memo_before_fill <= memo_after_fill)
+    if (protocol == 2 && memoize_ops == 0 && long1_not_8_bytes == 0 && memo_before_fill <= memo_after_fill)
         return "torch C++ pickler";
     return "Python pickle";
 }

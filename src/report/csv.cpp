@@ -1,12 +1,11 @@
 // CSV writers for the diffs: one row per listed site (snapshots) or per device and metric
 // (summaries). RFC 4180 quoting, LF line ends.
-#include "writers.hpp"
-
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 
 #include <cmath>
+#include <memsnap/util/format.hpp>
+
+#include "writers.hpp"
 
 namespace memsnap::report::detail {
 
@@ -42,12 +41,12 @@ std::string snapshot_diff_csv(const analysis::SnapshotDiff& diff) {
         "rank,filename,line,name,verdict,before_bytes,after_bytes,delta_bytes,before_blocks,after_blocks,"
         "delta_blocks,new_blocks,gone_blocks,growth_bytes_per_step,share,pattern,category\n";
     for (const auto& s : diff.sites)
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.rank, field(s.site.filename),
-                           s.site.line, field(s.site.name), analysis::to_string(s.verdict), s.before_bytes,
-                           s.after_bytes, s.delta_bytes, s.before_blocks, s.after_blocks, s.delta_blocks,
-                           s.new_blocks, s.gone_blocks, fixed(s.growth_bytes_per_step, 3),
-                           s.share ? fixed(*s.share, 6) : std::string(), field(s.diagnosis.pattern),
-                           analysis::to_string(s.category));
+        out +=
+            fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.rank, field(s.site.filename),
+                        s.site.line, field(s.site.name), analysis::to_string(s.verdict), s.before_bytes, s.after_bytes,
+                        s.delta_bytes, s.before_blocks, s.after_blocks, s.delta_blocks, s.new_blocks, s.gone_blocks,
+                        fixed(s.growth_bytes_per_step, 3), s.share ? fixed(*s.share, 6) : std::string(),
+                        field(s.diagnosis.pattern), analysis::to_string(s.category));
     return out;
 }
 
@@ -89,14 +88,17 @@ std::string trace_csv(const analysis::TraceResult& t) {
 namespace memsnap::report::detail {
 
 std::string trend_csv(const analysis::TrendResult& t) {
-    std::string out = "record,rank,name,filename,line,category,verdict,slope_bytes_per_step,r2,monotonic_share,first_step";
+    std::string out =
+        "record,rank,name,filename,line,category,verdict,slope_bytes_per_step,r2,monotonic_share,first_step";
     for (const auto step : t.steps) out += fmt::format(",bytes_at_{}", step);
     out += "\n";
-    const auto row = [&](std::string_view record, std::size_t rank, std::string_view name, const analysis::SiteKey* site,
-                         std::string_view category, const analysis::SeriesFit& f, const std::vector<std::int64_t>& bytes) {
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", record, rank, field(name), site ? field(site->filename) : "",
-                           site ? site->line : 0, category, f.verdict, fixed(f.slope_bytes_per_step, 1), fixed(f.r2, 4),
-                           fixed(f.monotonic_share, 4), f.first_step ? fmt::format("{}", *f.first_step) : "");
+    const auto row = [&](std::string_view record, std::size_t rank, std::string_view name,
+                         const analysis::SiteKey* site, std::string_view category, const analysis::SeriesFit& f,
+                         const std::vector<std::int64_t>& bytes) {
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", record, rank, field(name),
+                           site ? field(site->filename) : "", site ? site->line : 0, category, f.verdict,
+                           fixed(f.slope_bytes_per_step, 1), fixed(f.r2, 4), fixed(f.monotonic_share, 4),
+                           f.first_step ? fmt::format("{}", *f.first_step) : "");
         for (const auto b : bytes) out += fmt::format(",{}", b);
         out += "\n";
     };
@@ -108,7 +110,8 @@ std::string trend_csv(const analysis::TrendResult& t) {
 }
 
 std::string ranks_csv(const analysis::RanksResult& r) {
-    std::string out = "rank,file,allocated_bytes,reserved_bytes,active_bytes,inactive_split_bytes,delta_bytes,outlier\n";
+    std::string out =
+        "rank,file,allocated_bytes,reserved_bytes,active_bytes,inactive_split_bytes,delta_bytes,outlier\n";
     for (const auto& k : r.ranks) {
         bool outlier = false;
         for (const auto& o : r.outliers) outlier = outlier || o.rank == k.rank;

@@ -1,12 +1,11 @@
 #include "format.hpp"
 
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
+#include <memsnap/util/format.hpp>
 
 namespace memsnap::report {
 
@@ -53,8 +52,8 @@ std::vector<std::string> stack_lines(const analysis::RepresentativeStack& stack,
         ++python;
     }
     if (python_limit != 0 && python > python_limit)
-        out.push_back(fmt::format("... {} more Python frame{}", python - python_limit,
-                                  python - python_limit == 1 ? "" : "s"));
+        out.push_back(
+            fmt::format("... {} more Python frame{}", python - python_limit, python - python_limit == 1 ? "" : "s"));
     if (cpp > 0)
         out.push_back(fmt::format("({} C++ frame{} not shown: --cpp-frames shows them)", cpp, cpp == 1 ? "" : "s"));
     if (!omitted.empty()) out.push_back(omitted);
@@ -65,8 +64,9 @@ void usage_lines(std::string& out, const analysis::MomentUsage& usage, const cha
     std::string categories;
     for (const auto c : analysis::all_categories()) {
         const auto bytes = usage.category_bytes[static_cast<std::size_t>(c)];
-        if (bytes > 0) categories += fmt::format("{}{} {}", categories.empty() ? "" : ", ", analysis::to_string(c),
-                                                 util::human_bytes(bytes));
+        if (bytes > 0)
+            categories += fmt::format("{}{} {}", categories.empty() ? "" : ", ", analysis::to_string(c),
+                                      util::human_bytes(bytes));
     }
     out += fmt::format("{}categories: {}\n", indent, categories.empty() ? "none" : categories);
     for (const auto& s : usage.sites)

@@ -2,13 +2,13 @@
 // image is loaded from anywhere (a Content-Security-Policy says so to the browser): the
 // verdict, totals, categories, ranked sites with their stacks in <details>, and the pictures
 // inline as SVG.
-#include "format.hpp"
-#include "profile_support.hpp"
-#include "writers.hpp"
+#include <fmt/format.h>
 
 #include <memsnap/util/format.hpp>
 
-#include <fmt/format.h>
+#include "format.hpp"
+#include "profile_support.hpp"
+#include "writers.hpp"
 
 namespace memsnap::report::detail {
 
@@ -97,15 +97,17 @@ std::string snapshot_diff_html(const analysis::SnapshotDiff& d, const analysis::
     for (std::size_t k = 0; k < analysis::category_count; ++k) {
         const auto& c = d.categories[k];
         if (c.before_blocks || c.after_blocks)
-            rows.push_back(category_row(analysis::to_string(static_cast<analysis::Category>(k)), c.before_bytes, c.after_bytes));
+            rows.push_back(
+                category_row(analysis::to_string(static_cast<analysis::Category>(k)), c.before_bytes, c.after_bytes));
     }
     p.table({"category", "before", "after", "change"}, rows);
     p.h2(fmt::format("Sites ({} of {})", d.sites.size(), d.sites_total));
     rows.clear();
     for (const auto& s : d.sites)
         rows.push_back({fmt::format("={}", s.rank), std::string(analysis::to_string(s.verdict)),
-                        "=" + util::signed_bytes(s.delta_bytes), "=" + util::rate(s.growth_bytes_per_step, d.steps.known()),
-                        site_label(s.site), std::string(analysis::to_string(s.category))});
+                        "=" + util::signed_bytes(s.delta_bytes),
+                        "=" + util::rate(s.growth_bytes_per_step, d.steps.known()), site_label(s.site),
+                        std::string(analysis::to_string(s.category))});
     p.table({"#", "verdict", "change", "rate", "site", "category"}, rows);
     for (const auto& s : d.sites) {
         std::vector<std::string> lines;
@@ -127,20 +129,24 @@ std::string snapshot_info_html(const analysis::SnapshotInfo& s, const analysis::
     Page p;
     p.paragraph(fmt::format("{} ({}, {})", s.file, s.writer, s.generation));
     p.h2("Memory");
-    const std::pair<const char*, std::int64_t> totals[] = {
-        {"reserved", s.totals.reserved_bytes},     {"allocated", s.totals.allocated_bytes},
-        {"active", s.totals.active_bytes},         {"requested", s.totals.requested_bytes},
-        {"inactive (cached)", s.totals.inactive_bytes}, {"inactive split", s.totals.inactive_split_bytes},
-        {"releasable", s.totals.releasable_bytes}};
+    const std::pair<const char*, std::int64_t> totals[] = {{"reserved", s.totals.reserved_bytes},
+                                                           {"allocated", s.totals.allocated_bytes},
+                                                           {"active", s.totals.active_bytes},
+                                                           {"requested", s.totals.requested_bytes},
+                                                           {"inactive (cached)", s.totals.inactive_bytes},
+                                                           {"inactive split", s.totals.inactive_split_bytes},
+                                                           {"releasable", s.totals.releasable_bytes}};
     std::vector<std::vector<std::string>> rows;
-    for (const auto& [name, bytes] : totals) rows.push_back({name, "=" + util::human_bytes(bytes), fmt::format("={}", bytes)});
+    for (const auto& [name, bytes] : totals)
+        rows.push_back({name, "=" + util::human_bytes(bytes), fmt::format("={}", bytes)});
     p.table({"total", "", "bytes"}, rows);
     p.h2("Categories of live memory");
     rows.clear();
     for (std::size_t k = 0; k < analysis::category_count; ++k)
         if (s.categories[k].blocks)
             rows.push_back({std::string(analysis::to_string(static_cast<analysis::Category>(k))),
-                            "=" + util::human_bytes(s.categories[k].bytes), fmt::format("={}", s.categories[k].blocks)});
+                            "=" + util::human_bytes(s.categories[k].bytes),
+                            fmt::format("={}", s.categories[k].blocks)});
     p.table({"category", "bytes", "blocks"}, rows);
     p.h2(fmt::format("Top sites ({} of {})", s.top_sites.size(), s.site_count));
     rows.clear();
@@ -155,7 +161,8 @@ std::string snapshot_info_html(const analysis::SnapshotInfo& s, const analysis::
     return p.finish(fmt::format("memsnap info: {}", s.file));
 }
 
-std::string trace_html(const analysis::TraceResult& t, const analysis::StackProfile& profile, const RenderOptions& options) {
+std::string trace_html(const analysis::TraceResult& t, const analysis::StackProfile& profile,
+                       const RenderOptions& options) {
     Page p;
     p.paragraph(fmt::format("{}, device {}: {} events, {} iterations ({}){}", t.file, t.device, t.events, t.iterations,
                             t.iteration_source, t.truncated ? "; the ring buffer was truncated" : ""));
@@ -195,7 +202,8 @@ std::string trace_html(const analysis::TraceResult& t, const analysis::StackProf
 std::string trend_html(const analysis::TrendResult& t) {
     Page p;
     p.verdict(t.verdict);
-    p.paragraph(fmt::format("{} captures, steps {} → {} ({})", t.steps.size(), t.steps.front(), t.steps.back(), t.steps_source));
+    p.paragraph(fmt::format("{} captures, steps {} → {} ({})", t.steps.size(), t.steps.front(), t.steps.back(),
+                            t.steps_source));
     p.list(t.evidence);
     p.h2("Totals");
     p.picture(trend_svg(t));
@@ -203,20 +211,22 @@ std::string trend_html(const analysis::TrendResult& t) {
     for (const auto* group : {&t.totals, &t.categories})
         for (const auto& s : *group)
             rows.push_back({s.name, "=" + util::human_bytes(s.bytes.front()), "=" + util::human_bytes(s.bytes.back()),
-                            "=" + util::rate(s.fit.slope_bytes_per_step, t.steps_known), fmt::format("={:.2f}", s.fit.r2),
-                            s.fit.verdict});
+                            "=" + util::rate(s.fit.slope_bytes_per_step, t.steps_known),
+                            fmt::format("={:.2f}", s.fit.r2), s.fit.verdict});
     p.table({"series", "first", "last", "slope", "R²", "verdict"}, rows);
     if (!t.sites.empty()) {
         p.h2(fmt::format("Sites ({} of {})", t.sites.size(), t.sites_total));
         rows.clear();
         for (const auto& s : t.sites)
-            rows.push_back({fmt::format("={}", s.rank), s.fit.verdict, "=" + util::rate(s.fit.slope_bytes_per_step, t.steps_known),
+            rows.push_back({fmt::format("={}", s.rank), s.fit.verdict,
+                            "=" + util::rate(s.fit.slope_bytes_per_step, t.steps_known),
                             fmt::format("={:.2f}", s.fit.r2), "=" + util::human_bytes(s.bytes_by_step.back()),
                             site_label(s.site), std::string(analysis::to_string(s.category))});
         p.table({"#", "verdict", "slope", "R²", "last", "site", "category"}, rows);
         for (const auto& s : t.sites)
             if (!s.diagnosis.empty())
-                p.details(fmt::format("#{} {}", s.rank, site_label(s.site)), {s.diagnosis.summary, "fix: " + s.diagnosis.fix});
+                p.details(fmt::format("#{} {}", s.rank, site_label(s.site)),
+                          {s.diagnosis.summary, "fix: " + s.diagnosis.fix});
     }
     p.list(t.notes);
     return p.finish(fmt::format("memsnap trend: {}", t.verdict));

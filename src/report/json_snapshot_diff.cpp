@@ -86,7 +86,8 @@ void snapshot_diff_json(const analysis::SnapshotDiff& d, const Sink& sink) {
     j["sites_not_listed"] = {{"beyond_top", d.sites_beyond_top},
                              {"below_min_growth", d.sites_below_min_growth},
                              {"delta_bytes", d.sites_not_listed_delta_bytes}};
-    json::dump(j, "sites", d.sites.size(), [&](std::size_t i) { return site_json(d.sites[i], d.frame_table); }, sink);
+    json::dump(
+        j, "sites", d.sites.size(), [&](std::size_t i) { return site_json(d.sites[i], d.frame_table); }, sink);
 }
 
 }  // namespace memsnap::report::detail

@@ -115,9 +115,7 @@ void append_indented(std::string& out, const Json& value, std::size_t depth) {
 
 }  // namespace
 
-std::string dump(const Json& doc) {
-    return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
+std::string dump(const Json& doc) { return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; }
 
 void dump(const Json& doc, std::string_view key, std::size_t count, const std::function<Json(std::size_t)>& element,
           const std::function<void(std::string_view)>& sink) {

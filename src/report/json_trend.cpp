@@ -34,7 +34,7 @@ Json categories(const std::array<analysis::CategoryUsage, analysis::category_cou
     for (std::size_t k = 0; k < analysis::category_count; ++k)
         if (usage[k].blocks != 0)
             out[std::string(analysis::to_string(static_cast<analysis::Category>(k)))] = {{"bytes", usage[k].bytes},
-                                                                                       {"blocks", usage[k].blocks}};
+                                                                                         {"blocks", usage[k].blocks}};
     return out;
 }
 

@@ -31,10 +31,12 @@ void line(std::string& out, const Json& j) {
 std::string info_jsonl(const analysis::InfoResult& info, const JsonlContext& c) {
     std::string out;
     if (const auto* s = std::get_if<analysis::SnapshotInfo>(&info)) {
-        const std::pair<const char*, std::int64_t> totals[] = {
-            {"allocated_bytes", s->totals.allocated_bytes},       {"reserved_bytes", s->totals.reserved_bytes},
-            {"active_bytes", s->totals.active_bytes},             {"requested_bytes", s->totals.requested_bytes},
-            {"inactive_split_bytes", s->totals.inactive_split_bytes}, {"releasable_bytes", s->totals.releasable_bytes}};
+        const std::pair<const char*, std::int64_t> totals[] = {{"allocated_bytes", s->totals.allocated_bytes},
+                                                               {"reserved_bytes", s->totals.reserved_bytes},
+                                                               {"active_bytes", s->totals.active_bytes},
+                                                               {"requested_bytes", s->totals.requested_bytes},
+                                                               {"inactive_split_bytes", s->totals.inactive_split_bytes},
+                                                               {"releasable_bytes", s->totals.releasable_bytes}};
         for (const auto& [name, bytes] : totals) {
             Json j = record("total", c, c.step, s->device);
             j["name"] = name;
@@ -63,8 +65,8 @@ std::string info_jsonl(const analysis::InfoResult& info, const JsonlContext& c) 
     const auto& stats = std::get<analysis::StatsInfo>(info);
     for (std::size_t i = 0; i < stats.capture.tables.size(); ++i) {
         const auto& table = stats.capture.tables[i];
-        for (const char* name : {"allocated_bytes", "reserved_bytes", "active_bytes", "requested_bytes",
-                                 "inactive_split_bytes"}) {
+        for (const char* name :
+             {"allocated_bytes", "reserved_bytes", "active_bytes", "requested_bytes", "inactive_split_bytes"}) {
             const auto at = table.stats.find(std::string(name) + ".all.current");
             if (at == table.stats.end()) continue;
             const ByteRange r = (*at).second;

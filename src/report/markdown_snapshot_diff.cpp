@@ -1,11 +1,11 @@
 // Markdown writer for the snapshot diff: ready to paste into a GitHub issue.
-#include "format.hpp"
-#include "markdown_support.hpp"
-#include "writers.hpp"
+#include <fmt/format.h>
 
 #include <memsnap/util/format.hpp>
 
-#include <fmt/format.h>
+#include "format.hpp"
+#include "markdown_support.hpp"
+#include "writers.hpp"
 
 namespace memsnap::report::detail {
 
@@ -23,8 +23,8 @@ void diagnosis_block(std::string& out, const analysis::Diagnosis& d) {
     }
 }
 
-void stack_block(std::string& out, const analysis::RepresentativeStack& s, const std::vector<analysis::FrameText>& table,
-                 std::size_t index, bool cpp_frames) {
+void stack_block(std::string& out, const analysis::RepresentativeStack& s,
+                 const std::vector<analysis::FrameText>& table, std::size_t index, bool cpp_frames) {
     out += fmt::format("\nStack {}: {} blocks of {} ({})\n\n", index, util::signed_count(s.delta_blocks),
                        util::human_bytes(s.size), util::signed_bytes(s.delta_bytes));
     std::string body;
@@ -74,16 +74,16 @@ void site_table(std::string& out, const SnapshotDiff& d) {
     } else if (d.sites.empty()) {
         out += "No site passes the filters.\n";
     } else {
-        out += fmt::format("| rank | site | category | verdict | Δ bytes | Δ blocks | new | gone | growth/{} | share % |\n",
-                           d.steps.known() ? "step" : "capture");
+        out += fmt::format(
+            "| rank | site | category | verdict | Δ bytes | Δ blocks | new | gone | growth/{} | share % |\n",
+            d.steps.known() ? "step" : "capture");
         out += "|---:|---|---|---|---:|---:|---:|---:|---:|---:|\n";
         for (const auto& s : d.sites)
-            out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", s.rank,
-                               md::cell(md::code(site_label(s.site))), analysis::to_string(s.category),
-                               analysis::to_string(s.verdict), util::signed_bytes(s.delta_bytes),
-                               util::signed_count(s.delta_blocks), s.new_blocks, s.gone_blocks,
-                               util::rate_value(s.growth_bytes_per_step),
-                               s.share ? util::percent(*s.share) : std::string("—"));
+            out += fmt::format(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", s.rank, md::cell(md::code(site_label(s.site))),
+                analysis::to_string(s.category), analysis::to_string(s.verdict), util::signed_bytes(s.delta_bytes),
+                util::signed_count(s.delta_blocks), s.new_blocks, s.gone_blocks,
+                util::rate_value(s.growth_bytes_per_step), s.share ? util::percent(*s.share) : std::string("—"));
     }
     const std::size_t hidden = d.sites_beyond_top + d.sites_below_min_growth;
     if (hidden == 0) return;
@@ -105,19 +105,24 @@ std::string snapshot_diff_markdown(const SnapshotDiff& d, const RenderOptions& o
         diagnosis_block(out, d.overall);
     }
     if (d.convergence)
-        out += fmt::format("\nGrowth converges in {}: {} inclusive ({}% of all growth) over {} growing sites, {} in the "
-                           "frame itself.\n",
-                           md::code(frame_label(d.convergence->frame)), util::signed_bytes(d.convergence->inclusive_bytes),
-                           util::percent(d.convergence->share), d.convergence->sites,
-                           util::signed_bytes(d.convergence->exclusive_bytes));
+        out += fmt::format(
+            "\nGrowth converges in {}: {} inclusive ({}% of all growth) over {} growing sites, {} in the "
+            "frame itself.\n",
+            md::code(frame_label(d.convergence->frame)), util::signed_bytes(d.convergence->inclusive_bytes),
+            util::percent(d.convergence->share), d.convergence->sites,
+            util::signed_bytes(d.convergence->exclusive_bytes));
     site_table(out, d);
     for (const auto& s : d.sites) {
         out += fmt::format("\n<details><summary>#{} {} — {}</summary>\n\n", s.rank, md::html(site_label(s.site)),
                            util::rate(s.growth_bytes_per_step, d.steps.known()));
-        if (s.diagnosis.empty()) out += "No diagnosis for this site.\n";
-        else diagnosis_block(out, s.diagnosis);
-        if (s.stacks.empty()) out += fmt::format("\n{}\n", d.stacks_recorded ? "No representative stack." : "No stacks recorded.");
-        for (std::size_t i = 0; i < s.stacks.size(); ++i) stack_block(out, s.stacks[i], d.frame_table, i + 1, options.cpp_frames);
+        if (s.diagnosis.empty())
+            out += "No diagnosis for this site.\n";
+        else
+            diagnosis_block(out, s.diagnosis);
+        if (s.stacks.empty())
+            out += fmt::format("\n{}\n", d.stacks_recorded ? "No representative stack." : "No stacks recorded.");
+        for (std::size_t i = 0; i < s.stacks.size(); ++i)
+            stack_block(out, s.stacks[i], d.frame_table, i + 1, options.cpp_frames);
         out += "\n</details>\n";
     }
     if (!d.notes.empty()) {

@@ -1,12 +1,12 @@
 // Markdown writer for the summary/stats diff.
+#include <fmt/format.h>
+
+#include <memsnap/util/format.hpp>
+
 #include "format.hpp"
 #include "markdown_support.hpp"
 #include "stats_rows.hpp"
 #include "writers.hpp"
-
-#include <memsnap/util/format.hpp>
-
-#include <fmt/format.h>
 
 namespace memsnap::report::detail {
 
@@ -34,9 +34,10 @@ std::string stats_diff_markdown(const analysis::StatsDiff& diff) {
             md::bullets(out, d.notes);
         }
     }
-    out += fmt::format("\n<sub>memory_summary values are truncated to their unit; ranges show what the tables allow ({} → "
-                       "{}).</sub>\n",
-                       stats::to_string(diff.before_kind), stats::to_string(diff.after_kind));
+    out += fmt::format(
+        "\n<sub>memory_summary values are truncated to their unit; ranges show what the tables allow ({} → "
+        "{}).</sub>\n",
+        stats::to_string(diff.before_kind), stats::to_string(diff.after_kind));
     return out;
 }
 

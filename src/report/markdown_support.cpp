@@ -1,10 +1,9 @@
 #include "markdown_support.hpp"
 
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memsnap/util/format.hpp>
 
 namespace memsnap::report::md {
 
@@ -47,10 +46,17 @@ std::string html(std::string_view text) {
     std::string out;
     for (const char c : one_line(text)) {
         switch (c) {
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '&': out += "&amp;"; break;
-            default: out += c;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '&':
+                out += "&amp;";
+                break;
+            default:
+                out += c;
         }
     }
     return out;

@@ -1,15 +1,14 @@
 // pprof's profile.proto, gzipped: `pprof -top`, `-http` and `-diff_base` read memsnap's
 // stacks. Sample types inuse_space/bytes and inuse_objects/count; a diff's before side goes
 // in as negative samples, so the profile is the change.
-#include "writers.hpp"
-
-#include <memsnap/error.hpp>
-
 #include <zlib.h>
 
 #include <map>
+#include <memsnap/error.hpp>
 #include <string>
 #include <vector>
+
+#include "writers.hpp"
 
 namespace memsnap::report::detail {
 
@@ -17,7 +16,7 @@ namespace {
 
 // The protobuf wire format, as much of it as profile.proto needs.
 class Proto {
-public:
+  public:
     void varint(std::uint64_t v) {
         while (v >= 0x80) {
             out_ += static_cast<char>((v & 0x7f) | 0x80);
@@ -44,7 +43,7 @@ public:
     void message(int field, const Proto& m) { bytes(field, m.out_); }
     const std::string& data() const { return out_; }
 
-private:
+  private:
     std::string out_;
 };
 
@@ -124,7 +123,7 @@ std::string profile_pprof(const analysis::StackProfile& p) {
     period.integer(1, intern("space"));
     period.integer(2, intern("bytes"));
     profile.message(11, period);
-    profile.integer(13, intern(p.title));  // a comment
+    profile.integer(13, intern(p.title));               // a comment
     for (const auto& s : strings) profile.bytes(6, s);  // last: every string is interned by now
     return gzip(profile.data());
 }

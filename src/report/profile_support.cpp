@@ -1,9 +1,8 @@
 #include "profile_support.hpp"
 
-#include <memsnap/util/format.hpp>
-
 #include <algorithm>
 #include <map>
+#include <memsnap/util/format.hpp>
 #include <optional>
 
 namespace memsnap::report::detail {
@@ -14,12 +13,23 @@ std::string xml_text(std::string_view raw) {
     out.reserve(text.size());
     for (const char c : text) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                out += c;
         }
     }
     return out;

@@ -2,9 +2,8 @@
 // Internal: what the picture writers share. A stack profile as a calling-context tree
 // (outermost frame at the root), the frame names of the folded format, and XML escaping.
 
-#include <memsnap/analysis/stack_profile.hpp>
-
 #include <cstdint>
+#include <memsnap/analysis/stack_profile.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -1,17 +1,17 @@
-#include "writers.hpp"
+#include <fmt/format.h>
 
 #include <memsnap/error.hpp>
 
-#include <fmt/format.h>
+#include "writers.hpp"
 
 namespace memsnap::report {
 
 namespace {
 
 constexpr std::pair<Format, std::string_view> kNames[] = {
-    {Format::text, "text"}, {Format::json, "json"}, {Format::markdown, "markdown"},
-    {Format::csv, "csv"},   {Format::folded, "folded"}, {Format::jsonl, "jsonl"},
-    {Format::svg, "svg"},   {Format::dot, "dot"},       {Format::html, "html"},   {Format::pprof, "pprof"},
+    {Format::text, "text"},     {Format::json, "json"},   {Format::markdown, "markdown"}, {Format::csv, "csv"},
+    {Format::folded, "folded"}, {Format::jsonl, "jsonl"}, {Format::svg, "svg"},           {Format::dot, "dot"},
+    {Format::html, "html"},     {Format::pprof, "pprof"},
 };
 
 Error unsupported(Format format, std::string_view what) {
@@ -47,63 +47,89 @@ std::string render(const analysis::InfoResult& result, Format format, const Rend
 std::string render(const analysis::DiffResult& result, Format format, const RenderOptions& options) {
     if (const auto* snap = std::get_if<analysis::SnapshotDiff>(&result)) {
         switch (format) {
-            case Format::text: return detail::snapshot_diff_text(*snap, options);
+            case Format::text:
+                return detail::snapshot_diff_text(*snap, options);
             case Format::json: {
                 std::string out;
                 detail::snapshot_diff_json(*snap, [&out](std::string_view piece) { out += piece; });
                 return out;
             }
-            case Format::markdown: return detail::snapshot_diff_markdown(*snap, options);
-            case Format::csv: return detail::snapshot_diff_csv(*snap);
+            case Format::markdown:
+                return detail::snapshot_diff_markdown(*snap, options);
+            case Format::csv:
+                return detail::snapshot_diff_csv(*snap);
             case Format::folded:
             case Format::svg:
             case Format::dot:
-            case Format::pprof: return render(analysis::diff_stacks(*snap), format, options);
-            case Format::html: return detail::snapshot_diff_html(*snap, analysis::diff_stacks(*snap), options);
-            default: break;
+            case Format::pprof:
+                return render(analysis::diff_stacks(*snap), format, options);
+            case Format::html:
+                return detail::snapshot_diff_html(*snap, analysis::diff_stacks(*snap), options);
+            default:
+                break;
         }
         throw unsupported(format, "diff (text, json, markdown, csv, folded)");
     }
     const auto& stats = std::get<analysis::StatsDiff>(result);
     switch (format) {
-        case Format::text: return detail::stats_diff_text(stats);
-        case Format::json: return detail::stats_diff_json(stats);
-        case Format::markdown: return detail::stats_diff_markdown(stats);
-        case Format::csv: return detail::stats_diff_csv(stats);
-        default: break;
+        case Format::text:
+            return detail::stats_diff_text(stats);
+        case Format::json:
+            return detail::stats_diff_json(stats);
+        case Format::markdown:
+            return detail::stats_diff_markdown(stats);
+        case Format::csv:
+            return detail::stats_diff_csv(stats);
+        default:
+            break;
     }
     throw unsupported(format, "summaries and stats, which have no stacks (folded needs two snapshots)");
 }
 
 std::string render(const analysis::TrendResult& result, Format format, const RenderOptions& options) {
     switch (format) {
-        case Format::text: return detail::trend_text(result, options);
-        case Format::json: return detail::trend_json(result);
-        case Format::markdown: return detail::trend_markdown(result, options);
-        case Format::csv: return detail::trend_csv(result);
-        default: break;
+        case Format::text:
+            return detail::trend_text(result, options);
+        case Format::json:
+            return detail::trend_json(result);
+        case Format::markdown:
+            return detail::trend_markdown(result, options);
+        case Format::csv:
+            return detail::trend_csv(result);
+        default:
+            break;
     }
     throw unsupported(format, "trend (text, json, markdown, csv)");
 }
 
 std::string render(const analysis::RanksResult& result, Format format, const RenderOptions& options) {
     switch (format) {
-        case Format::text: return detail::ranks_text(result, options);
-        case Format::json: return detail::ranks_json(result);
-        case Format::markdown: return detail::ranks_markdown(result, options);
-        case Format::csv: return detail::ranks_csv(result);
-        default: break;
+        case Format::text:
+            return detail::ranks_text(result, options);
+        case Format::json:
+            return detail::ranks_json(result);
+        case Format::markdown:
+            return detail::ranks_markdown(result, options);
+        case Format::csv:
+            return detail::ranks_csv(result);
+        default:
+            break;
     }
     throw unsupported(format, "ranks (text, json, markdown, csv)");
 }
 
 std::string render(const analysis::StackProfile& profile, Format format, const RenderOptions& options) {
     switch (format) {
-        case Format::folded: return detail::profile_folded(profile, options.side);
-        case Format::svg: return detail::profile_svg(profile, options.side);
-        case Format::dot: return detail::profile_dot(profile, options.side, options.node_fraction);
-        case Format::pprof: return detail::profile_pprof(profile);
-        default: break;
+        case Format::folded:
+            return detail::profile_folded(profile, options.side);
+        case Format::svg:
+            return detail::profile_svg(profile, options.side);
+        case Format::dot:
+            return detail::profile_dot(profile, options.side, options.node_fraction);
+        case Format::pprof:
+            return detail::profile_pprof(profile);
+        default:
+            break;
     }
     throw unsupported(format, "stack pictures (folded, svg, dot, pprof)");
 }
@@ -129,11 +155,16 @@ std::string render_jsonl(const analysis::InfoResult& result, const JsonlContext&
 
 std::string render(const analysis::TraceResult& result, Format format, const RenderOptions& options) {
     switch (format) {
-        case Format::text: return detail::trace_text(result, options);
-        case Format::json: return detail::trace_json(result);
-        case Format::markdown: return detail::trace_markdown(result, options);
-        case Format::csv: return detail::trace_csv(result);
-        default: break;
+        case Format::text:
+            return detail::trace_text(result, options);
+        case Format::json:
+            return detail::trace_json(result);
+        case Format::markdown:
+            return detail::trace_markdown(result, options);
+        case Format::csv:
+            return detail::trace_csv(result);
+        default:
+            break;
     }
     throw unsupported(format, "trace (text, json, markdown, csv, html, svg, folded, dot, pprof)");
 }

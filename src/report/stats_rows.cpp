@@ -1,20 +1,27 @@
 #include "stats_rows.hpp"
 
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 
 #include <array>
+#include <memsnap/util/format.hpp>
 
 namespace memsnap::report::detail {
 
 namespace {
 
-constexpr std::array<const char*, 13> kKeyMetrics = {
-    "allocated_bytes.all.current", "reserved_bytes.all.current", "active_bytes.all.current",
-    "requested_bytes.all.current", "inactive_split_bytes.all.current", "allocated_bytes.all.peak",
-    "reserved_bytes.all.peak", "allocation.all.current", "active.all.current",
-    "segment.all.current", "inactive_split.all.current", "num_ooms", "num_alloc_retries"};
+constexpr std::array<const char*, 13> kKeyMetrics = {"allocated_bytes.all.current",
+                                                     "reserved_bytes.all.current",
+                                                     "active_bytes.all.current",
+                                                     "requested_bytes.all.current",
+                                                     "inactive_split_bytes.all.current",
+                                                     "allocated_bytes.all.peak",
+                                                     "reserved_bytes.all.peak",
+                                                     "allocation.all.current",
+                                                     "active.all.current",
+                                                     "segment.all.current",
+                                                     "inactive_split.all.current",
+                                                     "num_ooms",
+                                                     "num_alloc_retries"};
 
 }  // namespace
 

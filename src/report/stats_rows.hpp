@@ -3,7 +3,6 @@
 // Markdown writers (the full set is in JSON and CSV).
 
 #include <memsnap/analysis/stats_diff.hpp>
-
 #include <string>
 #include <vector>
 

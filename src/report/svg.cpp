@@ -1,17 +1,16 @@
 // SVG pictures, self-contained (no script, font or style loaded from anywhere): the flame
 // graph of a stack profile in icicle layout (root on top, width is bytes), and the timeline
 // of a trace (allocated and reserved over time, iterations, the peak and the OOMs marked).
-#include "format.hpp"
-#include "profile_support.hpp"
-#include "writers.hpp"
-
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memsnap/util/format.hpp>
+
+#include "format.hpp"
+#include "profile_support.hpp"
+#include "writers.hpp"
 
 namespace memsnap::report::detail {
 
@@ -65,11 +64,10 @@ struct Plot {
     double height = 300;
     double first = 0, last = 1;
     std::int64_t top = 1;
-    double px(double x) const {
-        return kLeft + (kWidth - kLeft - kRight) * (x - first) / std::max(1.0, last - first);
-    }
+    double px(double x) const { return kLeft + (kWidth - kLeft - kRight) * (x - first) / std::max(1.0, last - first); }
     double py(std::int64_t bytes) const {
-        return kPlotTop + height - height * static_cast<double>(bytes) / static_cast<double>(std::max<std::int64_t>(1, top));
+        return kPlotTop + height -
+               height * static_cast<double>(bytes) / static_cast<double>(std::max<std::int64_t>(1, top));
     }
     double bottom() const { return kPlotTop + height; }
     void axes(std::string& out) const {
@@ -83,9 +81,10 @@ struct Plot {
     }
     // A vertical dashed line at `x` with a hover title.
     std::string mark(double x, const std::string& title) const {
-        return fmt::format("<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#bbbbbb\" "
-                           "stroke-dasharray=\"3,3\"><title>{3}</title></line>\n",
-                           px(x), kPlotTop, bottom(), xml_text(title));
+        return fmt::format(
+            "<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#bbbbbb\" "
+            "stroke-dasharray=\"3,3\"><title>{3}</title></line>\n",
+            px(x), kPlotTop, bottom(), xml_text(title));
     }
 };
 
@@ -122,23 +121,25 @@ std::string profile_svg(const analysis::StackProfile& p, analysis::Side side) {
     const double height = legend_y + 40;
     const std::string side_name = side_measure(p, side);
     std::string out = header(height, p.title,
-                             fmt::format("{} {}; width is bytes; hover a box for its numbers", util::human_bytes(nodes[0].value),
-                                         side_name));
+                             fmt::format("{} {}; width is bytes; hover a box for its numbers",
+                                         util::human_bytes(nodes[0].value), side_name));
     for (const auto& b : boxes) {
         const auto& n = nodes[b.node];
         const std::string label = node_label(p, n);
         const std::string fill = p.differential ? growth_color(n.after - n.before, max_delta)
                                                 : kCategoryColors[static_cast<std::size_t>(n.category)];
         const double y = kTop + static_cast<double>(b.depth) * kRow;
-        std::string hover = fmt::format("{}: {} ({} B), {:.2f}%", label, util::human_bytes(n.value), n.value,
-                                        nodes[0].value ? 100.0 * static_cast<double>(n.value) / static_cast<double>(nodes[0].value) : 0.0);
+        std::string hover = fmt::format(
+            "{}: {} ({} B), {:.2f}%", label, util::human_bytes(n.value), n.value,
+            nodes[0].value ? 100.0 * static_cast<double>(n.value) / static_cast<double>(nodes[0].value) : 0.0);
         if (p.differential)
             hover += fmt::format("; before {} B, after {} B, change {} B", n.before, n.after, n.after - n.before);
         else
             hover += fmt::format("; {}", analysis::to_string(n.category));
-        out += fmt::format("<g><title>{}</title><rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" "
-                           "stroke=\"#ffffff\" stroke-width=\"0.5\"/>",
-                           xml_text(hover), b.x, y, b.width, kRow - 1, fill);
+        out += fmt::format(
+            "<g><title>{}</title><rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" "
+            "stroke=\"#ffffff\" stroke-width=\"0.5\"/>",
+            xml_text(hover), b.x, y, b.width, kRow - 1, fill);
         // As much of the name as fits, at about 6.6 pixels a character.
         const auto fits = static_cast<std::size_t>(std::max(0.0, (b.width - 6) / 6.6));
         if (fits >= 3) {
@@ -150,20 +151,22 @@ std::string profile_svg(const analysis::StackProfile& p, analysis::Side side) {
     // Legend.
     double x = kMargin;
     if (p.differential) {
-        for (const auto& [color, text] : {std::pair{growth_color(1, 1), std::string("grew")},
-                                          std::pair{growth_color(-1, 1), std::string("shrank")},
-                                          std::pair{std::string("#dddddd"), std::string("unchanged")}}) {
-            out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0f}\" "
-                               "y=\"{:.0f}\">{}</text>\n",
-                               x, legend_y, color, x + 16, legend_y + 10, text);
+        for (const auto& [color, text] :
+             {std::pair{growth_color(1, 1), std::string("grew")}, std::pair{growth_color(-1, 1), std::string("shrank")},
+              std::pair{std::string("#dddddd"), std::string("unchanged")}}) {
+            out += fmt::format(
+                "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0f}\" "
+                "y=\"{:.0f}\">{}</text>\n",
+                x, legend_y, color, x + 16, legend_y + 10, text);
             x += 110;
         }
     } else {
         for (std::size_t k = 0; k < analysis::category_count; ++k) {
             const auto name = analysis::to_string(static_cast<analysis::Category>(k));
-            out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0f}\" "
-                               "y=\"{:.0f}\">{}</text>\n",
-                               x, legend_y, kCategoryColors[k], x + 16, legend_y + 10, name);
+            out += fmt::format(
+                "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0f}\" "
+                "y=\"{:.0f}\">{}</text>\n",
+                x, legend_y, kCategoryColors[k], x + 16, legend_y + 10, name);
             x += 130;
         }
     }
@@ -186,8 +189,9 @@ std::string trace_timeline_svg(const analysis::TraceResult& t) {
     for (const auto& p : t.timeline) plot.top = std::max({plot.top, p.allocated, p.reserved});
     plot.last = static_cast<double>(std::max<std::size_t>(1, t.timeline.back().event));
     plot.axes(out);
-    out += fmt::format("<text x=\"{}\" y=\"{}\">event 0</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">event {}</text>\n",
-                       Plot::kLeft, plot.bottom() + 16, kWidth - Plot::kRight, plot.bottom() + 16, t.timeline.back().event);
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\">event 0</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">event {}</text>\n",
+        Plot::kLeft, plot.bottom() + 16, kWidth - Plot::kRight, plot.bottom() + 16, t.timeline.back().event);
     for (std::size_t k = 0; k < t.iteration_starts.size() && t.iteration_starts.size() <= 500; ++k)
         out += plot.mark(static_cast<double>(t.iteration_starts[k]),
                          fmt::format("iteration {} starts at event {}", k + 1, t.iteration_starts[k]));
@@ -197,26 +201,29 @@ std::string trace_timeline_svg(const analysis::TraceResult& t) {
         std::string points;
         for (const auto& p : t.timeline)
             points += fmt::format("{:.2f},{:.2f} ", plot.px(static_cast<double>(p.event)), plot.py(pick(p)));
-        out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n", color, points);
+        out +=
+            fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n", color, points);
     }
     const double peak_x = plot.px(static_cast<double>(t.peak.event)), peak_y = plot.py(t.peak.bytes);
-    out += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"5\" fill=\"#d1495b\"><title>peak: {} allocated at event "
-                       "{}</title></circle><text x=\"{:.2f}\" y=\"{:.2f}\">peak {}</text>\n",
-                       peak_x, peak_y, util::human_bytes(t.peak.bytes), t.peak.event, peak_x + 8, peak_y - 6,
-                       util::human_bytes(t.peak.bytes));
+    out += fmt::format(
+        "<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"5\" fill=\"#d1495b\"><title>peak: {} allocated at event "
+        "{}</title></circle><text x=\"{:.2f}\" y=\"{:.2f}\">peak {}</text>\n",
+        peak_x, peak_y, util::human_bytes(t.peak.bytes), t.peak.event, peak_x + 8, peak_y - 6,
+        util::human_bytes(t.peak.bytes));
     for (const auto& o : t.ooms)
-        out += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#000000\" stroke-width=\"2\">"
-                           "<title>out of memory: {3} requested, {4}</title></line><text x=\"{5:.2f}\" y=\"{6}\" "
-                           "font-weight=\"bold\">OOM</text>\n",
-                           plot.px(static_cast<double>(o.event)), Plot::kPlotTop, plot.bottom(),
-                           util::human_bytes(o.requested_bytes), xml_text(o.classification),
-                           plot.px(static_cast<double>(o.event)) + 4, Plot::kPlotTop + 12);
+        out += fmt::format(
+            "<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#000000\" stroke-width=\"2\">"
+            "<title>out of memory: {3} requested, {4}</title></line><text x=\"{5:.2f}\" y=\"{6}\" "
+            "font-weight=\"bold\">OOM</text>\n",
+            plot.px(static_cast<double>(o.event)), Plot::kPlotTop, plot.bottom(), util::human_bytes(o.requested_bytes),
+            xml_text(o.classification), plot.px(static_cast<double>(o.event)) + 4, Plot::kPlotTop + 12);
     const double ly = plot.bottom() + 40;
-    out += fmt::format("<rect x=\"{0}\" y=\"{1}\" width=\"12\" height=\"3\" fill=\"#d1495b\"/><text x=\"{2}\" y=\"{3}\">"
-                       "allocated</text><rect x=\"{4}\" y=\"{1}\" width=\"12\" height=\"3\" fill=\"#3b6fb6\"/><text x=\"{5}\" "
-                       "y=\"{3}\">reserved</text><text x=\"{6}\" y=\"{3}\">dashed: iteration starts ({7})</text>\n",
-                       Plot::kLeft, ly, Plot::kLeft + 16, ly + 5, Plot::kLeft + 110, Plot::kLeft + 126, Plot::kLeft + 220,
-                       xml_text(t.iteration_source));
+    out += fmt::format(
+        "<rect x=\"{0}\" y=\"{1}\" width=\"12\" height=\"3\" fill=\"#d1495b\"/><text x=\"{2}\" y=\"{3}\">"
+        "allocated</text><rect x=\"{4}\" y=\"{1}\" width=\"12\" height=\"3\" fill=\"#3b6fb6\"/><text x=\"{5}\" "
+        "y=\"{3}\">reserved</text><text x=\"{6}\" y=\"{3}\">dashed: iteration starts ({7})</text>\n",
+        Plot::kLeft, ly, Plot::kLeft + 16, ly + 5, Plot::kLeft + 110, Plot::kLeft + 126, Plot::kLeft + 220,
+        xml_text(t.iteration_source));
     out += "</svg>\n";
     return out;
 }
@@ -243,19 +250,23 @@ std::string trend_svg(const analysis::TrendResult& t) {
     plot.last = static_cast<double>(t.steps.back());
     plot.axes(out);
     if (t.warmup > 0 && t.warmup < t.steps.size())
-        out += plot.mark(static_cast<double>(t.steps[t.warmup]), fmt::format("the fit starts here (--warmup {})", t.warmup));
+        out += plot.mark(static_cast<double>(t.steps[t.warmup]),
+                         fmt::format("the fit starts here (--warmup {})", t.warmup));
     for (const auto& [color, values] : lines) {
         std::string points;
         for (std::size_t i = 0; i < values->size() && i < t.steps.size(); ++i)
             points += fmt::format("{:.2f},{:.2f} ", plot.px(static_cast<double>(t.steps[i])), plot.py((*values)[i]));
-        out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n", color, points);
+        out +=
+            fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n", color, points);
         for (std::size_t i = 0; i < values->size() && i < t.steps.size(); ++i)
-            out += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2.5\" fill=\"{}\"><title>{} {}: {} B</title></circle>\n",
-                               plot.px(static_cast<double>(t.steps[i])), plot.py((*values)[i]), color,
-                               t.steps_known ? "step" : "capture", t.steps[i], (*values)[i]);
+            out += fmt::format(
+                "<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2.5\" fill=\"{}\"><title>{} {}: {} B</title></circle>\n",
+                plot.px(static_cast<double>(t.steps[i])), plot.py((*values)[i]), color,
+                t.steps_known ? "step" : "capture", t.steps[i], (*values)[i]);
     }
-    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", Plot::kLeft,
-                       plot.bottom() + 16, t.steps.front(), kWidth - Plot::kRight, plot.bottom() + 16, t.steps.back());
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+                       Plot::kLeft, plot.bottom() + 16, t.steps.front(), kWidth - Plot::kRight, plot.bottom() + 16,
+                       t.steps.back());
     if (!t.sites.empty())
         out += fmt::format("<text x=\"{}\" y=\"{}\">green: {}</text>\n", Plot::kLeft, plot.bottom() + 40,
                            xml_text(site_label(t.sites.front().site)));

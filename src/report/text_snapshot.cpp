@@ -1,12 +1,11 @@
 // Text writers for snapshots: `info` and `diff`, for a terminal.
-#include "format.hpp"
-#include "writers.hpp"
-
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <memsnap/util/format.hpp>
+
+#include "format.hpp"
+#include "writers.hpp"
 
 namespace memsnap::report::detail {
 
@@ -16,7 +15,8 @@ using analysis::Category;
 
 std::string join_counts(const std::map<std::string, std::int64_t>& counts) {
     std::string out;
-    for (const auto& [name, n] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", util::printable(name), n);
+    for (const auto& [name, n] : counts)
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", util::printable(name), n);
     return out.empty() ? "none" : out;
 }
 
@@ -36,15 +36,17 @@ std::string devices_line(const analysis::SnapshotInfo& s) {
 
 void info_header(std::string& out, const analysis::SnapshotInfo& s) {
     out += fmt::format("{}\n", util::printable(s.file));
-    if (s.encoding == "pickle") out += fmt::format("  format      {}, pickle protocol {}\n", s.writer, s.protocol);
-    else out += fmt::format("  format      {}\n", s.writer);
+    if (s.encoding == "pickle")
+        out += fmt::format("  format      {}, pickle protocol {}\n", s.writer, s.protocol);
+    else
+        out += fmt::format("  format      {}\n", s.writer);
     out += fmt::format("  generation  {}\n", s.generation);
     out += fmt::format("  devices     {}\n", devices_line(s));
     out += fmt::format("  segments    {} (large {}, small {}, expandable {}, private pool {})\n", s.totals.segments,
                        s.large_segments, s.small_segments, s.expandable_segments, s.private_pool_segments);
     out += fmt::format("  blocks      {}: {}\n", s.totals.blocks, join_counts(s.blocks_by_state));
-    out += fmt::format("  stacks      {} of {} blocks carry an allocation stack\n", s.blocks_with_frames,
-                       s.totals.blocks);
+    out +=
+        fmt::format("  stacks      {} of {} blocks carry an allocation stack\n", s.blocks_with_frames, s.totals.blocks);
 }
 
 void info_memory(std::string& out, const analysis::SnapshotInfo& s) {
@@ -69,15 +71,16 @@ void info_memory(std::string& out, const analysis::SnapshotInfo& s) {
     if (!s.pools.empty()) {
         out += fmt::format("\nPools (largest free block of all: {})\n", util::human_bytes(s.largest_free_block_bytes));
         for (const auto& p : s.pools)
-            out += fmt::format("  cuda:{} stream {} {}: {} segment{}{}, reserved {}, allocated {}, free {}, largest free "
-                               "block {}\n",
-                               p.device, p.stream,
-                               p.is_private() ? fmt::format("private pool ({}, {})", p.pool_id[0], p.pool_id[1])
-                                              : std::string("default pool"),
-                               p.segments, p.segments == 1 ? "" : "s",
-                               p.expandable_segments ? fmt::format(" ({} expandable)", p.expandable_segments) : "",
-                               util::human_bytes(p.reserved_bytes), util::human_bytes(p.allocated_bytes),
-                               util::human_bytes(p.free_bytes), util::human_bytes(p.largest_free_block_bytes));
+            out += fmt::format(
+                "  cuda:{} stream {} {}: {} segment{}{}, reserved {}, allocated {}, free {}, largest free "
+                "block {}\n",
+                p.device, p.stream,
+                p.is_private() ? fmt::format("private pool ({}, {})", p.pool_id[0], p.pool_id[1])
+                               : std::string("default pool"),
+                p.segments, p.segments == 1 ? "" : "s",
+                p.expandable_segments ? fmt::format(" ({} expandable)", p.expandable_segments) : "",
+                util::human_bytes(p.reserved_bytes), util::human_bytes(p.allocated_bytes),
+                util::human_bytes(p.free_bytes), util::human_bytes(p.largest_free_block_bytes));
     }
     out += "\nCategories of live memory\n";
     bool any = false;
@@ -136,11 +139,12 @@ std::string snapshot_info_text(const analysis::SnapshotInfo& s, const RenderOpti
     info_trace(out, s);
     const Style style{options.color};
     for (const auto& o : s.ooms.ooms)
-        oom_text(out, o, style, fmt::format("on device {}{}", o.device,
-                                            s.trace_first_us && o.time_us >= 0
-                                                ? fmt::format(", {:.3f} s into the trace",
-                                                              static_cast<double>(o.time_us - *s.trace_first_us) / 1e6)
-                                                : ""));
+        oom_text(out, o, style,
+                 fmt::format("on device {}{}", o.device,
+                             s.trace_first_us && o.time_us >= 0
+                                 ? fmt::format(", {:.3f} s into the trace",
+                                               static_cast<double>(o.time_us - *s.trace_first_us) / 1e6)
+                                 : ""));
     if (s.ooms.ooms_total > s.ooms.ooms.size())
         out += fmt::format("\n{} more out-of-memory events, not explained (the first {} are)\n",
                            s.ooms.ooms_total - s.ooms.ooms.size(), s.ooms.ooms.size());

@@ -1,10 +1,10 @@
 // Text writer for the snapshot diff, for a terminal.
-#include "format.hpp"
-#include "writers.hpp"
+#include <fmt/format.h>
 
 #include <memsnap/util/format.hpp>
 
-#include <fmt/format.h>
+#include "format.hpp"
+#include "writers.hpp"
 
 namespace memsnap::report::detail {
 
@@ -21,8 +21,9 @@ void header(std::string& out, const SnapshotDiff& d, const Style& st) {
                                             device_list(d.devices.after))
                               : fmt::format("devices       {}\n", device_list(d.devices.after));
     const bool per_step = d.steps.known();
-    out += fmt::format("\nVerdict: {}  (allocated {}, reserved {})\n", st.verdict(analysis::to_string(d.verdict.verdict)),
-                       util::rate(d.totals.allocated.per_step, per_step), util::rate(d.totals.reserved.per_step, per_step));
+    out += fmt::format(
+        "\nVerdict: {}  (allocated {}, reserved {})\n", st.verdict(analysis::to_string(d.verdict.verdict)),
+        util::rate(d.totals.allocated.per_step, per_step), util::rate(d.totals.reserved.per_step, per_step));
     for (const auto& e : d.verdict.evidence) out += fmt::format("  - {}\n", util::printable(e));
     for (const auto& e : d.same_process.evidence) out += fmt::format("  - same process: {}\n", util::printable(e));
     for (const auto& a : d.verdict.advice) out += fmt::format("  advice: {}\n", a);
@@ -34,8 +35,7 @@ void totals(std::string& out, const SnapshotDiff& d) {
     for (const auto& field : analysis::TotalsChange::fields()) {
         const auto& t = d.totals.*field.member;
         out += fmt::format("  {:<20}{:>14}{:>14}{:>15}{:>16}\n", field.name, util::human_bytes(t.before),
-                           util::human_bytes(t.after), util::signed_bytes(t.delta),
-                           util::rate_value(t.per_step));
+                           util::human_bytes(t.after), util::signed_bytes(t.delta), util::rate_value(t.per_step));
     }
     out += fmt::format("  live blocks: {} before, {} after ({} survivors, {} new, {} gone)\n", d.live_blocks_before,
                        d.live_blocks_after, d.survivors, d.new_blocks, d.gone_blocks);
@@ -61,12 +61,13 @@ void diagnosis(std::string& out, const SnapshotDiff& d, const Style& st) {
 
 void site(std::string& out, const analysis::SiteChange& s, const SnapshotDiff& d, const Style& st,
           const RenderOptions& options) {
-    out += fmt::format("\n#{:<3} {:>18}  {:<13} {}  [{}]\n", s.rank, util::rate(s.growth_bytes_per_step, d.steps.known()),
-                       st.verdict(analysis::to_string(s.verdict)), st.bold(site_label(s.site)),
-                       analysis::to_string(s.category));
-    out += fmt::format("      {} blocks ({} new, {} gone, {} survivors): {} -> {}, {}", util::signed_count(s.delta_blocks),
-                       s.new_blocks, s.gone_blocks, s.survivor_blocks, util::human_bytes(s.before_bytes),
-                       util::human_bytes(s.after_bytes), util::signed_bytes(s.delta_bytes));
+    out += fmt::format("\n#{:<3} {:>18}  {:<13} {}  [{}]\n", s.rank,
+                       util::rate(s.growth_bytes_per_step, d.steps.known()), st.verdict(analysis::to_string(s.verdict)),
+                       st.bold(site_label(s.site)), analysis::to_string(s.category));
+    out +=
+        fmt::format("      {} blocks ({} new, {} gone, {} survivors): {} -> {}, {}", util::signed_count(s.delta_blocks),
+                    s.new_blocks, s.gone_blocks, s.survivor_blocks, util::human_bytes(s.before_bytes),
+                    util::human_bytes(s.after_bytes), util::signed_bytes(s.delta_bytes));
     if (s.share) out += fmt::format(", {}% of the growth", util::percent(*s.share));
     out += "\n";
     if (!s.diagnosis.empty()) {
@@ -75,8 +76,10 @@ void site(std::string& out, const analysis::SiteChange& s, const SnapshotDiff& d
     }
     for (const auto& stack : s.stacks) {
         if (stack.delta_blocks == 0) continue;  // unchanged stacks say nothing here
-        out += fmt::format("      stack ({} x {}):\n", util::signed_count(stack.delta_blocks), util::human_bytes(stack.size));
-        for (const auto& line : stack_lines(stack, d.frame_table, options.cpp_frames, 8)) out += fmt::format("        {}\n", line);
+        out += fmt::format("      stack ({} x {}):\n", util::signed_count(stack.delta_blocks),
+                           util::human_bytes(stack.size));
+        for (const auto& line : stack_lines(stack, d.frame_table, options.cpp_frames, 8))
+            out += fmt::format("        {}\n", line);
     }
 }
 
@@ -92,9 +95,10 @@ std::string snapshot_diff_text(const SnapshotDiff& d, const RenderOptions& optio
     std::string why;
     if (d.sites_beyond_top) why += fmt::format(", {} beyond --top (--top 0 lists all)", d.sites_beyond_top);
     if (d.sites_below_min_growth) why += fmt::format(", {} below --min-growth", d.sites_below_min_growth);
-    out += fmt::format("\n{} ({} of {} sites{})\n",
-                       st.bold(d.steps.known() ? "Sites ranked by growth per step" : "Sites ranked by growth per capture"),
-                       d.sites_total - hidden, d.sites_total, why);
+    out +=
+        fmt::format("\n{} ({} of {} sites{})\n",
+                    st.bold(d.steps.known() ? "Sites ranked by growth per step" : "Sites ranked by growth per capture"),
+                    d.sites_total - hidden, d.sites_total, why);
     for (const auto& s : d.sites) site(out, s, d, st, options);
     if (!d.notes.empty()) {
         out += "\nNotes\n";

@@ -1,12 +1,11 @@
 // Text writer for `trace`: the replayed trace of one device, for a terminal.
-#include "format.hpp"
-#include "writers.hpp"
-
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memsnap/util/format.hpp>
+
+#include "format.hpp"
+#include "writers.hpp"
 
 namespace memsnap::report::detail {
 
@@ -23,7 +22,8 @@ std::string trace_text(const analysis::TraceResult& t, const RenderOptions& opti
     const Style st{options.color};
     std::string out = fmt::format("trace of {}, device {} ({})\n", util::printable(t.file), t.device,
                                   t.generation.empty() ? "generation unknown" : t.generation);
-    if (t.devices.size() > 1) out += fmt::format("  devices with a trace: {} (--device N for another)\n", device_list(t.devices));
+    if (t.devices.size() > 1)
+        out += fmt::format("  devices with a trace: {} (--device N for another)\n", device_list(t.devices));
     if (!t.ordered()) out += "  source      block history (no trace events)\n";
     out += fmt::format("  {}", t.ordered() ? "events      " : "allocations ");
     out += fmt::format("{}", t.events);
@@ -32,7 +32,7 @@ std::string trace_text(const analysis::TraceResult& t, const RenderOptions& opti
     out += "\n";
     if (t.ordered())
         out += fmt::format("  ring buffer {}\n", t.truncated ? "truncated: the trace does not reach back to the start"
-                                                         : "complete as far as the trace shows");
+                                                             : "complete as far as the trace shows");
     for (const auto& e : t.truncation_evidence) out += fmt::format("              - {}\n", e);
     for (const auto& d : t.disagreements) out += fmt::format("  disagrees   {}\n", d);
     out += fmt::format("  iterations  {} ({})\n", t.iterations, t.iteration_source);
@@ -46,8 +46,9 @@ std::string trace_text(const analysis::TraceResult& t, const RenderOptions& opti
     }
 
     if (t.ordered()) {
-        out += fmt::format("\n{} {} allocated, {} into the trace (event {})\n", st.bold("Peak"),
-                           util::human_bytes(t.peak.bytes), seconds_since(t.time_first_us, t.peak.time_us), t.peak.event);
+        out +=
+            fmt::format("\n{} {} allocated, {} into the trace (event {})\n", st.bold("Peak"),
+                        util::human_bytes(t.peak.bytes), seconds_since(t.time_first_us, t.peak.time_us), t.peak.event);
         usage_lines(out, t.peak.usage, "  ");
     }
 
@@ -56,7 +57,8 @@ std::string trace_text(const analysis::TraceResult& t, const RenderOptions& opti
     out += fmt::format("\n{} ({} of {} sites)\n", st.bold("Live at the end, by site"), t.sites.size(), t.sites_total);
     for (const auto& s : t.sites) {
         out += fmt::format("#{:<3} {:>12}  {:>18}  {:<9} {}  [{}]\n", s.rank, util::human_bytes(s.live_bytes),
-                           counted(s.live_allocations, "allocation"), st.verdict(s.verdict), site_label(s.site), analysis::to_string(s.category));
+                           counted(s.live_allocations, "allocation"), st.verdict(s.verdict), site_label(s.site),
+                           analysis::to_string(s.category));
         if (s.verdict == "leak")
             out += fmt::format("      +{} ({}) every iteration, still live\n",
                                counted(s.leak_allocations_per_iteration, "allocation"),

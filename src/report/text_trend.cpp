@@ -1,11 +1,10 @@
 // Text writers for `trend` (growth over many captures) and `ranks` (one capture per rank).
-#include "format.hpp"
-#include "writers.hpp"
+#include <fmt/format.h>
 
 #include <memsnap/util/format.hpp>
 
-#include <fmt/format.h>
-
+#include "format.hpp"
+#include "writers.hpp"
 
 namespace memsnap::report::detail {
 
@@ -38,9 +37,9 @@ std::string joined_steps(const std::vector<std::int64_t>& steps) {
 
 std::string trend_text(const analysis::TrendResult& t, const RenderOptions& options) {
     const Style st{options.color};
-    std::string out = fmt::format("trend of {} {} captures{}\n", t.steps.size(),
-                                  t.kind == "snapshot" ? "snapshot" : t.kind,
-                                  t.device ? fmt::format(", device {}", *t.device) : "");
+    std::string out =
+        fmt::format("trend of {} {} captures{}\n", t.steps.size(), t.kind == "snapshot" ? "snapshot" : t.kind,
+                    t.device ? fmt::format(", device {}", *t.device) : "");
     out += fmt::format("  steps   {} ({}{})\n", joined_steps(t.steps), t.steps_source,
                        t.steps_known ? "" : ": positions, not steps");
     if (t.warmup) out += fmt::format("  warm-up the first {} interval(s) left out of the fit\n", t.warmup);
@@ -62,9 +61,12 @@ std::string trend_text(const analysis::TrendResult& t, const RenderOptions& opti
             out += fmt::format("      {} {} → {}, blocks {} → {}", sparkline(s.bytes_by_step),
                                util::human_bytes(s.bytes_by_step.front()), util::human_bytes(s.bytes_by_step.back()),
                                s.blocks_by_step.front(), s.blocks_by_step.back());
-            if (!s.fit.first_step) out += "\n";
-            else if (t.steps_known) out += fmt::format(", first seen at step {}\n", *s.fit.first_step);
-            else out += fmt::format(", first seen in capture {}\n", *s.fit.first_step + 1);
+            if (!s.fit.first_step)
+                out += "\n";
+            else if (t.steps_known)
+                out += fmt::format(", first seen at step {}\n", *s.fit.first_step);
+            else
+                out += fmt::format(", first seen in capture {}\n", *s.fit.first_step + 1);
             if (!s.diagnosis.empty())
                 out += fmt::format("      {}\n      fix: {}\n", util::printable(s.diagnosis.summary),
                                    util::printable(s.diagnosis.fix));
@@ -92,10 +94,11 @@ std::string ranks_text(const analysis::RanksResult& r, const RenderOptions& opti
     }
     out += fmt::format("\n{}\n", st.bold(r.outliers.empty() ? "No rank stands out" : "Ranks that stand out"));
     for (const auto& o : r.outliers) {
-        out += fmt::format("  rank {}: {} allocated, {} against the median\n", o.rank, util::human_bytes(o.allocated_bytes),
-                           util::signed_bytes(o.delta_bytes));
+        out += fmt::format("  rank {}: {} allocated, {} against the median\n", o.rank,
+                           util::human_bytes(o.allocated_bytes), util::signed_bytes(o.delta_bytes));
         for (const auto& [category, delta] : o.categories)
-            out += fmt::format("    category {:<16} {:>12}\n", analysis::to_string(category), util::signed_bytes(delta));
+            out +=
+                fmt::format("    category {:<16} {:>12}\n", analysis::to_string(category), util::signed_bytes(delta));
         for (const auto& s : o.sites)
             out += fmt::format("    site {:>12}  ({} here, median {})  {}  [{}]\n", util::signed_bytes(s.delta_bytes),
                                util::human_bytes(s.bytes), util::human_bytes(s.median_bytes), site_label(s.site),

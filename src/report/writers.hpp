@@ -3,7 +3,6 @@
 
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/report/render.hpp>
-
 #include <string>
 #include <string_view>
 

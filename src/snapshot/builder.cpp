@@ -1,12 +1,11 @@
 #include "builder.hpp"
 
-#include <memsnap/error.hpp>
-#include <memsnap/util/hash.hpp>
-
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <memsnap/error.hpp>
+#include <memsnap/util/hash.hpp>
+#include <nlohmann/json.hpp>
 
 namespace memsnap::snapshot::detail {
 
@@ -34,20 +33,32 @@ inline std::optional<std::int64_t> as_size(const Value* v) {
 
 const char* kind_name(Kind kind) {
     switch (kind) {
-        case Kind::none: return "None";
-        case Kind::boolean: return "a bool";
+        case Kind::none:
+            return "None";
+        case Kind::boolean:
+            return "a bool";
         case Kind::integer:
-        case Kind::big_integer: return "an int";
-        case Kind::floating: return "a float";
-        case Kind::string: return "a str";
-        case Kind::bytes: return "a bytes value";
-        case Kind::list: return "a list";
-        case Kind::dict: return "a dict";
-        case Kind::tuple: return "a tuple";
-        case Kind::set: return "a set";
+        case Kind::big_integer:
+            return "an int";
+        case Kind::floating:
+            return "a float";
+        case Kind::string:
+            return "a str";
+        case Kind::bytes:
+            return "a bytes value";
+        case Kind::list:
+            return "a list";
+        case Kind::dict:
+            return "a dict";
+        case Kind::tuple:
+            return "a tuple";
+        case Kind::set:
+            return "a set";
         case Kind::opaque:
-        case Kind::run: return "a record";
-        case Kind::unset: return "nothing";
+        case Kind::run:
+            return "a record";
+        case Kind::unset:
+            return "nothing";
     }
     return "a value";
 }
@@ -55,8 +66,7 @@ const char* kind_name(Kind kind) {
 BlockState parse_state(std::string_view s) {
     if (s == "active_allocated") return BlockState::active_allocated;
     // torch writes active_pending_free; newer docs call the same state active_awaiting_free.
-    if (s == "active_pending_free" || s == "active_awaiting_free")
-        return BlockState::active_pending_free;
+    if (s == "active_pending_free" || s == "active_awaiting_free") return BlockState::active_pending_free;
     if (s == "inactive") return BlockState::inactive;
     return BlockState::unknown;
 }
@@ -108,9 +118,12 @@ std::optional<Value> ModelBuilder::on_seal(const Document& doc, const Value& c) 
         for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
             if (kv[i].kind != Kind::string) continue;
             const auto key = doc.text(kv[i]);
-            if (key == "filename") has_filename = true;
-            else if (key == "state") has_state = true;
-            else if (key == "blocks") has_blocks = true;
+            if (key == "filename")
+                has_filename = true;
+            else if (key == "state")
+                has_state = true;
+            else if (key == "blocks")
+                has_blocks = true;
         }
         if (has_filename) return make_frame(doc, c);
         if (has_state) return make_block(doc, c);
@@ -142,9 +155,12 @@ std::optional<Value> ModelBuilder::make_frame(const Document& doc, const Value& 
     for (std::size_t i = 0; i + 1 < kv.size(); i += 2) {
         if (kv[i].kind != Kind::string) continue;
         const auto key = doc.text(kv[i]);
-        if (key == "filename") filename = &kv[i + 1];
-        else if (key == "name") name = &kv[i + 1];
-        else if (key == "line") line_value = &kv[i + 1];
+        if (key == "filename")
+            filename = &kv[i + 1];
+        else if (key == "name")
+            name = &kv[i + 1];
+        else if (key == "line")
+            line_value = &kv[i + 1];
     }
     const auto line = as_int(line_value);
     if (!is_string(filename) || !is_string(name) || !line) {
@@ -224,9 +240,10 @@ std::string ModelBuilder::claim_blocks(const Document& doc, const Value& list, S
         if (item.kind != Kind::opaque || item.tag != tag_block)
             return fmt::format("block {} is not a block (it needs an integer 'size' and a string 'state')", j);
         if (block_claimed_[item.u])
-            return fmt::format("block {} is the same object as a block already in a segment: a snapshot never "
-                               "shares blocks",
-                               j);
+            return fmt::format(
+                "block {} is the same object as a block already in a segment: a snapshot never "
+                "shares blocks",
+                j);
         block_claimed_[item.u] = 1;
         in_place = in_place && item.u == items.front().u + j;
     }
@@ -257,10 +274,14 @@ std::optional<Value> ModelBuilder::make_segment(const Document& doc, const Value
     const auto address = as_int(doc.find(d, "address"));
     const auto total = as_size(doc.find(d, "total_size"));
     const auto device = as_int(doc.find(d, "device")).value_or(0);
-    if (blocks == nullptr || doc.resolve(*blocks).kind != Kind::list) problem = "has no 'blocks' list";
-    else if (!address) problem = "has no integer 'address'";
-    else if (!total) problem = "has no 'total_size' that is a byte count below 2^63";
-    else if (device < 0 || device > 0xFFFF) problem = fmt::format("names device {}, which is not a device index", device);
+    if (blocks == nullptr || doc.resolve(*blocks).kind != Kind::list)
+        problem = "has no 'blocks' list";
+    else if (!address)
+        problem = "has no integer 'address'";
+    else if (!total)
+        problem = "has no 'total_size' that is a byte count below 2^63";
+    else if (device < 0 || device > 0xFFFF)
+        problem = fmt::format("names device {}, which is not a device index", device);
     if (problem.empty()) {
         s.device = static_cast<std::int32_t>(device);
         s.address = *address;
@@ -289,20 +310,39 @@ namespace {
 
 // The keys of a trace entry, by the field they fill.
 enum EventField : std::uint8_t {
-    no_field, f_action, f_addr, f_size, f_stream, f_frames, f_time_us, f_device_free, f_user_metadata,
-    f_compile_context, f_pool_id, f_forward_frames, event_field_count
+    no_field,
+    f_action,
+    f_addr,
+    f_size,
+    f_stream,
+    f_frames,
+    f_time_us,
+    f_device_free,
+    f_user_metadata,
+    f_compile_context,
+    f_pool_id,
+    f_forward_frames,
+    event_field_count
 };
 
 EventField event_field(std::string_view key) {
     switch (key.size()) {  // length first: most keys differ there
-        case 4: return key == "addr" ? f_addr : key == "size" ? f_size : no_field;
-        case 6: return key == "action" ? f_action : key == "stream" ? f_stream : key == "frames" ? f_frames : no_field;
-        case 7: return key == "time_us" ? f_time_us : key == "pool_id" ? f_pool_id : no_field;
-        case 11: return key == "device_free" ? f_device_free : no_field;
-        case 13: return key == "user_metadata" ? f_user_metadata : no_field;
-        case 14: return key == "forward_frames" ? f_forward_frames : no_field;
-        case 15: return key == "compile_context" ? f_compile_context : no_field;
-        default: return no_field;
+        case 4:
+            return key == "addr" ? f_addr : key == "size" ? f_size : no_field;
+        case 6:
+            return key == "action" ? f_action : key == "stream" ? f_stream : key == "frames" ? f_frames : no_field;
+        case 7:
+            return key == "time_us" ? f_time_us : key == "pool_id" ? f_pool_id : no_field;
+        case 11:
+            return key == "device_free" ? f_device_free : no_field;
+        case 13:
+            return key == "user_metadata" ? f_user_metadata : no_field;
+        case 14:
+            return key == "forward_frames" ? f_forward_frames : no_field;
+        case 15:
+            return key == "compile_context" ? f_compile_context : no_field;
+        default:
+            return no_field;
     }
 }
 
@@ -327,18 +367,41 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
         if (kv[i].kind != Kind::string) continue;
         const Value* value = &kv[i + 1];
         switch (event_field_of(doc, kv[i])) {
-            case f_action: action = value; break;
-            case f_addr: addr = value; break;
-            case f_size: size = value; break;
-            case f_stream: stream = value; break;
-            case f_frames: frames = value; break;
-            case f_time_us: time_us = value; break;
-            case f_device_free: device_free = value; break;
-            case f_user_metadata: user_metadata = value; break;
-            case f_compile_context: compile_context = value; break;
-            case f_pool_id: seen_pool_id_ = true; break;
-            case f_forward_frames: seen_forward_frames_ = true; break;
-            default: break;
+            case f_action:
+                action = value;
+                break;
+            case f_addr:
+                addr = value;
+                break;
+            case f_size:
+                size = value;
+                break;
+            case f_stream:
+                stream = value;
+                break;
+            case f_frames:
+                frames = value;
+                break;
+            case f_time_us:
+                time_us = value;
+                break;
+            case f_device_free:
+                device_free = value;
+                break;
+            case f_user_metadata:
+                user_metadata = value;
+                break;
+            case f_compile_context:
+                compile_context = value;
+                break;
+            case f_pool_id:
+                seen_pool_id_ = true;
+                break;
+            case f_forward_frames:
+                seen_forward_frames_ = true;
+                break;
+            default:
+                break;
         }
     }
     if (!is_string(action)) return std::nullopt;
@@ -416,9 +479,8 @@ void ModelBuilder::finish(const Document& doc, const std::string& name) {
         for (std::size_t i = 0; i + 1 < kv.size(); i += 2)
             if (kv[i].kind == Kind::string) out_.top_level_keys.emplace_back(doc.text(kv[i]));
         std::sort(out_.top_level_keys.begin(), out_.top_level_keys.end());
-        out_.top_level_keys.erase(
-            std::unique(out_.top_level_keys.begin(), out_.top_level_keys.end()),
-            out_.top_level_keys.end());
+        out_.top_level_keys.erase(std::unique(out_.top_level_keys.begin(), out_.top_level_keys.end()),
+                                  out_.top_level_keys.end());
         const Value* segments = doc.find(root, "segments");
         if (segments == nullptr) {
             std::string keys;
@@ -434,10 +496,8 @@ void ModelBuilder::finish(const Document& doc, const std::string& name) {
                               name);
         read_segments(doc, *segments, name);
         if (const Value* traces = doc.find(root, "device_traces")) read_traces(doc, *traces, name);
-        if (const Value* notes = doc.find(root, "external_annotations"))
-            read_annotations(doc, *notes);
-        if (const Value* settings = doc.find(root, "allocator_settings"))
-            read_settings(doc, *settings);
+        if (const Value* notes = doc.find(root, "external_annotations")) read_annotations(doc, *notes);
+        if (const Value* settings = doc.find(root, "allocator_settings")) read_settings(doc, *settings);
     } else {
         throw input_error(fmt::format("not a memory snapshot: the pickle holds {}, not a dict "
                                       "with 'segments'",
@@ -461,8 +521,7 @@ void ModelBuilder::read_segments(const Document& doc, const Value& list, const s
         if (seg.kind == Kind::dict) fail("has no 'blocks' list");
         if (seg.kind != Kind::opaque || seg.tag != tag_segment)
             fail(fmt::format("is {}, not a segment dict", kind_name(seg.kind)));
-        if (segment_listed_[seg.u])
-            fail("is the same object as an earlier segment: a snapshot never shares segments");
+        if (segment_listed_[seg.u]) fail("is the same object as an earlier segment: a snapshot never shares segments");
         segment_listed_[seg.u] = 1;
         if (const auto it = segment_problems_.find(static_cast<std::uint32_t>(seg.u)); it != segment_problems_.end())
             fail(it->second);
@@ -541,14 +600,14 @@ void ModelBuilder::read_traces(const Document& doc, const Value& list, const std
     for (std::size_t dev = 0; dev < devices.size(); ++dev)
         for (const Value& item : doc.items(devices[dev])) {
             // Anything but trace entries in a device trace is skipped.
-            if (item.tag != tag_event || (item.kind != Kind::run && item.kind != Kind::opaque))
-                continue;
+            if (item.tag != tag_event || (item.kind != Kind::run && item.kind != Kind::opaque)) continue;
             const std::uint64_t count = item.kind == Kind::run ? item.length : 1;
             for (std::uint64_t n = 0; n < count; ++n) {
                 if (used[item.u + n]++)
-                    throw input_error("not a memory snapshot: the same trace entry appears more than once in "
-                                      "device_traces (a snapshot never shares them)",
-                                      name);
+                    throw input_error(
+                        "not a memory snapshot: the same trace entry appears more than once in "
+                        "device_traces (a snapshot never shares them)",
+                        name);
                 TraceEvent e = pending_events_[item.u + n];
                 e.device = static_cast<std::int16_t>(dev);
                 const auto note = std::ranges::lower_bound(pending_notes_, item.u + n, {}, &EventNote::event);
@@ -604,8 +663,8 @@ void ModelBuilder::read_settings(const Document& doc, const Value& dict) {
         }
     }
     if (dropped)
-        out_.warnings.push_back(fmt::format("allocator_settings holds more than {} keys; {} left out", kMaxSettings,
-                                            dropped));
+        out_.warnings.push_back(
+            fmt::format("allocator_settings holds more than {} keys; {} left out", kMaxSettings, dropped));
     if (budget.values == 0 || budget.bytes == 0)
         out_.warnings.push_back("allocator_settings is larger than memsnap renders; the rest is shown as \"...\"");
 }
@@ -613,8 +672,7 @@ void ModelBuilder::read_settings(const Document& doc, const Value& dict) {
 void ModelBuilder::name_generation() {
     auto& f = out_.source.features;
     const auto has_key = [&](std::string_view k) {
-        return std::find(out_.top_level_keys.begin(), out_.top_level_keys.end(), k) !=
-               out_.top_level_keys.end();
+        return std::find(out_.top_level_keys.begin(), out_.top_level_keys.end(), k) != out_.top_level_keys.end();
     };
     if (seen_block_history_) f.emplace_back("block history");
     if (seen_cpp_frames_) f.emplace_back("cpp_frames");
@@ -670,15 +728,23 @@ std::string value_to_json(const Document& doc, const Value& raw, RenderBudget& b
     };
     switch (v.kind) {
         case Kind::none:
-        case Kind::unset: return "null";
-        case Kind::boolean: return v.i ? "true" : "false";
-        case Kind::integer: return spend(std::to_string(v.i));
-        case Kind::big_integer: return spend(std::to_string(v.u));
-        case Kind::floating: return spend(nlohmann::json(v.d).dump());
-        case Kind::string: return spend(json_string(doc.text(v).substr(0, budget.bytes)));
-        case Kind::bytes: return fmt::format("\"<{} bytes>\"", v.length);
+        case Kind::unset:
+            return "null";
+        case Kind::boolean:
+            return v.i ? "true" : "false";
+        case Kind::integer:
+            return spend(std::to_string(v.i));
+        case Kind::big_integer:
+            return spend(std::to_string(v.u));
+        case Kind::floating:
+            return spend(nlohmann::json(v.d).dump());
+        case Kind::string:
+            return spend(json_string(doc.text(v).substr(0, budget.bytes)));
+        case Kind::bytes:
+            return fmt::format("\"<{} bytes>\"", v.length);
         case Kind::opaque:
-        case Kind::run: return "\"<record>\"";
+        case Kind::run:
+            return "\"<record>\"";
         case Kind::dict: {
             std::string out = "{";
             const auto& kv = doc.items(v);

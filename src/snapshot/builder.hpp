@@ -4,13 +4,12 @@
 //    pickle machine completes them, so the bulk of a large file never exists as generic values;
 //  - a walk over what remains (root, segments, settings) that assembles the model.
 
-#include <memsnap/pickle/document.hpp>
-#include <memsnap/snapshot/model.hpp>
-#include <memsnap/util/id_index.hpp>
-
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memsnap/pickle/document.hpp>
+#include <memsnap/snapshot/model.hpp>
+#include <memsnap/util/id_index.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +22,7 @@ namespace memsnap::snapshot::detail {
 // costs a recomputation, never a wrong value.
 template <class T, unsigned Bits>
 class ByInputPosition {
-public:
+  public:
     // The value for `text` (a string read from the input), made by `make` when not known.
     template <class Make>
     T get(const pickle::Value& text, Make&& make) {
@@ -32,7 +31,7 @@ public:
         return e.value;
     }
 
-private:
+  private:
     struct Entry {
         std::uint64_t offset = 0;
         std::uint32_t length = 0;
@@ -43,16 +42,19 @@ private:
 };
 
 enum OpaqueTag : std::uint16_t {
-    tag_frame = 1, tag_stack = 2, tag_block = 3, tag_event = 4, tag_segment = 5,
+    tag_frame = 1,
+    tag_stack = 2,
+    tag_block = 3,
+    tag_event = 4,
+    tag_segment = 5,
     tag_consumed = 6  // what a used-up container reads as afterwards
 };
 
 class ModelBuilder : public pickle::SealHook {
-public:
+  public:
     explicit ModelBuilder(Snapshot& out) : out_(out) {}
 
-    std::optional<pickle::Value> on_seal(const pickle::Document& doc,
-                                         const pickle::Value& container) override;
+    std::optional<pickle::Value> on_seal(const pickle::Document& doc, const pickle::Value& container) override;
     int run_tag() const override { return tag_event; }
     void after_replace(pickle::Document& doc, const pickle::Value& container,
                        const pickle::Value& replacement) override;
@@ -74,7 +76,7 @@ public:
     // is not a snapshot; `name` goes into the message.
     void finish(const pickle::Document& doc, const std::string& name);
 
-private:
+  private:
     std::optional<pickle::Value> make_frame(const pickle::Document& doc, const pickle::Value& d);
     std::optional<pickle::Value> make_stack(std::span<const pickle::Value> items);
     std::optional<pickle::Value> make_block(const pickle::Document& doc, const pickle::Value& d);
@@ -85,8 +87,7 @@ private:
     StackId stack_of(const pickle::Document& doc, const pickle::Value* frames);
     StringId intern(const pickle::Document& doc, const pickle::Value* v);
 
-    void read_segments(const pickle::Document& doc, const pickle::Value& list,
-                       const std::string& name);
+    void read_segments(const pickle::Document& doc, const pickle::Value& list, const std::string& name);
     void read_traces(const pickle::Document& doc, const pickle::Value& list, const std::string& name);
     // Puts the listed segments (and only their blocks) in list order.
     void order_segments(const std::vector<std::uint32_t>& listed);
@@ -126,8 +127,8 @@ private:
     // Which keys were seen: they decide the generation label.
     bool seen_block_address_ = false, seen_block_history_ = false, seen_block_frames_ = false,
          seen_block_requested_ = false, seen_time_us_ = false, seen_compile_context_ = false,
-         seen_user_metadata_ = false, seen_pool_id_ = false, seen_forward_frames_ = false,
-         seen_expandable_ = false, seen_cpp_frames_ = false;
+         seen_user_metadata_ = false, seen_pool_id_ = false, seen_forward_frames_ = false, seen_expandable_ = false,
+         seen_cpp_frames_ = false;
 };
 
 // What one rendering may still spend: values and bytes of text (memo sharing lets a small

@@ -1,12 +1,11 @@
 #include "json_reader.hpp"
 
-#include <memsnap/error.hpp>
-#include <memsnap/pickle/reader.hpp>
-
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <iterator>
+#include <memsnap/error.hpp>
+#include <memsnap/pickle/reader.hpp>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace memsnap::snapshot::detail {
@@ -18,14 +17,10 @@ using pickle::Kind;
 using pickle::Value;
 
 class SnapshotSax : public nlohmann::json_sax<nlohmann::json> {
-public:
+  public:
     SnapshotSax(Document& doc, pickle::SealHook* hook, const pickle::Limits& limits, const std::string& name,
                 std::size_t input_size)
-        : doc_(doc),
-          hook_(hook),
-          limits_(limits),
-          name_(name),
-          held_limit_(limits.held_limit(input_size)) {}
+        : doc_(doc), hook_(hook), limits_(limits), name_(name), held_limit_(limits.held_limit(input_size)) {}
 
     bool null() override { return add(Value::make_none()); }
     bool boolean(bool b) override { return add(Value::make_bool(b)); }
@@ -52,7 +47,7 @@ public:
         throw input_error(fmt::format("invalid JSON: {}", what), name_, position > 0 ? position - 1 : 0);
     }
 
-private:
+  private:
     Value text(const std::string& s) {
         if (s.size() > limits_.max_string_length)
             throw input_error(fmt::format("a JSON string of {} bytes is over the limit (--max-string)", s.size()),
@@ -114,7 +109,7 @@ private:
 // pickle reader's are, or a JSON snapshot (several times its pickle's size: JSON shares
 // nothing) would stay resident.
 class ReportingIterator {
-public:
+  public:
     using iterator_category = std::input_iterator_tag;
     using value_type = char;
     using difference_type = std::ptrdiff_t;
@@ -138,7 +133,7 @@ public:
     }
     bool operator==(const ReportingIterator& other) const { return at_ == other.at_; }
 
-private:
+  private:
     static constexpr auto kReportEvery = static_cast<std::ptrdiff_t>(pickle::consumed_every);
     const char* at_;
     const char* begin_;

@@ -3,11 +3,10 @@
 // the pickle machine builds, so the seal hook replaces frames, blocks, segments and trace
 // entries as they complete and a large dump never exists as a tree.
 
-#include <memsnap/pickle/document.hpp>
-#include <memsnap/pickle/limits.hpp>
-
 #include <cstdint>
 #include <functional>
+#include <memsnap/pickle/document.hpp>
+#include <memsnap/pickle/limits.hpp>
 #include <string>
 #include <string_view>
 

@@ -1,13 +1,13 @@
-#include "builder.hpp"
-#include "json_reader.hpp"
+#include <fmt/format.h>
 
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/pickle/reader.hpp>
 #include <memsnap/snapshot/load.hpp>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "builder.hpp"
+#include "json_reader.hpp"
 
 namespace memsnap::snapshot {
 
@@ -19,8 +19,7 @@ using pickle::Value;
 
 std::string_view skip_space(std::string_view s) {
     if (s.substr(0, 3) == "\xEF\xBB\xBF") s.remove_prefix(3);  // UTF-8 byte order mark
-    while (!s.empty() && (s[0] == ' ' || s[0] == '\n' || s[0] == '\r' || s[0] == '\t'))
-        s.remove_prefix(1);
+    while (!s.empty() && (s[0] == ' ' || s[0] == '\n' || s[0] == '\r' || s[0] == '\t')) s.remove_prefix(1);
     return s;
 }
 
@@ -56,8 +55,7 @@ Content classify_content(std::string_view bytes) {
 
 bool looks_like_snapshot(std::string_view bytes) { return classify_content(bytes) != Content::text; }
 
-Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
-                             const LoadOptions& options,
+Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name, const LoadOptions& options,
                              const std::function<void(std::uint64_t)>& consumed) {
     Snapshot snap;
     snap.source.path = name;

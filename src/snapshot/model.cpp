@@ -1,8 +1,6 @@
-#include <memsnap/snapshot/model.hpp>
-
-#include <memsnap/util/hash.hpp>
-
 #include <algorithm>
+#include <memsnap/snapshot/model.hpp>
+#include <memsnap/util/hash.hpp>
 
 namespace memsnap::snapshot {
 
@@ -22,8 +20,7 @@ StringTable& StringTable::operator=(const StringTable& other) {
 
 StringId StringTable::intern(std::string_view text) {
     const std::uint64_t h = util::hash_text(text);
-    if (const auto id = index_.find(h, [&](std::uint32_t i) { return strings_[i] == text; }))
-        return StringId(*id);
+    if (const auto id = index_.find(h, [&](std::uint32_t i) { return strings_[i] == text; })) return StringId(*id);
     const StringId id(static_cast<std::uint32_t>(strings_.size()));
     strings_.push_back(text_.store(text));
     index_.insert(h, id.value);
@@ -31,9 +28,9 @@ StringId StringTable::intern(std::string_view text) {
 }
 
 FrameId FrameTable::intern(const Frame& frame) {
-    const std::uint64_t h = util::mix_hash(util::mix_hash(util::mix_hash(util::hash_seed(), frame.filename.value),
-                                                          frame.name.value),
-                                           static_cast<std::uint64_t>(frame.line));
+    const std::uint64_t h =
+        util::mix_hash(util::mix_hash(util::mix_hash(util::hash_seed(), frame.filename.value), frame.name.value),
+                       static_cast<std::uint64_t>(frame.line));
     if (const auto id = index_.find(h, [&](std::uint32_t i) { return frames_[i] == frame; })) return FrameId(*id);
     const FrameId id(static_cast<std::uint32_t>(frames_.size()));
     frames_.push_back(frame);
@@ -66,8 +63,8 @@ std::uint64_t hash_frames(std::span<const FrameId> frames) {
     std::size_t i = 0;
     for (; i + 8 <= frames.size(); i += 8)
         for (int l = 0; l < 4; ++l) {
-            const std::uint64_t x = (static_cast<std::uint64_t>(frames[i + 2 * l].value) << 32) |
-                                    frames[i + 2 * l + 1].value;
+            const std::uint64_t x =
+                (static_cast<std::uint64_t>(frames[i + 2 * l].value) << 32) | frames[i + 2 * l + 1].value;
             lane[l] = (lane[l] ^ x) * k;
             lane[l] ^= lane[l] >> 29;
         }
@@ -103,9 +100,9 @@ std::string_view Snapshot::action_name(std::size_t event) const {
 
 std::string_view to_string(TraceAction action) {
     // Names by enumerator, in declaration order, as torch writes them.
-    static constexpr std::string_view names[] = {
-        "alloc",        "free_requested", "free_completed", "segment_alloc", "segment_free", "segment_map",
-        "segment_unmap", "snapshot",      "oom",            "annotate",      "other"};
+    static constexpr std::string_view names[] = {"alloc",        "free_requested", "free_completed", "segment_alloc",
+                                                 "segment_free", "segment_map",    "segment_unmap",  "snapshot",
+                                                 "oom",          "annotate",       "other"};
     return names[static_cast<std::size_t>(action)];
 }
 

@@ -1,17 +1,16 @@
 // The checks of a finished model: what does not add up becomes a warning with a count, and
 // sizes no GPU could hold are refused, so that every total computed later fits in int64.
-#include "builder.hpp"
-
-#include <memsnap/error.hpp>
-#include <memsnap/util/hash.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <memsnap/error.hpp>
+#include <memsnap/util/hash.hpp>
 #include <optional>
 #include <tuple>
 #include <utility>
+
+#include "builder.hpp"
 
 namespace memsnap::snapshot::detail {
 
@@ -51,9 +50,10 @@ void check_sums(const Snapshot& out, const std::string& name) {
     }
     constexpr Wide limit = INT64_MAX;
     if (reserved > limit || blocks > limit || requested > limit)
-        throw input_error("the segment or block sizes add up to more than 2^63 bytes, which no GPU holds: the "
-                          "file is damaged or crafted",
-                          name);
+        throw input_error(
+            "the segment or block sizes add up to more than 2^63 bytes, which no GPU holds: the "
+            "file is damaged or crafted",
+            name);
 }
 
 void count_layout(const Snapshot& out, Counts& c) {
@@ -81,7 +81,7 @@ enum class Last : std::uint8_t { alloc, free_requested, free_completed };
 // slots: one cache miss a lookup instead of three, in less memory than a key table beside
 // an index. Real addresses fit 48 bits and devices 8; any other key goes to a map.
 class LastActions {
-public:
+  public:
     // The action before `now` at this key, if any; records `now`.
     std::optional<Last> exchange(std::int16_t device, std::int64_t address, Last now) {
         if (address < 0 || address >= std::int64_t{1} << 48 || device < 0 || device > 0xFF) {
@@ -113,7 +113,7 @@ public:
         __builtin_prefetch(&slots_[util::mix_hash(seed_, key) & (slots_.size() - 1)]);
     }
 
-private:
+  private:
     void grow() {
         std::vector<std::uint64_t> old(slots_.size() * 2, 0);
         old.swap(slots_);
@@ -156,7 +156,7 @@ void count_trace(const Snapshot& out, Counts& c) {
         if (d >= device_allocs.size() || !device_allocs[d]) continue;
         const Last now = e.action() == TraceAction::alloc            ? Last::alloc
                          : e.action() == TraceAction::free_requested ? Last::free_requested
-                                                                   : Last::free_completed;
+                                                                     : Last::free_completed;
         const auto before = last.exchange(e.device, e.addr, now);
         if (free && before == Last::free_completed) ++c.frees_without_alloc;
     }
@@ -171,23 +171,24 @@ void ModelBuilder::validate(const std::string& name) {
     count_layout(out_, c);
     count_trace(out_, c);
     auto& w = out_.warnings;
-    if (c.negative_sizes)
-        w.push_back(fmt::format("{} negative size(s) were counted as 0 bytes", c.negative_sizes));
+    if (c.negative_sizes) w.push_back(fmt::format("{} negative size(s) were counted as 0 bytes", c.negative_sizes));
     if (c.unbalanced_segments)
-        w.push_back(fmt::format("{} segment(s) hold blocks that do not add up to the segment's size",
-                                c.unbalanced_segments));
+        w.push_back(
+            fmt::format("{} segment(s) hold blocks that do not add up to the segment's size", c.unbalanced_segments));
     if (c.overlapping_blocks)
         w.push_back(fmt::format("{} block(s) overlap the block before them", c.overlapping_blocks));
     if (c.shared_addresses)
         w.push_back(fmt::format("{} live block(s) share an address with another live block", c.shared_addresses));
     if (c.frees_without_alloc)
-        w.push_back(fmt::format("{} trace free event(s) free an address that the trace had already freed, with "
-                                "no alloc in between",
-                                c.frees_without_alloc));
+        w.push_back(
+            fmt::format("{} trace free event(s) free an address that the trace had already freed, with "
+                        "no alloc in between",
+                        c.frees_without_alloc));
     if (unreadable_frames_)
-        w.push_back(fmt::format("{} frame(s) have a filename, name or line of the wrong type; stacks holding "
-                                "them are left out",
-                                unreadable_frames_));
+        w.push_back(
+            fmt::format("{} frame(s) have a filename, name or line of the wrong type; stacks holding "
+                        "them are left out",
+                        unreadable_frames_));
     if (unreadable_stacks_)
         w.push_back(fmt::format("{} block(s) carry frames that cannot be read; they count as without a stack",
                                 unreadable_stacks_));

@@ -32,8 +32,7 @@ bool split_number(std::string_view cell, std::int64_t& number, std::string_view&
 std::optional<ByteRange> scaled(std::int64_t n, std::int64_t unit) {
     const Wide low = static_cast<Wide>(n) * unit;
     const Wide high = low + unit - 1;
-    if (low < std::numeric_limits<std::int64_t>::min() ||
-        high > std::numeric_limits<std::int64_t>::max())
+    if (low < std::numeric_limits<std::int64_t>::min() || high > std::numeric_limits<std::int64_t>::max())
         return std::nullopt;
     return ByteRange{static_cast<std::int64_t>(low), static_cast<std::int64_t>(high)};
 }
@@ -45,11 +44,10 @@ std::optional<ByteRange> parse_size_cell(std::string_view cell) {
     std::string_view unit;
     if (!split_number(cell, n, unit)) return std::nullopt;
     // torch>=2.0 writes KiB..PiB; older releases wrote KB..PB with the same 1024 steps.
-    static constexpr std::array<std::array<std::string_view, 2>, 6> names = {{
-        {"B", "B"}, {"KiB", "KB"}, {"MiB", "MB"}, {"GiB", "GB"}, {"TiB", "TB"}, {"PiB", "PB"}}};
+    static constexpr std::array<std::array<std::string_view, 2>, 6> names = {
+        {{"B", "B"}, {"KiB", "KB"}, {"MiB", "MB"}, {"GiB", "GB"}, {"TiB", "TB"}, {"PiB", "PB"}}};
     for (std::size_t i = 0; i < names.size(); ++i) {
-        if (unit == names[i][0] || unit == names[i][1])
-            return scaled(n, std::int64_t{1} << (10 * i));
+        if (unit == names[i][0] || unit == names[i][1]) return scaled(n, std::int64_t{1} << (10 * i));
     }
     return std::nullopt;
 }

@@ -3,7 +3,6 @@
 // division), so a cell gives the range [n·unit, (n+1)·unit − 1]; "B" cells are exact.
 
 #include <memsnap/stats/range.hpp>
-
 #include <optional>
 #include <string_view>
 

@@ -1,10 +1,9 @@
-#include <memsnap/stats/range.hpp>
-
 #include <fmt/format.h>
 
 #include <array>
 #include <cstdlib>
 #include <limits>
+#include <memsnap/stats/range.hpp>
 
 namespace memsnap {
 
@@ -28,8 +27,7 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
 }  // namespace
 
 ByteRange range_delta(ByteRange before, ByteRange after) {
-    return {saturate(static_cast<Wide>(after.low) - before.high),
-            saturate(static_cast<Wide>(after.high) - before.low)};
+    return {saturate(static_cast<Wide>(after.low) - before.high), saturate(static_cast<Wide>(after.high) - before.low)};
 }
 
 ByteRange range_divide(ByteRange value, std::int64_t divisor) {

@@ -1,7 +1,6 @@
-#include <memsnap/stats/stat_map.hpp>
-
 #include <algorithm>
 #include <array>
+#include <memsnap/stats/stat_map.hpp>
 #include <stdexcept>
 
 namespace memsnap::stats {
@@ -13,8 +12,9 @@ namespace {
 const std::vector<std::string>& vocabulary() {
     static const std::vector<std::string> keys = [] {
         constexpr std::array<std::string_view, 9> arrays = {
-            "allocation", "segment", "active", "inactive_split", "allocated_bytes",
-            "reserved_bytes", "active_bytes", "inactive_split_bytes", "requested_bytes"};
+            "allocation",      "segment",        "active",       "inactive_split",
+            "allocated_bytes", "reserved_bytes", "active_bytes", "inactive_split_bytes",
+            "requested_bytes"};
         constexpr std::array<std::string_view, 3> pools = {"all", "large_pool", "small_pool"};
         constexpr std::array<std::string_view, 4> metrics = {"current", "peak", "allocated", "freed"};
         constexpr std::array<std::string_view, 5> scalars = {

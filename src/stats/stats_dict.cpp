@@ -1,7 +1,5 @@
 #include "stats_dict.hpp"
 
-#include "text_lines.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,18 +9,21 @@
 #include <map>
 #include <optional>
 
+#include "text_lines.hpp"
+
 namespace memsnap::stats {
 
 namespace {
 
 constexpr std::array<std::string_view, 9> kArrayNames = {
-    "allocation", "segment", "active", "inactive_split", "allocated_bytes",
-    "reserved_bytes", "active_bytes", "inactive_split_bytes", "requested_bytes"};
+    "allocation",      "segment",        "active",       "inactive_split",
+    "allocated_bytes", "reserved_bytes", "active_bytes", "inactive_split_bytes",
+    "requested_bytes"};
 constexpr std::array<std::string_view, 3> kPools = {"all", "large_pool", "small_pool"};
 constexpr std::array<std::string_view, 4> kMetrics = {"current", "peak", "allocated", "freed"};
 constexpr std::array<std::string_view, 7> kScalars = {
-    "num_ooms", "num_alloc_retries", "max_split_size", "num_sync_all_streams",
-    "num_device_alloc", "num_device_free", "num_oom_rejections"};
+    "num_ooms",         "num_alloc_retries", "max_split_size",    "num_sync_all_streams",
+    "num_device_alloc", "num_device_free",   "num_oom_rejections"};
 
 template <std::size_t N>
 bool one_of(const std::array<std::string_view, N>& set, std::string_view s) {
@@ -49,8 +50,7 @@ struct StatKey {
 std::optional<StatKey> classify(const std::vector<std::string_view>& segs) {
     for (std::size_t j = 0; j < segs.size(); ++j) {
         const auto rest = segs.size() - j;
-        if (one_of(kArrayNames, segs[j]) && rest == 3 && one_of(kPools, segs[j + 1]) &&
-            one_of(kMetrics, segs[j + 2]))
+        if (one_of(kArrayNames, segs[j]) && rest == 3 && one_of(kPools, segs[j + 1]) && one_of(kMetrics, segs[j + 2]))
             return StatKey{j, true};
         if ((segs[j] == "oversize_allocations" || segs[j] == "oversize_segments") && rest == 2 &&
             one_of(kMetrics, segs[j + 1]))
@@ -68,7 +68,7 @@ struct Group {
     std::string prefix;
     StatsTable table;
     std::map<std::string, ByteRange, std::less<>> values;  // table.stats, once read
-    bool array = false;   // holds a stat array or oversize entry: a memory_stats dict
+    bool array = false;                                    // holds a stat array or oversize entry: a memory_stats dict
     bool nested = false;  // keys came nested ({"allocated_bytes": {"all": ...}}), not flat
 };
 
@@ -77,7 +77,7 @@ struct Group {
 // and shrinks with the nesting, and long paths (no stats key is long) are not looked at, so
 // that the work stays linear in the text.
 class LiteralParser {
-public:
+  public:
     LiteralParser(std::string_view text, std::size_t pos) : s_(text), pos_(pos) {}
 
     bool parse() { return value(true, 0); }
@@ -86,7 +86,7 @@ public:
     std::vector<Group> groups;
     std::vector<std::string> too_big;  // keys of integers that do not fit int64 (the first few)
 
-private:
+  private:
     static constexpr int kMaxDepth = 64;
     static constexpr std::size_t kMaxPath = 256;  // longer paths are not memory_stats keys
     static constexpr std::size_t kMaxTooBig = 16;
@@ -166,9 +166,12 @@ private:
         Group& g = groups[at->second];
         g.array = g.array || k->array;
         g.nested = g.nested || last_key_ != stat;
-        if (stat == "num_ooms") g.table.num_ooms = ByteRange::exact(v);
-        else if (stat == "num_alloc_retries") g.table.num_alloc_retries = ByteRange::exact(v);
-        else g.values[stat] = ByteRange::exact(v);
+        if (stat == "num_ooms")
+            g.table.num_ooms = ByteRange::exact(v);
+        else if (stat == "num_alloc_retries")
+            g.table.num_alloc_retries = ByteRange::exact(v);
+        else
+            g.values[stat] = ByteRange::exact(v);
     }
 
     bool number(bool recorded) {
@@ -179,8 +182,8 @@ private:
             const char c = s_[pos_];
             if (std::isdigit(static_cast<unsigned char>(c))) {
                 ++pos_;
-            } else if (c == '.' || c == 'e' || c == 'E' || ((c == '+' || c == '-') && pos_ > start &&
-                                                            (s_[pos_ - 1] == 'e' || s_[pos_ - 1] == 'E'))) {
+            } else if (c == '.' || c == 'e' || c == 'E' ||
+                       ((c == '+' || c == '-') && pos_ > start && (s_[pos_ - 1] == 'e' || s_[pos_ - 1] == 'E'))) {
                 integer = false;
                 ++pos_;
             } else {
@@ -278,8 +281,8 @@ private:
         if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) return number(recorded);
         if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
             const std::size_t start = pos_;
-            while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' ||
-                                        s_[pos_] == '.'))
+            while (pos_ < s_.size() &&
+                   (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || s_[pos_] == '.'))
                 ++pos_;
             const auto word = s_.substr(start, pos_ - start);
             if (word == "OrderedDict" || word == "collections.OrderedDict") return ordered_dict(recorded, depth);
@@ -295,15 +298,15 @@ private:
     std::string_view s_;
     std::size_t pos_;
     bool python_ = false;
-    std::string path_;      // dotted keys from the dict where parsing began
-    std::string last_key_;  // the innermost key
+    std::string path_;                             // dotted keys from the dict where parsing began
+    std::string last_key_;                         // the innermost key
     std::map<std::string, std::size_t> group_of_;  // prefix -> index in groups
 };
 
 // Where dicts may start: '{' or "OrderedDict(". Each kind's next position is remembered, so
 // a file without one of them is searched for it once, not once per candidate.
 class Starts {
-public:
+  public:
     explicit Starts(std::string_view text) : text_(text) {}
     std::size_t next(std::size_t from) {
         if (!searched_ || brace_ < from) brace_ = text_.find('{', from);
@@ -312,7 +315,7 @@ public:
         return std::min(brace_, ordered_);
     }
 
-private:
+  private:
     std::string_view text_;
     std::size_t brace_ = 0, ordered_ = 0;  // the next of each at or after the last `from`
     bool searched_ = false;

@@ -1,8 +1,5 @@
 #include "summary_tables.hpp"
 
-#include "cells.hpp"
-#include "text_lines.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +8,9 @@
 #include <charconv>
 #include <optional>
 #include <set>
+
+#include "cells.hpp"
+#include "text_lines.hpp"
 
 namespace memsnap::stats {
 
@@ -84,8 +84,7 @@ std::optional<LabelMatch> match_label(std::string_view label) {
         if (label == r.label) return LabelMatch{&r, {}, {}};
     auto relabelled = [&](std::string_view prefix, std::string_view suffix,
                           std::string_view key) -> std::optional<LabelMatch> {
-        if (!starts_with(label, prefix) || !ends_with(label, suffix) ||
-            label.size() <= prefix.size() + suffix.size())
+        if (!starts_with(label, prefix) || !ends_with(label, suffix) || label.size() <= prefix.size() + suffix.size())
             return std::nullopt;
         const auto word = label.substr(prefix.size(), label.size() - prefix.size() - suffix.size());
         if (word.find(' ') != std::string_view::npos) return std::nullopt;
@@ -129,8 +128,7 @@ bool is_border(std::string_view line, char c) {
 }
 
 bool is_elision(std::string_view line) {
-    return line.find("...") != std::string_view::npos ||
-           line.find("\xE2\x80\xA6") != std::string_view::npos;  // U+2026
+    return line.find("...") != std::string_view::npos || line.find("\xE2\x80\xA6") != std::string_view::npos;  // U+2026
 }
 
 constexpr std::array<std::string_view, 4> kDefaultColumns = {"current", "peak", "allocated", "freed"};
@@ -146,9 +144,9 @@ std::string_view column_label(std::string_view column) {
 struct Builder {
     StatsTable table;
     std::map<std::string, ByteRange, std::less<>> values;  // table.stats, once finished
-    bool title = false;      // saw "memory summary, device ID"
-    bool has_rows = false;   // at least one value row
-    bool closed = false;     // saw the closing '=' border after rows
+    bool title = false;                                    // saw "memory summary, device ID"
+    bool has_rows = false;                                 // at least one value row
+    bool closed = false;                                   // saw the closing '=' border after rows
     bool pool_rows = false;
     bool old_units = false;
     bool elided = false;
@@ -160,7 +158,7 @@ struct Builder {
 };
 
 class SummaryReader {
-public:
+  public:
     SummaryReader(std::string_view text, const std::string& file) : text_(text), file_(file), warnings_(file) {}
 
     std::deque<StatsTable> run() {
@@ -170,7 +168,7 @@ public:
         return std::move(out_);
     }
 
-private:
+  private:
     void warn(std::size_t line, std::string_view message) { warnings_.add(open_->table.warnings, line, message); }
 
     void start(std::size_t line) {
@@ -182,8 +180,7 @@ private:
 
     void on_line(const TextLine& l) {
         const auto s = l.text;
-        if (s.find("memory summary") != std::string_view::npos &&
-            s.find("device ID") != std::string_view::npos) {
+        if (s.find("memory summary") != std::string_view::npos && s.find("device ID") != std::string_view::npos) {
             if (!open_ || open_->title || open_->has_rows) start(l.line);
             open_->title = true;
             open_->table.device = [&]() -> std::optional<int> {
@@ -280,13 +277,12 @@ private:
         }
     }
 
-    void on_row(const TextLine& l, const std::vector<std::string_view>& pieces, std::size_t at,
-                const LabelMatch& m) {
+    void on_row(const TextLine& l, const std::vector<std::string_view>& pieces, std::size_t at, const LabelMatch& m) {
         const RowSpec* spec = m.spec;
         std::string prefix;
         if (spec) {
-            const bool duplicate = open_ && std::find(open_->rows_seen.begin(), open_->rows_seen.end(),
-                                                      spec->key) != open_->rows_seen.end();
+            const bool duplicate = open_ && std::find(open_->rows_seen.begin(), open_->rows_seen.end(), spec->key) !=
+                                                open_->rows_seen.end();
             if (!open_ || duplicate) {
                 start(l.line);
                 warn(l.line, "table rows without the table header: device, OOMs and retries unknown");
@@ -328,8 +324,8 @@ private:
             const auto cell = trim(pieces[index]);
             const auto value = spec->size ? parse_size_cell(cell) : parse_count_cell(cell);
             if (!value) {
-                warn(l.line, fmt::format("row '{}', {}: cannot read '{}'", label,
-                                         column_label(open_->columns[c]), cell));
+                warn(l.line,
+                     fmt::format("row '{}', {}: cannot read '{}'", label, column_label(open_->columns[c]), cell));
                 continue;
             }
             if (spec->size && (ends_with(cell, "KB") || ends_with(cell, "MB") || ends_with(cell, "GB") ||
@@ -367,9 +363,9 @@ private:
                 if (kRows[i].key == "requested_bytes" && (b.old_units || last >= 3)) continue;
                 missing += (missing.empty() ? "" : ", ") + std::string(kRows[i].label);
             }
-            warn(b.last_line,
-                 fmt::format("table starting at line {} is cut short here (no closing border){}", t.line,
-                             missing.empty() ? std::string() : "; missing rows (if this torch prints them): " + missing));
+            warn(b.last_line, fmt::format("table starting at line {} is cut short here (no closing border){}", t.line,
+                                          missing.empty() ? std::string()
+                                                          : "; missing rows (if this torch prints them): " + missing));
         }
         // Gaps among the rows that were read (Requested/Oversize rows are absent in older torch).
         if (b.has_rows && !b.elided) {
@@ -393,10 +389,14 @@ private:
             }
         }
         std::string layout;
-        if (seen("requested_bytes")) layout = "torch>=2.0";
-        else if (seen("oversize_allocations") || seen("oversize_segments")) layout = "torch1.10-1.13";
-        else if (b.closed && !b.elided) layout = "torch<=1.9";
-        else layout = "unknown";
+        if (seen("requested_bytes"))
+            layout = "torch>=2.0";
+        else if (seen("oversize_allocations") || seen("oversize_segments"))
+            layout = "torch1.10-1.13";
+        else if (b.closed && !b.elided)
+            layout = "torch<=1.9";
+        else
+            layout = "unknown";
         if (b.has_rows && !b.pool_rows) layout += ",abbreviated";
         if (!b.closed) layout += ",cut";
         if (b.old_units) layout += ",old-units";
@@ -406,8 +406,9 @@ private:
         const auto tot = b.values.find("allocated_bytes.all.allocated");
         if (cur != b.values.end() && tot != b.values.end() && cur->second.low > 0 && tot->second == ByteRange{}) {
             layout += ",cudaMallocAsync";
-            warn(t.line, "totals and counts are 0 although memory is allocated (cudaMallocAsync backend?): "
-                         "only Cur/Peak of the byte rows are meaningful");
+            warn(t.line,
+                 "totals and counts are 0 although memory is allocated (cudaMallocAsync backend?): "
+                 "only Cur/Peak of the byte rows are meaningful");
         }
         t.layout = std::move(layout);
         t.stats = StatMap(b.values);

@@ -3,9 +3,9 @@
 // once: no list of lines is built, and line numbers are counted as the walk goes.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <optional>
 #include <vector>
 
 namespace memsnap::stats {
@@ -25,11 +25,11 @@ void for_each_text_line(std::string_view text, Visit&& visit);
 // 1-based line numbers of byte offsets, for offsets that never go backwards (then each
 // call costs the distance walked since the last one, so a whole file costs its size).
 class LineCounter {
-public:
+  public:
     explicit LineCounter(std::string_view text) : text_(text) {}
     std::size_t line_of(std::size_t offset);
 
-private:
+  private:
     std::string_view text_;
     std::size_t offset_ = 0, line_ = 1;
 };
@@ -40,14 +40,14 @@ std::string located(const std::string& file, std::size_t line, std::string_view 
 // The warnings of one file. The first hundred say what is wrong; a file of broken lines
 // would otherwise make one per line, and more memory than text.
 class FileWarnings {
-public:
+  public:
     explicit FileWarnings(const std::string& file) : file_(file) {}
     // Adds "FILE:LINE: message" to `to`, or only counts it once the first hundred are kept.
     void add(std::vector<std::string>& to, std::size_t line, std::string_view message);
     // "N more warning(s) in FILE were not kept", when any were not.
     std::optional<std::string> summary() const;
 
-private:
+  private:
     static constexpr std::size_t kKept = 100;
     const std::string& file_;
     std::size_t kept_ = 0, dropped_ = 0;
@@ -85,8 +85,10 @@ void for_each_text_line(std::string_view text, Visit&& visit) {
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         // Only lines that look like an escaped table are split: a stray "\n" in a log
         // message must not invent lines.
-        if (line.find("|\\n") != std::string_view::npos) for_each_escaped_piece(line, number, visit);
-        else visit(TextLine{line, number});
+        if (line.find("|\\n") != std::string_view::npos)
+            for_each_escaped_piece(line, number, visit);
+        else
+            visit(TextLine{line, number});
         if (last) break;
         start = end + 1;
         ++number;

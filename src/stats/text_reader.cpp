@@ -1,23 +1,23 @@
-#include <memsnap/stats/text_reader.hpp>
-
-#include <memsnap/error.hpp>
-#include "stats_dict.hpp"
-#include "summary_tables.hpp"
-
-#include <memsnap/util/steps.hpp>
-
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <memsnap/error.hpp>
+#include <memsnap/stats/text_reader.hpp>
+#include <memsnap/util/steps.hpp>
+#include <nlohmann/json.hpp>
 #include <set>
+
+#include "stats_dict.hpp"
+#include "summary_tables.hpp"
 
 namespace memsnap::stats {
 
 std::string_view to_string(CaptureKind kind) {
     switch (kind) {
-        case CaptureKind::memory_summary: return "memory_summary";
-        case CaptureKind::memory_stats: return "memory_stats";
+        case CaptureKind::memory_summary:
+            return "memory_summary";
+        case CaptureKind::memory_stats:
+            return "memory_stats";
     }
     return "unknown";
 }
@@ -29,7 +29,7 @@ namespace {
 // arrays of lines, which are joined; other strings become lines of their own. nullopt when
 // the text is not a JSON object or array.
 class StringCollector : public nlohmann::json_sax<nlohmann::json> {
-public:
+  public:
     std::string out;
     bool null() override { return flush(); }
     bool boolean(bool) override { return flush(); }
@@ -49,7 +49,7 @@ public:
     bool end_array() override { return close(); }
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
 
-private:
+  private:
     bool flush() { return true; }
     bool open(bool array) {
         if (array && !out.empty() && out.back() != '\n') out += '\n';
@@ -133,9 +133,9 @@ StatsCapture find_captures(std::string_view text, const std::string& file) {
     if (!capture.tables.empty()) {
         capture.kind = CaptureKind::memory_summary;
         if (const auto dicts = find_stats_dicts(text, file); !dicts.empty())
-            capture.tables.front().warnings.push_back(fmt::format(
-                "{}: also holds {} memory_stats dict(s); only the memory_summary tables are used",
-                file.empty() ? std::string("input") : file, dicts.size()));
+            capture.tables.front().warnings.push_back(
+                fmt::format("{}: also holds {} memory_stats dict(s); only the memory_summary tables are used",
+                            file.empty() ? std::string("input") : file, dicts.size()));
         return capture;
     }
     capture.tables = find_stats_dicts(text, file);

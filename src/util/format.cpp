@@ -1,10 +1,9 @@
-#include <memsnap/util/format.hpp>
-
 #include <fmt/format.h>
 
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <memsnap/util/format.hpp>
 
 namespace memsnap::util {
 
@@ -69,15 +68,13 @@ std::string as_table_cell(ByteRange r, bool bytes) {
         static constexpr std::array<const char*, 5> units = {"KiB", "MiB", "GiB", "TiB", "PiB"};
         for (std::size_t i = units.size(); i-- > 0;) {
             const std::int64_t unit = std::int64_t{1} << (10 * (i + 1));
-            if (r.low % unit == 0 && r.high - r.low == unit - 1)
-                return fmt::format("{} {}", r.low / unit, units[i]);
+            if (r.low % unit == 0 && r.high - r.low == unit - 1) return fmt::format("{} {}", r.low / unit, units[i]);
         }
     } else {
         static constexpr std::array<std::pair<std::int64_t, const char*>, 2> units = {
             std::pair<std::int64_t, const char*>{1'000'000, "M"}, {1'000, "K"}};
         for (const auto& [unit, name] : units)
-            if (r.low % unit == 0 && r.high - r.low == unit - 1)
-                return fmt::format("{} {}", r.low / unit, name);
+            if (r.low % unit == 0 && r.high - r.low == unit - 1) return fmt::format("{} {}", r.low / unit, name);
     }
     return {};
 }
@@ -93,8 +90,7 @@ std::string format_range(ByteRange r, bool bytes) {
     }
     if (auto cell = as_table_cell(r, bytes); !cell.empty())
         return fmt::format("{} ({}–{}{})", cell, r.low, r.high, suffix);
-    if (bytes)
-        return fmt::format("{}–{} ({}–{} B)", human_bytes(r.low), human_bytes(r.high), r.low, r.high);
+    if (bytes) return fmt::format("{}–{} ({}–{} B)", human_bytes(r.low), human_bytes(r.high), r.low, r.high);
     return fmt::format("{}–{}", r.low, r.high);
 }
 
@@ -120,10 +116,17 @@ std::string printable(std::string_view text) {
         const auto c = static_cast<unsigned char>(text[i]);
         if (c < 0x20 || c == 0x7f) {
             switch (c) {
-                case '\n': out += "\\n"; break;
-                case '\r': out += "\\r"; break;
-                case '\t': out += "\\t"; break;
-                default: out += fmt::format("\\x{:02x}", c);
+                case '\n':
+                    out += "\\n";
+                    break;
+                case '\r':
+                    out += "\\r";
+                    break;
+                case '\t':
+                    out += "\\t";
+                    break;
+                default:
+                    out += fmt::format("\\x{:02x}", c);
             }
             ++i;
             continue;

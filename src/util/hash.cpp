@@ -1,6 +1,5 @@
-#include <memsnap/util/hash.hpp>
-
 #include <cstring>
+#include <memsnap/util/hash.hpp>
 #include <random>
 
 namespace memsnap::util {

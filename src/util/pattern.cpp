@@ -1,26 +1,23 @@
-#include <memsnap/error.hpp>
-#include <memsnap/util/pattern.hpp>
-
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include <memsnap/error.hpp>
+#include <memsnap/util/pattern.hpp>
+
 namespace memsnap::util {
 
-Pattern::Pattern(std::string_view pattern, std::string_view origin, bool ignore_case)
-    : text_(pattern) {
+Pattern::Pattern(std::string_view pattern, std::string_view origin, bool ignore_case) : text_(pattern) {
     RE2::Options options;
     options.set_log_errors(false);
     options.set_case_sensitive(!ignore_case);
-    auto re = std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()),
-                                               options);
+    auto re = std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
     if (!re->ok())
-        throw usage_error(fmt::format("{}: invalid regular expression '{}': {}", origin, pattern,
-                                      re->error()));
+        throw usage_error(fmt::format("{}: invalid regular expression '{}': {}", origin, pattern, re->error()));
     re_ = std::move(re);
 }
 
-std::optional<Pattern> Pattern::any_of(const std::vector<std::string>& patterns,
-                                       std::string_view origin, bool ignore_case) {
+std::optional<Pattern> Pattern::any_of(const std::vector<std::string>& patterns, std::string_view origin,
+                                       bool ignore_case) {
     if (patterns.empty()) return std::nullopt;
     // Each alternative is checked on its own first, so an error names the pattern the user
     // wrote rather than the joined one.

@@ -1,19 +1,16 @@
-#include <memsnap/error.hpp>
-#include <memsnap/util/pattern.hpp>
-#include <memsnap/util/steps.hpp>
-
 #include <fmt/format.h>
 
 #include <charconv>
 #include <filesystem>
+#include <memsnap/error.hpp>
+#include <memsnap/util/pattern.hpp>
+#include <memsnap/util/steps.hpp>
 
 namespace memsnap::util {
 
 namespace {
 
-std::string stem_of(std::string_view path) {
-    return std::filesystem::path(std::string(path)).stem().string();
-}
+std::string stem_of(std::string_view path) { return std::filesystem::path(std::string(path)).stem().string(); }
 
 std::optional<std::int64_t> to_int(std::string_view digits) {
     std::int64_t value = 0;
@@ -32,9 +29,8 @@ std::string_view trim(std::string_view s) {
 
 std::optional<std::int64_t> step_from_file_name(std::string_view path) {
     // The word must not follow a letter: "commit500" holds no step.
-    static const Pattern step_word(
-        R"((?:^|[^a-z])(?:global_step|step|iteration|iter|it|epoch|batch)[_\-]?([0-9]+))",
-        "step words", /*ignore_case=*/true);
+    static const Pattern step_word(R"((?:^|[^a-z])(?:global_step|step|iteration|iter|it|epoch|batch)[_\-]?([0-9]+))",
+                                   "step words", /*ignore_case=*/true);
     const std::string stem = stem_of(path);  // find_all returns views into it
     const auto found = step_word.find_all(stem);
     if (found.empty()) return std::nullopt;
@@ -63,10 +59,10 @@ std::vector<std::int64_t> parse_step_list(std::string_view text, std::size_t cou
     std::size_t start = 0;
     while (start <= text.size()) {
         const auto comma = text.find(',', start);
-        const auto piece = trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+        const auto piece =
+            trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
         const auto value = to_int(piece);
-        if (!value)
-            throw usage_error(fmt::format("--steps: '{}' is not a whole number of at most 19 digits", piece));
+        if (!value) throw usage_error(fmt::format("--steps: '{}' is not a whole number of at most 19 digits", piece));
         if (!steps.empty() && *value <= steps.back())
             throw usage_error(fmt::format("--steps: each step must come after the one before (got {} then {})",
                                           steps.back(), *value));
@@ -74,8 +70,7 @@ std::vector<std::int64_t> parse_step_list(std::string_view text, std::size_t cou
         if (comma == std::string_view::npos) break;
         start = comma + 1;
     }
-    if (steps.size() != count)
-        throw usage_error(fmt::format("--steps: {} steps for {} captures", steps.size(), count));
+    if (steps.size() != count) throw usage_error(fmt::format("--steps: {} steps for {} captures", steps.size(), count));
     return steps;
 }
 
@@ -84,11 +79,10 @@ std::pair<std::int64_t, std::int64_t> parse_steps(std::string_view text) {
     const auto a = comma == std::string_view::npos ? std::nullopt : to_int(trim(text.substr(0, comma)));
     const auto b = comma == std::string_view::npos ? std::nullopt : to_int(trim(text.substr(comma + 1)));
     if (!a || !b)
-        throw usage_error(fmt::format(
-            "--steps: '{}' is not two whole numbers A,B of at most 19 digits (e.g. 100,500)", text));
+        throw usage_error(
+            fmt::format("--steps: '{}' is not two whole numbers A,B of at most 19 digits (e.g. 100,500)", text));
     if (*b <= *a)
-        throw usage_error(fmt::format(
-            "--steps: the second step must come after the first (got {} then {})", *a, *b));
+        throw usage_error(fmt::format("--steps: the second step must come after the first (got {} then {})", *a, *b));
     return {*a, *b};
 }
 

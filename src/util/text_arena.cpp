@@ -1,6 +1,5 @@
-#include <memsnap/util/text_arena.hpp>
-
 #include <algorithm>
+#include <memsnap/util/text_arena.hpp>
 
 namespace memsnap::util {
 

@@ -1,14 +1,13 @@
 // `diff` of two small captures of any kind, in every format. The input is
 // "memsnap-diff N\n" followed by the first capture's N bytes and then the second's; any
 // other input is diffed with itself (so every fixture is a seed as it is).
-#include "fuzz_target.hpp"
-
+#include <charconv>
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/util/steps.hpp>
 
-#include <charconv>
+#include "fuzz_target.hpp"
 
 namespace {
 
@@ -37,8 +36,8 @@ void memsnap::fuzz::run_one(std::string_view input) {
     options.steps = util::resolve_steps("", "step100.pickle", "step500.pickle");
     const auto result = analysis::diff(before, after, options);
     (void)analysis::check_growth_gate(result, 1);
-    for (const auto format : {report::Format::text, report::Format::json, report::Format::markdown,
-                              report::Format::csv, report::Format::folded}) {
+    for (const auto format : {report::Format::text, report::Format::json, report::Format::markdown, report::Format::csv,
+                              report::Format::folded}) {
         try {
             (void)report::render(result, format, {});
         } catch (const memsnap::Error& e) {

@@ -2,9 +2,9 @@
 // by many records, side tables with many entries, and text that makes a warning or a table
 // per line. Each was found to cost far more time or memory than its size before it was fixed.
 
-#include "hostile.hpp"
-
 #include <fmt/format.h>
+
+#include "hostile.hpp"
 
 namespace memsnap::hostile {
 
@@ -14,25 +14,57 @@ using Args = std::vector<std::string>;
 
 // Memo slots for the keys every generator below uses.
 enum Memo : std::uint32_t {
-    k_size = 1, k_state, k_active, k_frames, k_requested, k_address, k_filename, k_name, k_line, k_action, k_addr,
-    k_device, k_total, k_blocks, k_inactive, k_first_free
+    k_size = 1,
+    k_state,
+    k_active,
+    k_frames,
+    k_requested,
+    k_address,
+    k_filename,
+    k_name,
+    k_line,
+    k_action,
+    k_addr,
+    k_device,
+    k_total,
+    k_blocks,
+    k_inactive,
+    k_first_free
 };
 
 // PROTO, then the keys memoized and popped.
 PickleWriter with_keys() {
     PickleWriter w;
-    const std::pair<Memo, const char*> keys[] = {
-        {k_size, "size"},       {k_state, "state"},   {k_active, "active_allocated"}, {k_frames, "frames"},
-        {k_requested, "requested_size"}, {k_address, "address"}, {k_filename, "filename"}, {k_name, "name"},
-        {k_line, "line"},       {k_action, "action"}, {k_addr, "addr"},               {k_device, "device"},
-        {k_total, "total_size"}, {k_blocks, "blocks"}, {k_inactive, "inactive"}};
+    const std::pair<Memo, const char*> keys[] = {{k_size, "size"},
+                                                 {k_state, "state"},
+                                                 {k_active, "active_allocated"},
+                                                 {k_frames, "frames"},
+                                                 {k_requested, "requested_size"},
+                                                 {k_address, "address"},
+                                                 {k_filename, "filename"},
+                                                 {k_name, "name"},
+                                                 {k_line, "line"},
+                                                 {k_action, "action"},
+                                                 {k_addr, "addr"},
+                                                 {k_device, "device"},
+                                                 {k_total, "total_size"},
+                                                 {k_blocks, "blocks"},
+                                                 {k_inactive, "inactive"}};
     for (const auto& [slot, key] : keys) w.str(key).binput(slot).op('0');
     return w;
 }
 
 // A frame dict whose file name and function name are memo slots.
 void frame_ref(PickleWriter& w, std::uint32_t filename, std::uint32_t name, std::int64_t line) {
-    w.empty_dict().mark().binget(k_filename).binget(filename).binget(k_name).binget(name).binget(k_line).integer(line).setitems();
+    w.empty_dict()
+        .mark()
+        .binget(k_filename)
+        .binget(filename)
+        .binget(k_name)
+        .binget(name)
+        .binget(k_line)
+        .integer(line)
+        .setitems();
 }
 
 // {'segments': [one segment of `total` bytes at `base` holding the blocks `body` writes]}.
@@ -47,7 +79,14 @@ std::string one_segment(PickleWriter w, std::int64_t base, std::int64_t total, B
 }
 
 void live_block(PickleWriter& w, std::int64_t address, std::int64_t size, const std::function<void()>& frames) {
-    w.empty_dict().mark().binget(k_size).integer(size).binget(k_state).binget(k_active).binget(k_requested).integer(size);
+    w.empty_dict()
+        .mark()
+        .binget(k_size)
+        .integer(size)
+        .binget(k_state)
+        .binget(k_active)
+        .binget(k_requested)
+        .integer(size);
     w.binget(k_address).integer(address).binget(k_frames);
     frames();
     w.setitems();
@@ -56,7 +95,14 @@ void live_block(PickleWriter& w, std::int64_t address, std::int64_t size, const 
 // A near-empty capture to diff against.
 std::string empty_capture() {
     return one_segment(with_keys(), std::int64_t{1} << 40, 512, [](PickleWriter& w) {
-        w.empty_dict().mark().binget(k_size).integer(512).binget(k_state).binget(k_inactive).binget(k_frames).empty_list();
+        w.empty_dict()
+            .mark()
+            .binget(k_size)
+            .integer(512)
+            .binget(k_state)
+            .binget(k_inactive)
+            .binget(k_frames)
+            .empty_list();
         w.binget(k_address).integer(std::int64_t{1} << 40).setitems();
     });
 }
@@ -87,7 +133,8 @@ std::string shared_stack(int depth, int blocks) {
 // references to one shared frame whose file name is `filename_length` bytes long.
 std::string distinct_stacks(int depth, int blocks, std::size_t filename_length) {
     PickleWriter w = with_keys();
-    const std::string file = "/home/u/proj/" + std::string(filename_length > 16 ? filename_length - 16 : 0, 'x') + ".py";
+    const std::string file =
+        "/home/u/proj/" + std::string(filename_length > 16 ? filename_length - 16 : 0, 'x') + ".py";
     w.str(file).binput(k_first_free + 1).op('0').str("forward").binput(k_first_free + 2).op('0');
     w.str("step").binput(k_first_free + 3).op('0');
     frame_ref(w, k_first_free + 1, k_first_free + 2, 10);
@@ -117,7 +164,8 @@ std::string long_string_records(const std::string& mode, std::size_t length, int
     const std::int64_t base = std::int64_t{1} << 40;
     const int blocks = mode == "action" ? 1 : count;
     w.empty_dict().mark().str("segments").empty_list().mark();
-    w.empty_dict().mark().binget(k_device).integer(0).binget(k_address).integer(base).binget(k_total).integer(512 * blocks);
+    w.empty_dict().mark().binget(k_device).integer(0).binget(k_address).integer(base).binget(k_total).integer(512 *
+                                                                                                              blocks);
     w.binget(k_blocks).empty_list().mark();
     for (int k = 0; k < blocks; ++k) {
         w.empty_dict().mark().binget(k_size).integer(512).binget(k_state);
@@ -198,8 +246,10 @@ std::string settings(int count, int list_length) {
     w.empty_dict().mark().str("segments").empty_list().str("allocator_settings").empty_dict().mark();
     for (int i = 0; i < count; ++i) {
         w.binget(k_first_free);
-        if (list_length > 0) w.binget(k_first_free + 1);
-        else w.integer(1);
+        if (list_length > 0)
+            w.binget(k_first_free + 1);
+        else
+            w.integer(1);
     }
     w.setitems().setitems().stop();
     return w.bytes();
@@ -242,7 +292,12 @@ std::string trace_flood(int sites, int iterations, int ooms) {
         w.empty_dict().mark().binget(k_action).binget(k_first_free + 3).binget(k_addr).integer(base + 512 * k);
         w.binget(k_size).integer(512).binget(k_first_free + 1).integer(0).binget(k_first_free + 2).integer(time++);
         w.binget(k_frames).empty_list().mark();
-        w.empty_dict().mark().binget(k_filename).str(fmt::format("/home/u/m{}.py", k)).binget(k_name).binget(k_first_free);
+        w.empty_dict()
+            .mark()
+            .binget(k_filename)
+            .str(fmt::format("/home/u/m{}.py", k))
+            .binget(k_name)
+            .binget(k_first_free);
         w.binget(k_line).integer(1).setitems().appends().setitems();
     }
     for (int k = 0; k < ooms; ++k) {
@@ -256,7 +311,10 @@ std::string trace_flood(int sites, int iterations, int ooms) {
     w.str("external_annotations").empty_list().mark();
     for (int k = 0; k < iterations; ++k) {
         w.empty_dict().mark().str("stage").str("START").str("name").str(fmt::format("ProfilerStep#{}", k));
-        w.binget(k_device).integer(0).binget(k_first_free + 2).integer(std::int64_t{k} * sites / std::max(1, iterations));
+        w.binget(k_device)
+            .integer(0)
+            .binget(k_first_free + 2)
+            .integer(std::int64_t{k} * sites / std::max(1, iterations));
         w.setitems();
     }
     w.appends().setitems().stop();
@@ -266,15 +324,18 @@ std::string trace_flood(int sites, int iterations, int ooms) {
 const std::string kRow = "|Allocated memory|1 B|1 B|1 B|1 B|\n";
 
 Case info_case(std::string name, std::string what, std::function<std::string()> make, std::set<int> exits = {0, 2}) {
-    return {std::move(name), std::move(what), [make = std::move(make)](const fs::path& d) {
+    return {std::move(name), std::move(what),
+            [make = std::move(make)](const fs::path& d) {
                 write(d / "a.in", make());
                 return Args{"info", (d / "a.in").string()};
-            }, std::move(exits)};
+            },
+            std::move(exits)};
 }
 
 Case diff_case(std::string name, std::string what, std::function<std::string()> before,
                std::function<std::string()> after, std::vector<std::string> options = {}) {
-    return {std::move(name), std::move(what), [before = std::move(before), after = std::move(after), options](const fs::path& d) {
+    return {std::move(name), std::move(what),
+            [before = std::move(before), after = std::move(after), options](const fs::path& d) {
                 write(d / "before.in", before());
                 write(d / "after.in", after());
                 Args args{"diff"};
@@ -289,16 +350,19 @@ Case diff_case(std::string name, std::string what, std::function<std::string()> 
 
 std::vector<Case> amplification_cases() {
     std::vector<Case> c;
-    c.push_back(info_case("stats-key-parens", "a memory_stats key of 50000 nested '(' (stack depth)", [] {
-        return "{\"allocated_bytes.all.current\": 1, " + std::string(50000, '(') + "\n";
-    }, {0, 2}));
-    c.push_back(diff_case("settings-same-key", "50000 allocator_settings entries of one key, diffed with itself",
-                          [] { return settings(50000, 0); }, [] { return settings(50000, 0); }));
+    c.push_back(info_case("stats-key-parens", "a memory_stats key of 50000 nested '(' (stack depth)",
+                          [] { return "{\"allocated_bytes.all.current\": 1, " + std::string(50000, '(') + "\n"; },
+                          {0, 2}));
+    c.push_back(diff_case(
+        "settings-same-key", "50000 allocator_settings entries of one key, diffed with itself",
+        [] { return settings(50000, 0); }, [] { return settings(50000, 0); }));
     c.push_back(info_case("settings-fan-out", "10000 allocator_settings entries sharing one list of 19000 ints",
                           [] { return settings(10000, 19000); }));
-    c.push_back(info_case("long-filename", "a 1 MB file name shared by 1000 frames", [] { return long_filename(1 << 20, 1000, false); }));
-    c.push_back(diff_case("long-filename-diff", "a 1 MB file name shared by 1000 frames, diffed with itself",
-                          [] { return long_filename(1 << 20, 1000, false); }, [] { return long_filename(1 << 20, 1000, false); }));
+    c.push_back(info_case("long-filename", "a 1 MB file name shared by 1000 frames",
+                          [] { return long_filename(1 << 20, 1000, false); }));
+    c.push_back(diff_case(
+        "long-filename-diff", "a 1 MB file name shared by 1000 frames, diffed with itself",
+        [] { return long_filename(1 << 20, 1000, false); }, [] { return long_filename(1 << 20, 1000, false); }));
     c.push_back(info_case("long-filename-backslashes", "a 2 MB Windows file name shared by 150 frames",
                           [] { return long_filename(2 << 20, 150, true); }));
     for (const char* mode : {"site", "state", "action"})
@@ -307,20 +371,22 @@ std::vector<Case> amplification_cases() {
                               [mode] { return long_string_records(mode, 1 << 20, 100000); }));
     c.push_back(info_case("names-in-turn", "300 file names of 100 KB used in turn by 100000 frames",
                           [] { return interned_in_turn(300, 100000, 100000); }));
-    c.push_back(info_case("list-literal-5m", "a stack of 5 million references to one frame", [] { return literal_stack(5'000'000); }));
-    c.push_back(diff_case("shared-stack-groups", "4000 block sizes sharing one 4000-frame stack",
-                          empty_capture, [] { return shared_stack(4000, 4000); }));
+    c.push_back(info_case("list-literal-5m", "a stack of 5 million references to one frame",
+                          [] { return literal_stack(5'000'000); }));
+    c.push_back(diff_case("shared-stack-groups", "4000 block sizes sharing one 4000-frame stack", empty_capture,
+                          [] { return shared_stack(4000, 4000); }));
     for (const char* format : {"text", "json", "folded", "svg", "dot", "html", "pprof"})
-        c.push_back(diff_case(fmt::format("distinct-stacks-{}", format), "10000 blocks with 1000-frame stacks of their own",
-                              empty_capture, [] { return distinct_stacks(1000, 10000, 40); }, {"--format", format}));
+        c.push_back(diff_case(fmt::format("distinct-stacks-{}", format),
+                              "10000 blocks with 1000-frame stacks of their own", empty_capture,
+                              [] { return distinct_stacks(1000, 10000, 40); }, {"--format", format}));
     c.push_back(diff_case("distinct-stacks-long-names", "5000 distinct 1000-frame stacks, 300-byte file name",
                           empty_capture, [] { return distinct_stacks(1000, 5000, 300); }, {"--format", "json"}));
     c.push_back(info_case("snapshot-devices", "65535 segments on a device each", [] { return many_devices(65535); }));
     c.push_back(info_case("stats-flat", "50 MB of a flat memory_stats dict of 1:1 entries",
                           [] { return "{" + repeat("1:1,", 12'500'000) + "}"; }));
     c.push_back(info_case("stats-deep", "a memory_stats dict 60 deep holding 1.7 million entries", [] {
-        return "{\"allocated_bytes.all.current\": 1, " + repeat("\"k\":{", 60) + repeat("\"a\":1,", 1'700'000) + "\"a\":1" +
-               std::string(60, '}') + "}\n";
+        return "{\"allocated_bytes.all.current\": 1, " + repeat("\"k\":{", 60) + repeat("\"a\":1,", 1'700'000) +
+               "\"a\":1" + std::string(60, '}') + "}\n";
     }));
     struct Flood {
         const char* name;
@@ -355,8 +421,8 @@ std::vector<Case> amplification_cases() {
     c.push_back(info_case("trace-oom-flood-info", "info of 20000 live allocations and 20000 OOM events",
                           [] { return trace_flood(20000, 0, 20000); }));
     for (const char* format : {"svg", "html", "dot"})
-        c.push_back({fmt::format("info-distinct-stacks-{}", format), "info pictures of 10000 distinct 1000-frame stacks",
-                     [format](const fs::path& d) {
+        c.push_back({fmt::format("info-distinct-stacks-{}", format),
+                     "info pictures of 10000 distinct 1000-frame stacks", [format](const fs::path& d) {
                          write(d / "a.in", distinct_stacks(1000, 10000, 40));
                          return Args{"info", "--format", format, (d / "a.in").string()};
                      }});
@@ -364,14 +430,16 @@ std::vector<Case> amplification_cases() {
         return "<!DOCTYPE html><script>const local_files = [{\"name\": \"snapshot.pickle\", \"base64\": \"" +
                std::string(5 << 20, 'A') + "\"}]</script>";
     }));
-    c.push_back(info_case("html-page-unterminated", "a page whose base64 string never ends", [] {
-        return "<html>\"base64\": \"gASV" + std::string(1 << 20, 'Q');
-    }));
-    c.push_back(info_case("summary-devices", "100000 one-row tables of 100000 devices", [] {
-        std::string out;
-        for (int k = 0; k < 100000; ++k) out += fmt::format("memory summary, device ID {}\n{}\n", k, kRow);
-        return out;
-    }, {2}));
+    c.push_back(info_case("html-page-unterminated", "a page whose base64 string never ends",
+                          [] { return "<html>\"base64\": \"gASV" + std::string(1 << 20, 'Q'); }));
+    c.push_back(info_case("summary-devices", "100000 one-row tables of 100000 devices",
+                          [] {
+                              std::string out;
+                              for (int k = 0; k < 100000; ++k)
+                                  out += fmt::format("memory summary, device ID {}\n{}\n", k, kRow);
+                              return out;
+                          },
+                          {2}));
     return c;
 }
 

@@ -11,17 +11,16 @@
 
 #include "hostile.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
-
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -33,7 +32,6 @@
 using namespace memsnap::hostile;
 
 namespace {
-
 
 std::string slurp(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -116,18 +114,18 @@ std::vector<Case> cases() {
                      write(d / "a.pickle", snapshot(s));
                      return std::vector<std::string>{"info", (d / "a.pickle").string()};
                  }});
-    c.push_back({"regex-long-function", "a leaking site under a 30000-letter function x_log_aaa... (diagnosis)",
-                 [](const fs::path& d) {
-                     Spec s;
-                     s.frames = {{"/home/u/train.py", "x_log_" + std::string(30000, 'a'), 1}};
-                     s.segments = {{4096}};
-                     write(d / "step1.pickle", snapshot(s));
-                     s.segments = {{4096, 64 << 20}};
-                     write(d / "step2.pickle", snapshot(s));
-                     return std::vector<std::string>{"diff", (d / "step1.pickle").string(), (d / "step2.pickle").string()};
-                 }});
-    c.push_back({"focus-100k-frame", "--focus 'a+b' against a 100 KB frame name",
-                 [](const fs::path& d) {
+    c.push_back(
+        {"regex-long-function", "a leaking site under a 30000-letter function x_log_aaa... (diagnosis)",
+         [](const fs::path& d) {
+             Spec s;
+             s.frames = {{"/home/u/train.py", "x_log_" + std::string(30000, 'a'), 1}};
+             s.segments = {{4096}};
+             write(d / "step1.pickle", snapshot(s));
+             s.segments = {{4096, 64 << 20}};
+             write(d / "step2.pickle", snapshot(s));
+             return std::vector<std::string>{"diff", (d / "step1.pickle").string(), (d / "step2.pickle").string()};
+         }});
+    c.push_back({"focus-100k-frame", "--focus 'a+b' against a 100 KB frame name", [](const fs::path& d) {
                      Spec s;
                      s.segments = {{4096}};
                      s.frames = {{"/home/u/" + std::string(100000, 'a') + ".py", "f", 1}};
@@ -135,8 +133,7 @@ std::vector<Case> cases() {
                      return std::vector<std::string>{"diff", "--focus", "a+b", (d / "a.pickle").string(),
                                                      (d / "a.pickle").string()};
                  }});
-    c.push_back({"hide-backtracking", "--hide '(a+)+$' against 28 a's and a '!'",
-                 [](const fs::path& d) {
+    c.push_back({"hide-backtracking", "--hide '(a+)+$' against 28 a's and a '!'", [](const fs::path& d) {
                      Spec s;
                      s.segments = {{4096}};
                      s.frames = {{"/home/u/" + std::string(28, 'a') + "!.py", "f", 1}};
@@ -185,10 +182,14 @@ int main(int argc, char** argv) {
         args.insert(args.begin(), binary);
         const auto r = run(args, dir, budgets ? std::max(30.0, 5 * time_budget) : std::max(300.0, 50 * time_budget));
         std::string why;
-        if (r.signal != 0) why = fmt::format("killed by signal {}", r.signal);
-        else if (!k.exits.count(r.exit_code)) why = fmt::format("exit {}: {}", r.exit_code, r.err.substr(0, 200));
-        else if (budgets && r.seconds > time_budget) why = "over the time budget";
-        else if (budgets && r.peak_mb > memory_budget) why = "over the memory budget";
+        if (r.signal != 0)
+            why = fmt::format("killed by signal {}", r.signal);
+        else if (!k.exits.count(r.exit_code))
+            why = fmt::format("exit {}: {}", r.exit_code, r.err.substr(0, 200));
+        else if (budgets && r.seconds > time_budget)
+            why = "over the time budget";
+        else if (budgets && r.peak_mb > memory_budget)
+            why = "over the memory budget";
         else if (r.exit_code == 2 && (r.err.empty() || r.err.find('\n') != r.err.size() - 1))
             why = "not one error line";
         if (why.empty() && k.clean_output)
@@ -204,8 +205,10 @@ int main(int argc, char** argv) {
                    fmt::format("{}{:.1f}", r.peak_is_bound ? "<=" : "", r.peak_mb), memory_budget,
                    why.empty() ? "ok" : "FAIL: " + why);
         if (!why.empty()) ++failures;
-        if (why.empty() && std::getenv("MEMSNAP_HOSTILE_KEEP") == nullptr) fs::remove_all(dir);
-        else fmt::print("    kept {} to look at; {}\n", dir.string(), r.err.substr(0, 300));
+        if (why.empty() && std::getenv("MEMSNAP_HOSTILE_KEEP") == nullptr)
+            fs::remove_all(dir);
+        else
+            fmt::print("    kept {} to look at; {}\n", dir.string(), r.err.substr(0, 300));
     }
     fmt::print("{} case(s) failed\n", failures);
     return failures == 0 ? 0 : 1;

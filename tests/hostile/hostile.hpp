@@ -1,14 +1,14 @@
 #pragma once
 // Shared by the hostile-input harness: a case, and writers of snapshot pickles.
 
-#include "pickle_writer.hpp"
-
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "pickle_writer.hpp"
 
 namespace memsnap::hostile {
 
@@ -29,7 +29,7 @@ struct Case {
     // Writes the inputs into `dir` and returns memsnap's arguments.
     std::function<std::vector<std::string>(const fs::path& dir)> make;
     std::set<int> exits = {0, 2};
-    bool clean_output = false;  // no raw control characters in stdout or stderr
+    bool clean_output = false;                          // no raw control characters in stdout or stderr
     std::function<std::string(const Run&)> extra = {};  // more checks: "" when fine
 };
 
@@ -52,7 +52,7 @@ struct FrameSpec {
 };
 
 inline void block(PickleWriter& w, std::int64_t address, std::int64_t size, const std::string& state,
-           const std::vector<FrameSpec>& frames) {
+                  const std::vector<FrameSpec>& frames) {
     w.empty_dict().mark();
     w.key("address").integer(address).key("size").integer(size).key("requested_size").integer(size);
     w.key("state").str(state).key("frames").empty_list();
@@ -86,7 +86,14 @@ inline std::string snapshot(const Spec& s) {
         };
         std::int64_t total = 0;
         for (auto b : blocks) total = wrapping_add(total, b);
-        w.empty_dict().mark().key("device").integer(s.device).key("address").integer(at).key("total_size").integer(total);
+        w.empty_dict()
+            .mark()
+            .key("device")
+            .integer(s.device)
+            .key("address")
+            .integer(at)
+            .key("total_size")
+            .integer(total);
         w.key("stream").integer(0).key("segment_type").str("large").key("blocks").empty_list().mark();
         for (auto b : blocks) {
             block(w, at, b, s.state, s.frames);
@@ -99,7 +106,8 @@ inline std::string snapshot(const Spec& s) {
     w.empty_dict().mark().key("action").str(s.action).key("addr").integer(s.base).key("size").integer(512);
     w.key("stream").integer(0).key("time_us").integer(1).key("frames").empty_list().setitems();
     w.appends().appends();
-    if (!s.settings_key.empty()) w.key("allocator_settings").empty_dict().mark().key(s.settings_key).integer(1).setitems();
+    if (!s.settings_key.empty())
+        w.key("allocator_settings").empty_dict().mark().key(s.settings_key).integer(1).setitems();
     w.setitems().stop();
     return w.bytes();
 }

@@ -1,11 +1,11 @@
 // The hostile inputs of the robustness issue, one generator each.
 
-#include "hostile.hpp"
-
 #include <fmt/format.h>
 
 #include <map>
 #include <sstream>
+
+#include "hostile.hpp"
 
 namespace memsnap::hostile {
 
@@ -15,7 +15,7 @@ using Args = std::vector<std::string>;
 
 // Keys the way Python's pickler writes them: the first use memoized, the rest by reference.
 class Keys {
-public:
+  public:
     explicit Keys(PickleWriter& w, std::uint32_t first_index = 1000) : w_(w), next_(first_index) {}
     void operator()(const std::string& key) {
         if (const auto it = index_.find(key); it != index_.end()) {
@@ -26,7 +26,7 @@ public:
         index_[key] = next_++;
     }
 
-private:
+  private:
     PickleWriter& w_;
     std::uint32_t next_;
     std::map<std::string, std::uint32_t> index_;
@@ -223,7 +223,9 @@ std::string no_wrapped_total(const Run& r) {
 // The error line holds these words.
 std::function<std::string(const Run&)> error_says(std::string words) {
     return [words](const Run& r) {
-        return r.err.find(words) != std::string::npos ? "" : "the error does not say '" + words + "': " + r.err.substr(0, 200);
+        return r.err.find(words) != std::string::npos
+                   ? ""
+                   : "the error does not say '" + words + "': " + r.err.substr(0, 200);
     };
 }
 
@@ -232,17 +234,31 @@ std::function<std::string(const Run&)> error_says(std::string words) {
 std::vector<Case> more_cases() {
     std::vector<Case> c;
     c.push_back({"shared-segments", "{'segments': [seg] * 20000}, seg['blocks'] = [blk] * 20000 (80 KB)",
-                 [](const fs::path& d) { shared_segments(d / "a.pickle"); return Args{"info", (d / "a.pickle").string()}; }});
-    c.push_back({"shared-trace", "one 1000-event trace list shared 100000 times",
-                 [](const fs::path& d) { shared_trace(d / "a.pickle"); return Args{"info", (d / "a.pickle").string()}; }});
-    c.push_back({"stream-flood", "300000 trace events over 65000 colliding streams and 40 actions",
-                 [](const fs::path& d) { stream_flood(d / "a.pickle"); return Args{"info", (d / "a.pickle").string()}; }});
-    c.push_back({"braces-400k", "400 KB of '{'",
-                 [](const fs::path& d) { write(d / "a.txt", std::string(400 << 10, '{')); return Args{"info", (d / "a.txt").string()}; }});
-    c.push_back({"braces-1m", "1 MB of '{'",
-                 [](const fs::path& d) { write(d / "a.txt", std::string(1 << 20, '{')); return Args{"info", (d / "a.txt").string()}; }});
-    c.push_back({"ordereddict-100k", "100000 x 'OrderedDict('",
-                 [](const fs::path& d) { write(d / "a.txt", repeated("OrderedDict(", 100000)); return Args{"info", (d / "a.txt").string()}; }});
+                 [](const fs::path& d) {
+                     shared_segments(d / "a.pickle");
+                     return Args{"info", (d / "a.pickle").string()};
+                 }});
+    c.push_back({"shared-trace", "one 1000-event trace list shared 100000 times", [](const fs::path& d) {
+                     shared_trace(d / "a.pickle");
+                     return Args{"info", (d / "a.pickle").string()};
+                 }});
+    c.push_back(
+        {"stream-flood", "300000 trace events over 65000 colliding streams and 40 actions", [](const fs::path& d) {
+             stream_flood(d / "a.pickle");
+             return Args{"info", (d / "a.pickle").string()};
+         }});
+    c.push_back({"braces-400k", "400 KB of '{'", [](const fs::path& d) {
+                     write(d / "a.txt", std::string(400 << 10, '{'));
+                     return Args{"info", (d / "a.txt").string()};
+                 }});
+    c.push_back({"braces-1m", "1 MB of '{'", [](const fs::path& d) {
+                     write(d / "a.txt", std::string(1 << 20, '{'));
+                     return Args{"info", (d / "a.txt").string()};
+                 }});
+    c.push_back({"ordereddict-100k", "100000 x 'OrderedDict('", [](const fs::path& d) {
+                     write(d / "a.txt", repeated("OrderedDict(", 100000));
+                     return Args{"info", (d / "a.txt").string()};
+                 }});
     c.push_back({"hash-flood-diff", "80000 blocks at address 2 x size with one stack, diffed with itself",
                  [](const fs::path& d) {
                      many_segments(d / "a.pickle", 80000, true);
@@ -270,63 +286,104 @@ std::vector<Case> more_cases() {
                      return Args{"diff", (d / "a.pickle").string(), (d / "a.pickle").string()};
                  }});
     for (const char* format : {"text", "json", "folded"})
-        c.push_back({fmt::format("sites-100k-growing-{}", format), "100000 distinct sites that all grow",
-                     [format](const fs::path& d) {
-                         many_sites(d / "step1.pickle", 1);
-                         many_sites(d / "step2.pickle", 100000);
-                         return Args{"diff", "--format", format, (d / "step1.pickle").string(),
-                                     (d / "step2.pickle").string()};
-                     }, {0}});
-    c.push_back({"control-info", "control characters in frames, state, action and settings: info",
+        c.push_back(
+            {fmt::format("sites-100k-growing-{}", format),
+             "100000 distinct sites that all grow",
+             [format](const fs::path& d) {
+                 many_sites(d / "step1.pickle", 1);
+                 many_sites(d / "step2.pickle", 100000);
+                 return Args{"diff", "--format", format, (d / "step1.pickle").string(), (d / "step2.pickle").string()};
+             },
+             {0}});
+    c.push_back({"control-info",
+                 "control characters in frames, state, action and settings: info",
                  [](const fs::path& d) {
                      auto s = poisoned();
                      s.segments = {{4096}};
                      write(d / "a.pickle", snapshot(s));
                      return Args{"info", "--top", "0", (d / "a.pickle").string()};
-                 }, {0}, true});
+                 },
+                 {0},
+                 true});
     for (const char* format : {"text", "markdown", "csv"})
-        c.push_back({fmt::format("control-diff-{}", format), "control characters in a growing site's frames",
-                     [format](const fs::path& d) { return two(d, poisoned(), {"--format", format}); }, {0}, true});
-    c.push_back({"control-folded", "a newline and a count in a frame name cannot forge a folded line",
+        c.push_back({fmt::format("control-diff-{}", format),
+                     "control characters in a growing site's frames",
+                     [format](const fs::path& d) {
+                         return two(d, poisoned(), {"--format", format});
+                     },
+                     {0},
+                     true});
+    c.push_back({"control-folded",
+                 "a newline and a count in a frame name cannot forge a folded line",
                  [](const fs::path& d) {
                      Spec s;
                      s.frames = {{"/home/u/train.py\n999999999 x;y", "f\n1 2", 7}};
                      return two(d, s, {"--format", "folded"});
-                 }, {0}, true, folded_lines_are_stacks});
-    c.push_back({"control-error", "control characters in a missing file's name reach the error line escaped",
-                 [](const fs::path& d) { return Args{"info", (d / "missing\x1b[31m\x07.pickle").string()}; }, {2}, true});
-    c.push_back({"int64-max-segments", "two segments of INT64_MAX bytes", [](const fs::path& d) {
+                 },
+                 {0},
+                 true,
+                 folded_lines_are_stacks});
+    c.push_back({"control-error",
+                 "control characters in a missing file's name reach the error line escaped",
+                 [](const fs::path& d) {
+                     return Args{"info", (d / "missing\x1b[31m\x07.pickle").string()};
+                 },
+                 {2},
+                 true});
+    c.push_back({"int64-max-segments",
+                 "two segments of INT64_MAX bytes",
+                 [](const fs::path& d) {
                      Spec s;
                      s.segments = {{INT64_MAX}, {INT64_MAX}};
                      write(d / "a.pickle", snapshot(s));
                      return Args{"info", (d / "a.pickle").string()};
-                 }, {0, 2}, false, no_wrapped_total});
-    c.push_back({"size-2-64", "a block of 2^64 - 1 bytes (LONG1)", [](const fs::path& d) {
+                 },
+                 {0, 2},
+                 false,
+                 no_wrapped_total});
+    c.push_back({"size-2-64",
+                 "a block of 2^64 - 1 bytes (LONG1)",
+                 [](const fs::path& d) {
                      PickleWriter w;
                      w.empty_dict().mark().str("segments").empty_list().mark().empty_dict().mark();
                      w.str("address").integer(0).str("total_size").long1(std::string(8, '\xff') + '\0');
-                     w.str("blocks").empty_list().mark().empty_dict().mark().str("size").long1(std::string(8, '\xff') + '\0');
+                     w.str("blocks").empty_list().mark().empty_dict().mark().str("size").long1(std::string(8, '\xff') +
+                                                                                               '\0');
                      w.str("state").str("active_allocated").setitems().appends().setitems().appends().setitems().stop();
                      write(d / "a.pickle", w.bytes());
                      return Args{"info", (d / "a.pickle").string()};
-                 }, {0, 2}, false, no_wrapped_total});
-    c.push_back({"negative-sizes", "negative block sizes and a block larger than its segment", [](const fs::path& d) {
+                 },
+                 {0, 2},
+                 false,
+                 no_wrapped_total});
+    c.push_back({"negative-sizes",
+                 "negative block sizes and a block larger than its segment",
+                 [](const fs::path& d) {
                      Spec s;
                      s.segments = {{-4096, 8192}};
                      write(d / "a.pickle", snapshot(s));
                      return Args{"info", (d / "a.pickle").string()};
-                 }, {0, 2}, false, no_wrapped_total});
-    c.push_back({"device-2-40", "a segment on device 2^40", [](const fs::path& d) {
+                 },
+                 {0, 2},
+                 false,
+                 no_wrapped_total});
+    c.push_back({"device-2-40",
+                 "a segment on device 2^40",
+                 [](const fs::path& d) {
                      Spec s;
                      s.segments = {{4096}};
                      s.device = std::int64_t{1} << 40;
                      write(d / "a.pickle", snapshot(s));
                      return Args{"info", (d / "a.pickle").string()};
-                 }, {2}});
-    c.push_back({"deep-json", "JSON nested 40000 deep with --max-depth 1000000", [](const fs::path& d) {
+                 },
+                 {2}});
+    c.push_back({"deep-json",
+                 "JSON nested 40000 deep with --max-depth 1000000",
+                 [](const fs::path& d) {
                      write(d / "a.json", "{\"segments\": " + std::string(40000, '[') + std::string(40000, ']') + "}");
                      return Args{"--max-depth", "1000000", "info", (d / "a.json").string()};
-                 }, {1, 2}});
+                 },
+                 {1, 2}});
     // 70 000 nested lists: past a 16-bit depth counter.
     const auto deep_pickle = [](const fs::path& d) {
         std::string bytes = "\x80\x04";
@@ -335,30 +392,50 @@ std::vector<Case> more_cases() {
         for (int i = 0; i < 70000; ++i) bytes += "e";
         write(d / "a.pickle", bytes + ".");
     };
-    c.push_back({"deep-pickle-70k", "a pickle nested 70000 deep", [deep_pickle](const fs::path& d) {
+    c.push_back({"deep-pickle-70k",
+                 "a pickle nested 70000 deep",
+                 [deep_pickle](const fs::path& d) {
                      deep_pickle(d);
                      return Args{"info", (d / "a.pickle").string()};
-                 }, {2}, false, error_says("--max-depth")});
-    c.push_back({"deep-pickle-65536", "a pickle nested 70000 deep with --max-depth 65536",
+                 },
+                 {2},
+                 false,
+                 error_says("--max-depth")});
+    c.push_back({"deep-pickle-65536",
+                 "a pickle nested 70000 deep with --max-depth 65536",
                  [deep_pickle](const fs::path& d) {
                      deep_pickle(d);
                      return Args{"--max-depth", "65536", "info", (d / "a.pickle").string()};
-                 }, {1}, false, error_says("not in range 1 to 1000")});
-    c.push_back({"steps-20-digits", "--steps 0,99999999999999999999", [](const fs::path& d) {
+                 },
+                 {1},
+                 false,
+                 error_says("not in range 1 to 1000")});
+    c.push_back({"steps-20-digits",
+                 "--steps 0,99999999999999999999",
+                 [](const fs::path& d) {
                      Spec s;
                      s.segments = {{4096}};
                      write(d / "a.pickle", snapshot(s));
                      return Args{"diff", "--steps", "0,99999999999999999999", (d / "a.pickle").string(),
                                  (d / "a.pickle").string()};
-                 }, {1}, false, error_says("at most 19 digits")});
-    c.push_back({"summary-bad-utf8-json", "a 0xFF byte in a summary, as JSON", [](const fs::path& d) {
+                 },
+                 {1},
+                 false,
+                 error_says("at most 19 digits")});
+    c.push_back({"summary-bad-utf8-json",
+                 "a 0xFF byte in a summary, as JSON",
+                 [](const fs::path& d) {
                      write(d / "a.txt", "note \xff\xfe here\n" + text_table(5114));
                      return Args{"info", "--format", "json", (d / "a.txt").string()};
-                 }, {0}});
-    c.push_back({"summary-after-bel", "a BEL byte before a summary table", [](const fs::path& d) {
+                 },
+                 {0}});
+    c.push_back({"summary-after-bel",
+                 "a BEL byte before a summary table",
+                 [](const fs::path& d) {
                      write(d / "a.txt", "\x07" + text_table(5114));
                      return Args{"info", (d / "a.txt").string()};
-                 }, {0}});
+                 },
+                 {0}});
     return c;
 }
 

@@ -11,10 +11,13 @@
 namespace memsnap::hostile {
 
 class PickleWriter {
-public:
+  public:
     PickleWriter() { out_ += "\x80\x04"; }
 
-    PickleWriter& op(char c) { out_ += c; return *this; }
+    PickleWriter& op(char c) {
+        out_ += c;
+        return *this;
+    }
     PickleWriter& empty_dict() { return op('}'); }
     PickleWriter& empty_list() { return op(']'); }
     PickleWriter& mark() { return op('('); }
@@ -83,7 +86,7 @@ public:
     const std::string& bytes() const { return out_; }
     std::string& raw() { return out_; }
 
-private:
+  private:
     void le(std::uint64_t v, int n) {
         for (int i = 0; i < n; ++i) out_ += static_cast<char>((v >> (8 * i)) & 0xFF);
     }

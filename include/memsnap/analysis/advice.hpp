@@ -3,7 +3,6 @@
 // here and nowhere else (docs/leak-patterns.md is where they come from).
 
 #include <memsnap/analysis/verdict.hpp>
-
 #include <string>
 #include <string_view>
 #include <vector>

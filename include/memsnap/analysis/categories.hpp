@@ -47,7 +47,7 @@ std::span<const CategoryRule> category_rules();
 // callers can keep them per string), `first_rule` combines them. A stack's category is that
 // of its smallest rule index, see category_of_rule; category_rules().size() means none.
 class CategoryClassifier {
-public:
+  public:
     CategoryClassifier();
     ~CategoryClassifier();
     CategoryClassifier(CategoryClassifier&&) noexcept;
@@ -58,7 +58,7 @@ public:
         return first_rule(path_rules(path), function_rules(name), python);
     }
 
-private:
+  private:
     struct Compiled;
     std::unique_ptr<Compiled> compiled_;
 };

@@ -2,15 +2,14 @@
 // The result of diffing two snapshots, and the pieces its stages pass on. Pure data for the
 // reports: every figure a writer prints is here.
 
+#include <array>
+#include <cstdint>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/diagnosis.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/analysis/verdict.hpp>
 #include <memsnap/util/steps.hpp>
-
-#include <array>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,8 +37,8 @@ struct TotalsChange {
 // Whether the two captures can come from one process: only then can a block be followed from
 // one to the other, and only then can new blocks that stay be called a leak.
 struct SameProcess {
-    std::optional<bool> value;           // nullopt: the captures do not say
-    std::vector<std::string> evidence;   // the facts that decided, with numbers
+    std::optional<bool> value;          // nullopt: the captures do not say
+    std::vector<std::string> evidence;  // the facts that decided, with numbers
 };
 
 struct DeviceSets {
@@ -81,7 +80,7 @@ struct SiteCounts {
 };
 
 struct SiteChange : SiteCounts {
-    std::size_t rank = 0;  // 1-based
+    std::size_t rank = 0;         // 1-based
     std::optional<double> share;  // of the allocated change; none within the noise floor
     SiteVerdict verdict = SiteVerdict::stable;
     Diagnosis diagnosis;
@@ -114,7 +113,7 @@ struct SnapshotDiff {
     VerdictResult verdict;
     Diagnosis overall;  // the step-level picture for the top of the report
     std::array<CategoryChange, category_count> categories{};
-    bool stacks_recorded = true;  // false: grouped by block size alone
+    bool stacks_recorded = true;                                   // false: grouped by block size alone
     std::int64_t pending_free_before = 0, pending_free_after = 0;  // counted apart
     std::int64_t live_blocks_before = 0, live_blocks_after = 0;
     std::int64_t survivors = 0, new_blocks = 0, gone_blocks = 0;
@@ -123,7 +122,7 @@ struct SnapshotDiff {
     std::size_t sites_total = 0;    // every site with live blocks in either capture
     std::size_t sites_beyond_top = 0, sites_below_min_growth = 0;
     std::int64_t sites_not_listed_delta_bytes = 0;  // listed deltas + this = every site's
-    std::optional<SiteChange> fastest_site;  // the fastest-growing site of all, for the gate
+    std::optional<SiteChange> fastest_site;         // the fastest-growing site of all, for the gate
     // With AnalysisOptions::stack_samples: the stacks live on either side (all, or those that
     // changed), once, with their bytes before and after (all sizes together); for pictures.
     std::vector<ProfileSample> stack_samples;

@@ -18,7 +18,6 @@
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/stack_index.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,13 +57,13 @@ Explanation explain(const ExplainInput& input);
 // sites a report lists: diagnoses are text, and a capture may hold a million sites. Keeps
 // references to its arguments.
 class SiteDiagnoser {
-public:
+  public:
     SiteDiagnoser(const StackIndex& index, const util::Steps& steps, const SameProcess& same_process,
                   std::int64_t noise_threshold)
         : index_(index), steps_(steps), same_process_(same_process), noise_threshold_(noise_threshold) {}
     Diagnosis operator()(const SiteGroups& site, const SiteJudgement& judgement) const;
 
-private:
+  private:
     const StackIndex& index_;
     const util::Steps& steps_;
     const SameProcess& same_process_;

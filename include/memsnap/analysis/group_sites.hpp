@@ -6,7 +6,6 @@
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/match_blocks.hpp>
 #include <memsnap/analysis/stack_index.hpp>
-
 #include <vector>
 
 namespace memsnap::analysis {

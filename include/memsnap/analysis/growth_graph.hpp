@@ -13,7 +13,7 @@
 namespace memsnap::analysis {
 
 class GrowthGraph {
-public:
+  public:
     GrowthGraph();
     ~GrowthGraph();
     GrowthGraph(GrowthGraph&&) noexcept;
@@ -34,8 +34,8 @@ public:
     // The deepest frame accepted by `eligible` that at least `min_share` of all growth passes
     // through and that covers at least `min_sites` sites: walks the heaviest caller->callee
     // edges from the outermost frames. nullopt when no such frame exists.
-    std::optional<FrameGrowth> convergence(const std::function<bool(std::uint32_t)>& eligible,
-                                           double min_share, std::size_t min_sites) const;
+    std::optional<FrameGrowth> convergence(const std::function<bool(std::uint32_t)>& eligible, double min_share,
+                                           std::size_t min_sites) const;
 
     // The graph in Graphviz DOT (Boost.Graph's writer), pruned as pprof -dot prunes: frames
     // whose inclusive bytes are below `node_fraction` of the total are left out, with their
@@ -44,7 +44,7 @@ public:
                        const std::function<std::string(std::int64_t)>& bytes, const std::string& title,
                        double node_fraction) const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

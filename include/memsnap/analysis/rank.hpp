@@ -6,30 +6,29 @@
 // list are built out in full, so that a capture of a million sites costs little more than
 // its counts.
 
+#include <map>
 #include <memsnap/analysis/explain.hpp>
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/stack_index.hpp>
-
-#include <map>
 #include <optional>
 #include <vector>
 
 namespace memsnap::analysis {
 
 struct SiteSelection {
-    std::size_t top = 0;           // 0: all
-    std::int64_t min_growth = 0;   // bytes of change, either way
+    std::size_t top = 0;                              // 0: all
+    std::int64_t min_growth = 0;                      // bytes of change, either way
     StackSamples stack_samples = StackSamples::none;  // each stack's before and after, for pictures
 };
 
 struct RankedSites {
     std::vector<SiteChange> sites;  // the listed ones, ranked, with verdict, diagnosis and share
     std::size_t total = 0, beyond_top = 0, below_min_growth = 0;
-    std::int64_t not_listed_delta_bytes = 0;  // of the sites left out, so that deltas add up
-    std::optional<SiteChange> fastest;  // the fastest-growing site of all, listed or not
-    std::vector<ProfileSample> stack_samples;       // with SiteSelection::stack_samples
-    std::vector<FrameText> frame_table;             // the frames of every stack
+    std::int64_t not_listed_delta_bytes = 0;   // of the sites left out, so that deltas add up
+    std::optional<SiteChange> fastest;         // the fastest-growing site of all, listed or not
+    std::vector<ProfileSample> stack_samples;  // with SiteSelection::stack_samples
+    std::vector<FrameText> frame_table;        // the frames of every stack
 };
 
 // `judged` is parallel to `sites` (explain's output).
@@ -39,12 +38,12 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
 
 // Frames as positions in a RankedSites::frame_table, each distinct frame added once.
 class FrameTableBuilder {
-public:
+  public:
     FrameTableBuilder(const StackIndex& index, std::vector<FrameText>& table) : index_(index), table_(table) {}
     // The innermost kMaxStackFrames frames of `stack` into `out`.
     void add_frames(CanonStackId stack, RepresentativeStack& out);
 
-private:
+  private:
     const StackIndex& index_;
     std::vector<FrameText>& table_;
     std::map<std::uint32_t, std::uint32_t> position_;  // CanonFrameId -> table_

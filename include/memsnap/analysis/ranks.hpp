@@ -3,11 +3,10 @@
 // leaks, or holds more than the others, stands out from the median rank; this names it, and
 // the sites and categories where it differs.
 
-#include <memsnap/analysis/options.hpp>
-#include <memsnap/analysis/snapshot_info.hpp>
-
 #include <array>
 #include <cstdint>
+#include <memsnap/analysis/options.hpp>
+#include <memsnap/analysis/snapshot_info.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,19 +36,19 @@ struct SiteDelta {
 struct RankOutlier {
     std::int64_t rank = 0;
     std::string file;
-    std::int64_t allocated_bytes = 0, delta_bytes = 0;  // against the median rank
-    std::vector<SiteDelta> sites;                        // by |delta|, beyond the noise
+    std::int64_t allocated_bytes = 0, delta_bytes = 0;          // against the median rank
+    std::vector<SiteDelta> sites;                               // by |delta|, beyond the noise
     std::vector<std::pair<Category, std::int64_t>> categories;  // delta against the median
 };
 
 struct RanksResult {
-    std::string rank_source;  // "file names" or "order given"
+    std::string rank_source;         // "file names" or "order given"
     std::vector<RankSummary> ranks;  // by rank
     struct Median {
         std::int64_t allocated_bytes = 0, reserved_bytes = 0, active_bytes = 0, inactive_split_bytes = 0;
         std::array<std::int64_t, category_count> category_bytes{};
     } median;
-    std::int64_t noise_bytes = 0;  // how far from the median a rank may be and not stand out
+    std::int64_t noise_bytes = 0;       // how far from the median a rank may be and not stand out
     std::vector<RankOutlier> outliers;  // by |delta|
     std::vector<std::string> notes;
     std::vector<std::string> warnings;  // also for standard error: captures of different projects

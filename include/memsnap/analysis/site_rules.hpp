@@ -2,10 +2,9 @@
 // What counts as user code, and which frame of a stack names its site: the one definition of
 // both, shared by `info` and `diff`.
 
-#include <memsnap/analysis/categories.hpp>
-
 #include <cstdint>
 #include <memory>
+#include <memsnap/analysis/categories.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,13 +40,13 @@ struct FrameFlags {
 
 // The rule, compiled once. Throws Error (usage) for a pattern that does not compile.
 class FrameClassifier {
-public:
+  public:
     explicit FrameClassifier(const SiteRules& rules);
     ~FrameClassifier();
     FrameClassifier(FrameClassifier&&) noexcept;
     FrameFlags classify(std::string_view filename) const;
 
-private:
+  private:
     struct Compiled;
     std::unique_ptr<Compiled> compiled_;
 };
@@ -61,9 +60,9 @@ inline constexpr std::string_view no_python_site = "<no Python frame>";
 
 // Where an allocation comes from for its user.
 struct SiteKey {
-    std::string filename;  // empty for the labelled sites above
-    std::string name;      // function, or the label
-    std::int64_t line = 0;  // 0 when unknown or grouped by function
+    std::string filename;         // empty for the labelled sites above
+    std::string name;             // function, or the label
+    std::int64_t line = 0;        // 0 when unknown or grouped by function
     bool user_code = false;       // false: named after a library frame or a label
     bool compiled_graph = false;  // allocated inside torch.compile's generated code
     // Sites are kept apart by category: gradients and a workspace made on the backward

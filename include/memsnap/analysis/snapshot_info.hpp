@@ -2,16 +2,15 @@
 // What `memsnap info` reports about one snapshot: totals, states, fragmentation, categories,
 // trace activity and the top allocation sites. Pure data; the report layer renders it.
 
+#include <array>
+#include <cstdint>
+#include <map>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/analysis/totals.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/snapshot/model.hpp>
-
-#include <array>
-#include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,13 +51,12 @@ struct SnapshotInfo {
     std::string encoding, writer, generation;
     int protocol = 0;
     std::vector<std::string> features;
-    std::optional<int> device;          // --device: everything below is of this device
+    std::optional<int> device;  // --device: everything below is of this device
     MemoryTotals totals;
-    std::vector<DeviceTotals> devices;  // sorted by device
+    std::vector<DeviceTotals> devices;                    // sorted by device
     std::map<std::string, std::int64_t> blocks_by_state;  // state names as written
     std::int64_t blocks_with_frames = 0;
-    std::int64_t large_segments = 0, small_segments = 0, expandable_segments = 0,
-                 private_pool_segments = 0;
+    std::int64_t large_segments = 0, small_segments = 0, expandable_segments = 0, private_pool_segments = 0;
     std::size_t trace_devices = 0;
     std::map<std::string, std::int64_t> trace_events_by_action;
     std::int64_t trace_events_with_stack = 0;
@@ -69,12 +67,12 @@ struct SnapshotInfo {
     std::int64_t annotations = 0;
     std::vector<std::string> top_level_keys;
     std::array<CategoryUsage, category_count> categories{};  // live blocks, by Category
-    std::vector<std::string> warnings;  // what does not add up in the file (Snapshot::warnings)
-    std::vector<SiteUsage> top_sites;  // by live bytes, at most options.top (0: all)
+    std::vector<std::string> warnings;                       // what does not add up in the file (Snapshot::warnings)
+    std::vector<SiteUsage> top_sites;                        // by live bytes, at most options.top (0: all)
     std::int64_t site_count = 0;
     std::int64_t largest_free_block_bytes = 0;  // the largest inactive block of any pool
     std::vector<PoolUsage> pools;               // by device, stream, pool
-    OomReport ooms;                              // every oom event of the trace, explained
+    OomReport ooms;                             // every oom event of the trace, explained
 };
 
 // Throws Error: usage for invalid site rules, input when options.device is not in the capture.

@@ -7,19 +7,18 @@
 // project root: the deepest directory common to the capture's user frames); failing that,
 // and only when the two project roots differ, on basename + function + line.
 
+#include <memory>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/snapshot/model.hpp>
-
-#include <memory>
 #include <string>
 #include <vector>
 
 namespace memsnap::analysis {
 
 struct StackOptions {
-    std::vector<std::string> hide;   // regexes on "file:line name": frames to drop
-    std::vector<std::string> focus;  // keep only stacks with a frame matching one of these
+    std::vector<std::string> hide;      // regexes on "file:line name": frames to drop
+    std::vector<std::string> focus;     // keep only stacks with a frame matching one of these
     bool function_granularity = false;  // frames compare by file and function, not line
 };
 
@@ -40,11 +39,10 @@ struct FrameText {
 };
 
 class StackIndex {
-public:
+  public:
     // Indexes one capture (info) or two (diff: before, after), which must outlive this.
     // Throws Error (usage) for a pattern that does not compile.
-    StackIndex(std::vector<const snapshot::Snapshot*> captures, const SiteRules& rules,
-               const StackOptions& options);
+    StackIndex(std::vector<const snapshot::Snapshot*> captures, const SiteRules& rules, const StackOptions& options);
     ~StackIndex();
     StackIndex(const StackIndex&) = delete;
     StackIndex& operator=(const StackIndex&) = delete;
@@ -79,7 +77,7 @@ public:
     // User frames of the second capture found under the very same path in the first.
     std::size_t same_path_user_frames() const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -4,23 +4,22 @@
 // command: `info` (live bytes), `diff` (before and after of each stack), `trace` (live at the
 // peak or at the end) and `trend` (sites, first and last capture).
 
-#include <memsnap/analysis/categories.hpp>
-#include <memsnap/analysis/diff_model.hpp>
-#include <memsnap/analysis/snapshot_diff.hpp>
-#include <memsnap/analysis/options.hpp>
-#include <memsnap/analysis/stack_index.hpp>
-#include <memsnap/snapshot/model.hpp>
-
 #include <cstdint>
 #include <map>
+#include <memsnap/analysis/categories.hpp>
+#include <memsnap/analysis/diff_model.hpp>
+#include <memsnap/analysis/options.hpp>
+#include <memsnap/analysis/snapshot_diff.hpp>
+#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/snapshot/model.hpp>
 #include <string>
 #include <vector>
 
 namespace memsnap::analysis {
 
 struct StackProfile {
-    std::string title;    // what the picture shows, e.g. "live memory of step500.pickle"
-    std::string measure;  // "live bytes", or "bytes" of a diff's sides
+    std::string title;          // what the picture shows, e.g. "live memory of step500.pickle"
+    std::string measure;        // "live bytes", or "bytes" of a diff's sides
     bool differential = false;  // samples hold before (base) and after
     std::vector<FrameText> frame_table;
     std::vector<ProfileSample> samples;  // one per distinct stack, in stack order

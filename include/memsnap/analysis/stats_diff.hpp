@@ -3,13 +3,12 @@
 // holding a series of tables. All values are ranges (see stats/range.hpp); the totals are read
 // by verdict.hpp and weighed with the allocation count and the cumulative counters.
 
+#include <cstdint>
+#include <map>
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/verdict.hpp>
 #include <memsnap/stats/capture.hpp>
-
-#include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,9 +24,9 @@ struct MetricDiff {
 
 // One table of the series, in order.
 struct SeriesPoint {
-    std::size_t index = 0;         // 0-based position in the series
-    std::string source;            // "before" or "after"
-    std::size_t line = 0;          // where the table starts in its file
+    std::size_t index = 0;             // 0-based position in the series
+    std::string source;                // "before" or "after"
+    std::size_t line = 0;              // where the table starts in its file
     std::optional<std::int64_t> step;  // interpolated from the steps, see diff_stats
 };
 
@@ -38,9 +37,9 @@ struct MetricTrend {
     // range is certainly > 0, down when certainly < 0. "rising" (all up), "non-decreasing",
     // "flat" (no certain change), "non-increasing", "falling", or "mixed".
     std::string direction;
-    bool monotone = false;          // direction != "mixed"
-    ByteRange slope;                // first_to_last per step, or per capture when steps unknown
-    std::string slope_unit;         // "per_step" | "per_capture"
+    bool monotone = false;   // direction != "mixed"
+    ByteRange slope;         // first_to_last per step, or per capture when steps unknown
+    std::string slope_unit;  // "per_step" | "per_capture"
 };
 
 struct DeviceDiff {
@@ -58,8 +57,8 @@ struct StatsDiff {
     stats::CaptureKind before_kind = stats::CaptureKind::memory_summary;
     stats::CaptureKind after_kind = stats::CaptureKind::memory_summary;
     util::Steps steps;
-    SameProcess same_process;  // from the cumulative counters; summaries carry no addresses
-    DeviceSets device_sets;    // devices named by the tables of each side
+    SameProcess same_process;         // from the cumulative counters; summaries carry no addresses
+    DeviceSets device_sets;           // devices named by the tables of each side
     std::vector<DeviceDiff> devices;  // by device id (unknown first); never empty
     std::vector<std::string> warnings;
 

@@ -1,10 +1,9 @@
 #pragma once
 // Memory totals of one snapshot, computed from its segments and blocks.
 
-#include <memsnap/snapshot/model.hpp>
-
 #include <cstdint>
 #include <map>
+#include <memsnap/snapshot/model.hpp>
 #include <optional>
 #include <set>
 
@@ -13,12 +12,12 @@ namespace memsnap::analysis {
 struct MemoryTotals {
     std::int64_t segments = 0;
     std::int64_t blocks = 0;
-    std::int64_t live_blocks = 0;      // active_allocated
-    std::int64_t reserved_bytes = 0;   // sum of segment total_size
-    std::int64_t allocated_bytes = 0;  // active_allocated blocks
-    std::int64_t active_bytes = 0;     // allocated + pending free
-    std::int64_t inactive_bytes = 0;   // cached free blocks
-    std::int64_t requested_bytes = 0;  // requested_size of active blocks
+    std::int64_t live_blocks = 0;           // active_allocated
+    std::int64_t reserved_bytes = 0;        // sum of segment total_size
+    std::int64_t allocated_bytes = 0;       // active_allocated blocks
+    std::int64_t active_bytes = 0;          // allocated + pending free
+    std::int64_t inactive_bytes = 0;        // cached free blocks
+    std::int64_t requested_bytes = 0;       // requested_size of active blocks
     std::int64_t internal_waste_bytes = 0;  // size - requested of active_allocated blocks
     // Free blocks inside segments that also hold active blocks: torch's inactive_split_bytes
     // ("Non-releasable memory"). The allocator cannot return these to the driver, and a

@@ -4,15 +4,14 @@
 // it up, the iterations, the allocations each iteration leaves behind, and every
 // out-of-memory event explained with the numbers of its moment, not of the end state.
 
+#include <array>
+#include <cstdint>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/snapshot/model.hpp>
-
-#include <array>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,11 +46,11 @@ struct OomExplanation {
     std::int64_t device_free_bytes = 0;  // what CUDA reported free
     std::int64_t allocated_bytes = 0, reserved_bytes = 0;
     std::int64_t stream = 0;
-    std::int64_t largest_free_block_bytes = 0;   // in the cache, any stream
+    std::int64_t largest_free_block_bytes = 0;  // in the cache, any stream
     std::int64_t largest_free_block_same_stream_bytes = 0;
     std::optional<std::int64_t> device_memory_bytes;  // --device-memory, when given
-    std::optional<FrameText> frame;  // the user frame of the failing allocation
-    RepresentativeStack stack;        // frames in TraceResult::frame_table
+    std::optional<FrameText> frame;                   // the user frame of the failing allocation
+    RepresentativeStack stack;                        // frames in TraceResult::frame_table
     // device_full, fragmentation, other_process or single_huge_request.
     std::string classification;
     std::vector<std::string> evidence;
@@ -62,8 +61,8 @@ struct OomExplanation {
 // A site's counts of what is live at the end.
 struct TraceCounts {
     std::int64_t live_allocations = 0, live_bytes = 0;
-    std::int64_t warmup_allocations = 0;    // made before the first iteration (or the trace)
-    std::int64_t current_allocations = 0;   // made in the last, unfinished iteration
+    std::int64_t warmup_allocations = 0;   // made before the first iteration (or the trace)
+    std::int64_t current_allocations = 0;  // made in the last, unfinished iteration
     std::int64_t leak_allocations_per_iteration = 0, leak_bytes_per_iteration = 0;
 };
 
@@ -101,7 +100,7 @@ struct TraceResult {
     // with only a history per block: no order in time, so no timeline, peak or iterations).
     std::string source = "ring buffer";
     bool ordered() const { return source == "ring buffer"; }
-    std::size_t events = 0;    // of this device (block history: the recorded allocations)
+    std::size_t events = 0;  // of this device (block history: the recorded allocations)
     std::int64_t time_first_us = -1, time_last_us = -1;
     // The ring buffer was full or had dropped entries: frees of blocks the trace never saw
     // allocated, or max_entries reached. Then the start is not the start of the process.
@@ -110,8 +109,8 @@ struct TraceResult {
     // Where the replayed end state and the snapshot disagree (empty: they agree).
     std::vector<std::string> disagreements;
     std::size_t iterations = 0;
-    std::string iteration_source;  // "annotations: ProfilerStep", "annotations: Optimizer.step",
-                                   // "repeating allocations", "none"
+    std::string iteration_source;               // "annotations: ProfilerStep", "annotations: Optimizer.step",
+                                                // "repeating allocations", "none"
     std::vector<std::size_t> iteration_starts;  // event positions
     // `snapshot` events: where a snapshot was taken while recording (the file's own is the end).
     std::vector<std::size_t> snapshot_events;
@@ -125,7 +124,7 @@ struct TraceResult {
     std::size_t ooms_total = 0;
     std::vector<TraceSite> sites;  // still live at the end, leaks first, then by bytes
     std::size_t sites_total = 0;
-    std::vector<TimelinePoint> timeline;  // at most 1000 points, the peak and the OOMs included
+    std::vector<TimelinePoint> timeline;               // at most 1000 points, the peak and the OOMs included
     std::vector<std::int64_t> allocated_by_iteration;  // the most allocated in each iteration
     std::vector<FrameText> frame_table;
     std::vector<std::string> notes;

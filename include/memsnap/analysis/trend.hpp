@@ -4,14 +4,13 @@
 // Each total, category and site gets a least-squares slope against the step, its R², the
 // share of intervals that did not go down, and a verdict from the shape of the series.
 
+#include <cstdint>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/diagnosis.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/analysis/snapshot_info.hpp>
 #include <memsnap/stats/capture.hpp>
-
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,9 +19,9 @@ namespace memsnap::analysis {
 
 // The fit of one series of byte counts over the steps (the points after --warmup).
 struct SeriesFit {
-    double slope_bytes_per_step = 0;  // least squares; per capture when steps are unknown
-    double r2 = 0;                    // 1 for a series that does not move
-    double monotonic_share = 1;       // share of intervals that did not decrease
+    double slope_bytes_per_step = 0;         // least squares; per capture when steps are unknown
+    double r2 = 0;                           // 1 for a series that does not move
+    double monotonic_share = 1;              // share of intervals that did not decrease
     std::optional<std::int64_t> first_step;  // the first step with any bytes
     // leak (steady growth after warm-up), one_time (a jump, then flat), sawtooth (it grows
     // and is freed again), shape_growth (the same number of blocks, bigger), irregular
@@ -32,9 +31,9 @@ struct SeriesFit {
 };
 
 struct TrendSeries {
-    std::string name;                   // total name, or category name
-    std::vector<std::int64_t> bytes;    // one per capture (summaries: the middle of the range)
-    std::vector<std::int64_t> blocks;   // one per capture; empty for totals
+    std::string name;                  // total name, or category name
+    std::vector<std::int64_t> bytes;   // one per capture (summaries: the middle of the range)
+    std::vector<std::int64_t> blocks;  // one per capture; empty for totals
     SeriesFit fit;
 };
 
@@ -55,13 +54,13 @@ struct TrendResult {
     std::vector<std::int64_t> steps;  // one per capture: the step, or its position when unknown
     std::string steps_source;         // "--steps", "file names", "log lines", "trace time", "order given"
     bool steps_known = false;
-    std::size_t warmup = 0;           // intervals skipped by the fit
+    std::size_t warmup = 0;  // intervals skipped by the fit
     std::optional<int> device;
     std::vector<TrendSeries> totals;
     std::vector<TrendSeries> categories;  // snapshots only
     std::vector<TrendSite> sites;         // by score, at most options.top (0: 1000)
     std::size_t sites_total = 0;
-    std::string verdict;                  // leak, one_time, sawtooth, cache_growth, irregular or stable
+    std::string verdict;  // leak, one_time, sawtooth, cache_growth, irregular or stable
     std::vector<std::string> evidence;
     std::vector<std::string> notes;
     std::vector<std::string> warnings;

@@ -18,9 +18,8 @@
 // stats_diff.hpp for summaries): whether both captures come from one process, which blocks
 // are new and stay, their categories, the allocation count.
 
-#include <memsnap/stats/range.hpp>
-
 #include <cstdint>
+#include <memsnap/stats/range.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,10 +60,10 @@ struct MetricChange {
 };
 
 struct TotalsInput {
-    std::optional<MetricChange> allocated;       // allocated_bytes.all.current
-    std::optional<MetricChange> reserved;        // reserved_bytes.all.current
-    std::optional<MetricChange> inactive_split;  // inactive_split_bytes.all.current
-    std::optional<MetricChange> live_blocks;     // allocation.all.current (a count)
+    std::optional<MetricChange> allocated;               // allocated_bytes.all.current
+    std::optional<MetricChange> reserved;                // reserved_bytes.all.current
+    std::optional<MetricChange> inactive_split;          // inactive_split_bytes.all.current
+    std::optional<MetricChange> live_blocks;             // allocation.all.current (a count)
     std::optional<ByteRange> ooms_delta, retries_delta;  // num_ooms, num_alloc_retries
 };
 

@@ -21,7 +21,7 @@ struct ReadOptions {
 };
 
 class MappedFile {
-public:
+  public:
     // Opens `path` ("-" reads standard input). Throws memsnap::Error (input) naming the file.
     explicit MappedFile(std::string path, const ReadOptions& options = {});
     ~MappedFile();
@@ -40,13 +40,13 @@ public:
     bool changed() const noexcept;
     const std::string& path() const noexcept { return path_; }
 
-private:
+  private:
     std::string path_;
     const char* data_ = nullptr;
     std::size_t size_ = 0;
     bool mapped_ = false;
-    int guard_ = -1;       // slot in the SIGBUS guard's table, -1 when not mapped
-    std::string buffer_;  // used when the input cannot be mapped
+    int guard_ = -1;                    // slot in the SIGBUS guard's table, -1 when not mapped
+    std::string buffer_;                // used when the input cannot be mapped
     mutable std::size_t released_ = 0;  // bytes of the mapping already given back
 };
 

@@ -32,8 +32,8 @@ enum class Kind : std::uint8_t {
 
 struct Value {
     Kind kind = Kind::none;
-    std::uint8_t flags = 0;  // strings: 1 = owned storage (the document's arena, not the input)
-    std::uint16_t tag = 0;   // opaque: the hook's type tag
+    std::uint8_t flags = 0;    // strings: 1 = owned storage (the document's arena, not the input)
+    std::uint16_t tag = 0;     // opaque: the hook's type tag
     std::uint32_t length = 0;  // strings and bytes: byte length
     union {
         std::int64_t i;
@@ -78,10 +78,10 @@ static_assert(sizeof(Value) == 16);
 // as the root); sealed containers never change, which is what lets a hook replace them.
 struct Slot {
     static constexpr std::uint32_t no_memo = 0xFFFFFFFFu;
-    Value replacement;        // kind != unset once a hook replaced the container
-    std::uint32_t items = 0;  // index into Document::item_store_
+    Value replacement;                   // kind != unset once a hook replaced the container
+    std::uint32_t items = 0;             // index into Document::item_store_
     std::uint32_t memo_index = no_memo;  // where the container was memoized, if once
-    std::uint16_t depth = 1;  // nesting depth below and including this container
+    std::uint16_t depth = 1;             // nesting depth below and including this container
     Kind kind = Kind::list;
     bool sealed = false;
     // The slot may be reused once its container is replaced, unless copies of the container
@@ -90,7 +90,7 @@ struct Slot {
 };
 
 class Document {
-public:
+  public:
     explicit Document(std::string_view input = {}) : input_(input) {}
 
     std::string_view input() const noexcept { return input_; }
@@ -126,9 +126,7 @@ public:
     Value new_input_string(std::uint64_t offset, std::uint32_t length, Kind kind = Kind::string);
     Slot& slot(const Value& container) { return slots_[container.u]; }
     const Slot& slot(const Value& container) const { return slots_[container.u]; }
-    std::vector<Value>& mutable_items(const Value& container) {
-        return item_store_[slots_[container.u].items];
-    }
+    std::vector<Value>& mutable_items(const Value& container) { return item_store_[slots_[container.u].items]; }
     // Releases the storage of a container that a hook replaced.
     void release_items(const Value& container);
     // A hook that replaced a container has used up `child` (a sealed container held in it,
@@ -153,7 +151,7 @@ public:
 
     Value root;
 
-private:
+  private:
     std::string_view input_;
     std::vector<Slot> slots_;
     std::vector<std::vector<Value>> item_store_;
@@ -172,7 +170,7 @@ private:
 // Replaces sealed containers by compact values (bottom-up: children are sealed first).
 // Returning nullopt keeps the container as it is.
 class SealHook {
-public:
+  public:
     virtual ~SealHook() = default;
     virtual std::optional<Value> on_seal(const Document& doc, const Value& container) = 0;
     // Called when on_seal replaced `container` by `replacement`, while its items are still
@@ -186,16 +184,14 @@ public:
     // items are all already-replaced values: the hook may replace it without the list ever
     // being built. This is how a large capture's frame lists are read. nullopt: build it.
     // The result must depend only on `items`: the reader reuses it for the same memo run.
-    virtual std::optional<Value> on_list_literal(const Document& /*doc*/,
-                                                 std::span<const Value> /*items*/) {
+    virtual std::optional<Value> on_list_literal(const Document& /*doc*/, std::span<const Value> /*items*/) {
         return std::nullopt;
     }
     // A complete dict written in one piece whose keys are strings and whose values are
     // scalars, strings or replaced values (a trace entry), as alternating keys and values:
     // the hook may replace it without the dict being built. nullopt: build it, and on_seal
     // sees it as usual.
-    virtual std::optional<Value> on_dict_literal(const Document& /*doc*/,
-                                                 std::span<const Value> /*keys_and_values*/) {
+    virtual std::optional<Value> on_dict_literal(const Document& /*doc*/, std::span<const Value> /*keys_and_values*/) {
         return std::nullopt;
     }
 };

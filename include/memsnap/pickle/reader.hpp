@@ -2,11 +2,10 @@
 // A data-only pickle machine for protocols 2 to 5. It never imports, calls or builds
 // objects: every opcode that would load code is refused with the byte offset.
 
-#include <memsnap/pickle/document.hpp>
-#include <memsnap/pickle/limits.hpp>
-
 #include <cstdint>
 #include <functional>
+#include <memsnap/pickle/document.hpp>
+#include <memsnap/pickle/limits.hpp>
 #include <string_view>
 
 namespace memsnap::pickle {
@@ -15,14 +14,14 @@ namespace memsnap::pickle {
 struct StreamInfo {
     int protocol = 0;
     std::uint64_t frame_ops = 0;
-    std::uint64_t memoize_ops = 0;         // MEMOIZE (protocol 4+, Python)
-    std::uint64_t put_ops = 0;             // BINPUT / LONG_BINPUT
-    std::uint64_t memo_before_fill = 0;    // list/dict memoized while empty (Python; or empty)
-    std::uint64_t memo_after_fill = 0;     // list/dict memoized once filled (torch C++)
+    std::uint64_t memoize_ops = 0;       // MEMOIZE (protocol 4+, Python)
+    std::uint64_t put_ops = 0;           // BINPUT / LONG_BINPUT
+    std::uint64_t memo_before_fill = 0;  // list/dict memoized while empty (Python; or empty)
+    std::uint64_t memo_after_fill = 0;   // list/dict memoized once filled (torch C++)
     std::uint64_t long1_ops = 0;
-    std::uint64_t long1_not_8_bytes = 0;   // the C++ writer always writes 8 bytes
-    std::uint64_t stop_offset = 0;         // byte offset of STOP
-    std::uint64_t trailing_bytes = 0;      // bytes after STOP (HTML plots pad with NULs)
+    std::uint64_t long1_not_8_bytes = 0;  // the C++ writer always writes 8 bytes
+    std::uint64_t stop_offset = 0;        // byte offset of STOP
+    std::uint64_t trailing_bytes = 0;     // bytes after STOP (HTML plots pad with NULs)
 
     // "torch C++ pickler" or "Python pickle", from the memo and integer habits.
     std::string_view writer() const;

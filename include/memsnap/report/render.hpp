@@ -3,13 +3,12 @@
 // never compute: every figure comes from the analysis result, which holds exactly the sites
 // to print.
 
-#include <memsnap/analysis/run.hpp>
+#include <functional>
 #include <memsnap/analysis/ranks.hpp>
+#include <memsnap/analysis/run.hpp>
 #include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/analysis/trend.hpp>
-
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,8 +20,8 @@ std::optional<Format> parse_format(std::string_view name);
 std::string_view to_string(Format format);
 
 struct RenderOptions {
-    bool color = false;       // ANSI colour in text output
-    bool cpp_frames = false;  // text and Markdown show C++ frames instead of a count of them
+    bool color = false;                           // ANSI colour in text output
+    bool cpp_frames = false;                      // text and Markdown show C++ frames instead of a count of them
     analysis::Side side = analysis::Side::delta;  // a diff's side in pictures (--side)
     double node_fraction = 0.005;                 // dot: frames below this share are pruned
 };

@@ -1,11 +1,10 @@
 #pragma once
 // Reading a snapshot file of any generation and either writer into the typed model.
 
+#include <functional>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/pickle/limits.hpp>
 #include <memsnap/snapshot/model.hpp>
-
-#include <functional>
 #include <string>
 #include <string_view>
 
@@ -33,8 +32,7 @@ bool looks_like_snapshot(std::string_view bytes);
 // Decodes a pickle or JSON snapshot held in `bytes`; `name` is used in errors.
 // Throws memsnap::Error (input) naming the file, with the byte offset for pickles.
 // `consumed`, when given, is told how far the reader got (see pickle::decode).
-Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name,
-                             const LoadOptions& options = {},
+Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name, const LoadOptions& options = {},
                              const std::function<void(std::uint64_t)>& consumed = {});
 
 // Decodes an opened file, releasing its pages as the reader passes them.

@@ -3,12 +3,11 @@
 // frames and stacks are interned once and referred to by small ids; segments, blocks and
 // trace events are flat vectors. All byte counts are int64 so that diffs can go negative.
 
-#include <memsnap/util/id_index.hpp>
-#include <memsnap/util/text_arena.hpp>
-
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
+#include <memsnap/util/id_index.hpp>
+#include <memsnap/util/text_arena.hpp>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,11 +27,11 @@ struct Id {
 
 using StringId = Id<struct StringTag>;  // 0 is the empty string
 using FrameId = Id<struct FrameTag>;
-using StackId = Id<struct StackTag>;    // 0 is the empty stack (nothing recorded)
+using StackId = Id<struct StackTag>;  // 0 is the empty stack (nothing recorded)
 inline constexpr StackId no_stack{};
 
 class StringTable {
-public:
+  public:
     StringTable();
     // Copies rebuild the index: its keys are views into this table's own storage.
     StringTable(const StringTable& other);
@@ -43,7 +42,7 @@ public:
     std::string_view view(StringId id) const { return strings_[id.value]; }
     std::size_t size() const { return strings_.size(); }
 
-private:
+  private:
     util::TextArena text_;
     std::vector<std::string_view> strings_;  // into text_
     util::IdIndex index_;
@@ -57,19 +56,19 @@ struct Frame {
 };
 
 class FrameTable {
-public:
+  public:
     FrameId intern(const Frame& frame);
     const Frame& operator[](FrameId id) const { return frames_[id.value]; }
     std::size_t size() const { return frames_.size(); }
 
-private:
+  private:
     std::vector<Frame> frames_;
     util::IdIndex index_;
 };
 
 // Stacks are innermost frame first, as torch records them.
 class StackTable {
-public:
+  public:
     StackTable();
     StackId intern(std::span<const FrameId> frames);
     std::span<const FrameId> frames(StackId id) const {
@@ -78,7 +77,7 @@ public:
     std::size_t size() const { return offsets_.size() - 1; }
     std::size_t frame_count() const { return frames_.size(); }  // over all stacks
 
-private:
+  private:
     std::vector<FrameId> frames_;
     std::vector<std::size_t> offsets_;
     util::IdIndex index_;  // interning runs once per trace entry
@@ -96,9 +95,7 @@ struct Block {
     BlockState state = BlockState::unknown;
     bool address_derived = false;  // torch <= 2.0: summed from the segment address
     bool live() const { return state == BlockState::active_allocated; }
-    bool active() const {
-        return state == BlockState::active_allocated || state == BlockState::active_pending_free;
-    }
+    bool active() const { return state == BlockState::active_allocated || state == BlockState::active_pending_free; }
 };
 
 struct Segment {
@@ -149,7 +146,7 @@ struct TraceEvent {
         action_and_stream_ = static_cast<std::uint16_t>((index << 4) | (action_and_stream_ & 0xFu));
     }
 
-private:
+  private:
     std::uint16_t action_and_stream_ = static_cast<std::uint16_t>(TraceAction::other);
 };
 static_assert(sizeof(TraceEvent) == 32);
@@ -161,7 +158,7 @@ static_assert(static_cast<unsigned>(TraceAction::other) < 15);  // 15 marks a st
 // a time more than six days from the trace's first recorded one, a device past 255) keeps
 // the whole event in a side table, 32 bytes more, so every value reads back exactly.
 class TraceEvents {
-public:
+  public:
     class iterator;
     using value_type = TraceEvent;
     using size_type = std::size_t;
@@ -215,7 +212,7 @@ public:
         whole_.shrink_to_fit();
     }
 
-private:
+  private:
     struct Packed {
         std::int64_t addr;
         // action (4 bits; `escaped`: the event is whole_[stack]), stream (12), device (8), and
@@ -236,7 +233,7 @@ private:
 };
 
 class TraceEvents::iterator {
-public:
+  public:
     // Random access for std::ranges algorithms. To the older algorithms (std::prev, std::lower_bound,
     // ...) an iterator that yields values is an input iterator only: use the ranges ones.
     using iterator_concept = std::random_access_iterator_tag;
@@ -271,7 +268,7 @@ public:
     friend auto operator<=>(const iterator& a, const iterator& b) { return a.at_ <=> b.at_; }
     std::size_t index() const { return at_; }
 
-private:
+  private:
     const TraceEvents* events_ = nullptr;
     std::size_t at_ = 0;
 };
@@ -279,12 +276,8 @@ static_assert(std::random_access_iterator<TraceEvents::iterator>);
 
 inline TraceEvents::iterator TraceEvents::begin() const { return {this, 0}; }
 inline TraceEvents::iterator TraceEvents::end() const { return {this, size()}; }
-inline std::reverse_iterator<TraceEvents::iterator> TraceEvents::rbegin() const {
-    return std::reverse_iterator(end());
-}
-inline std::reverse_iterator<TraceEvents::iterator> TraceEvents::rend() const {
-    return std::reverse_iterator(begin());
-}
+inline std::reverse_iterator<TraceEvents::iterator> TraceEvents::rbegin() const { return std::reverse_iterator(end()); }
+inline std::reverse_iterator<TraceEvents::iterator> TraceEvents::rend() const { return std::reverse_iterator(begin()); }
 
 // What few trace entries carry beyond a TraceEvent.
 struct EventNote {
@@ -307,8 +300,8 @@ struct Source {
     std::string writer;    // "Python pickle", "torch C++ pickler", "JSON"
     int protocol = 0;      // pickle protocol, 0 for JSON
     std::uint64_t file_bytes = 0;
-    std::uint64_t trailing_bytes = 0;  // after STOP
-    std::string generation;            // e.g. "torch 2.0 (block history)"
+    std::uint64_t trailing_bytes = 0;   // after STOP
+    std::string generation;             // e.g. "torch 2.0 (block history)"
     std::vector<std::string> features;  // keys that decided the generation
 };
 
@@ -317,9 +310,9 @@ struct Snapshot {
     StringTable strings;
     FrameTable frames;
     StackTable stacks;
-    std::vector<Segment> segments;  // in file order (torch sorts by address)
-    std::vector<Block> blocks;      // grouped by segment, address order within it
-    TraceEvents events;  // per device, oldest first
+    std::vector<Segment> segments;         // in file order (torch sorts by address)
+    std::vector<Block> blocks;             // grouped by segment, address order within it
+    TraceEvents events;                    // per device, oldest first
     std::vector<std::int64_t> streams{0};  // TraceEvent::stream() values
     std::vector<EventNote> event_notes;    // by event index, only the events that have one
     std::vector<Annotation> annotations;
@@ -334,9 +327,7 @@ struct Snapshot {
     // should know about it (negative sizes counted as 0, blocks that overlap, ...).
     std::vector<std::string> warnings;
 
-    std::span<const Block> blocks_of(const Segment& s) const {
-        return {blocks.data() + s.first_block, s.block_count};
-    }
+    std::span<const Block> blocks_of(const Segment& s) const { return {blocks.data() + s.first_block, s.block_count}; }
     std::string_view str(StringId id) const { return strings.view(id); }
     const EventNote* note_of(std::size_t event) const;
     // The action as torch wrote it, for events[event].

@@ -4,12 +4,11 @@
 // pool's) is kept as text. Iterates in key order, as a std::map<std::string, ByteRange>
 // would. A long log holds thousands of tables, so this is what its memory is made of.
 
-#include <memsnap/stats/range.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <memsnap/stats/range.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,12 +22,12 @@ class StatMap {
         ByteRange range;
     };
 
-public:
+  public:
     // The range is a reference into the map, so that `it->second` outlives the iterator.
     using value_type = std::pair<std::string_view, const ByteRange&>;
 
     class const_iterator {
-    public:
+      public:
         using iterator_category = std::input_iterator_tag;
         using value_type = StatMap::value_type;
         using difference_type = std::ptrdiff_t;
@@ -51,7 +50,7 @@ public:
         }
         bool operator==(const const_iterator& other) const { return entry_ == other.entry_; }
 
-    private:
+      private:
         friend class StatMap;
         const_iterator(const StatMap* map, const Entry* entry) : map_(map), entry_(entry) {}
         const StatMap* map_ = nullptr;
@@ -78,7 +77,7 @@ public:
     }
     friend bool operator==(const StatMap& a, const StatMap& b);
 
-private:
+  private:
     std::string_view key_text(std::uint32_t key) const;
     std::uint32_t key_of(std::string_view text);
     const Entry* lookup(std::string_view key) const;

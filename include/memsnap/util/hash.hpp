@@ -24,7 +24,9 @@ std::uint64_t hash_text(std::string_view text);
 
 struct SeededIntHash {
     std::size_t operator()(std::uint64_t value) const { return mix_hash(hash_seed(), value); }
-    std::size_t operator()(std::int64_t value) const { return mix_hash(hash_seed(), static_cast<std::uint64_t>(value)); }
+    std::size_t operator()(std::int64_t value) const {
+        return mix_hash(hash_seed(), static_cast<std::uint64_t>(value));
+    }
 };
 
 struct SeededTextHash {

@@ -10,7 +10,7 @@
 namespace memsnap::util {
 
 class IdIndex {
-public:
+  public:
     IdIndex() : slots_(16) {}
 
     // The id whose value `equal(id)` says matches, among those filed under `hash`.
@@ -32,7 +32,7 @@ public:
 
     std::size_t size() const { return count_; }
 
-private:
+  private:
     struct Slot {
         std::uint32_t hash = 0;         // the low half of the caller's hash: placement and a quick filter
         std::uint32_t id_plus_one = 0;  // 0: empty

@@ -16,13 +16,13 @@ class RE2;
 namespace memsnap::util {
 
 class Pattern {
-public:
+  public:
     // Throws Error (usage) naming `origin` (an option such as "--hide", or a rule) when the
     // pattern is invalid or uses what RE2 does not support (backreferences, lookaround).
     Pattern(std::string_view pattern, std::string_view origin, bool ignore_case = false);
     // One pattern that matches where any of `patterns` matches; nullopt when there are none.
-    static std::optional<Pattern> any_of(const std::vector<std::string>& patterns,
-                                         std::string_view origin, bool ignore_case = false);
+    static std::optional<Pattern> any_of(const std::vector<std::string>& patterns, std::string_view origin,
+                                         bool ignore_case = false);
 
     // True when the pattern matches anywhere in `text`.
     bool search(std::string_view text) const;
@@ -31,7 +31,7 @@ public:
     std::vector<std::string_view> find_all(std::string_view text) const;
     const std::string& text() const { return text_; }
 
-private:
+  private:
     std::shared_ptr<const re2::RE2> re_;  // shared: compiled programs are immutable
     std::string text_;
 };

@@ -12,7 +12,7 @@ namespace memsnap::util {
 
 struct Steps {
     std::optional<std::pair<std::int64_t, std::int64_t>> span;  // (A, B) with A < B
-    std::string source = "unknown";                              // "--steps", "file names", "unknown"
+    std::string source = "unknown";                             // "--steps", "file names", "unknown"
     std::string note;  // why file-name steps were not used, when they were found but not usable
 
     bool known() const { return span.has_value(); }

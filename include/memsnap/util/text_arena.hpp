@@ -9,11 +9,11 @@
 namespace memsnap::util {
 
 class TextArena {
-public:
+  public:
     std::string_view store(std::string_view text);
     std::size_t bytes() const { return bytes_; }
 
-private:
+  private:
     static constexpr std::size_t kBlock = 64 * 1024;
     std::vector<std::unique_ptr<char[]>> blocks_;
     std::size_t used_ = kBlock;  // in the last block; full: none yet
