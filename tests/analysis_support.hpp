@@ -4,6 +4,7 @@
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/snapshot/model.hpp>
+
 #include <optional>
 #include <string>
 #include <utility>

@@ -1,14 +1,16 @@
 // The command line as users and scripts meet it: exit codes, error lines, output formats.
 
+#include "analysis_support.hpp"
+#include "support.hpp"
+
 #include <memsnap/analysis/totals.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/snapshot/load.hpp>
-#include <nlohmann/json.hpp>
-#include <regex>
 
-#include "analysis_support.hpp"
-#include "support.hpp"
+#include <nlohmann/json.hpp>
+
+#include <regex>
 
 using namespace memsnap;
 

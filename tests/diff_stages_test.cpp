@@ -1,15 +1,15 @@
 // The stages of the snapshot diff, each on its own, on hand-built inputs: match_blocks,
 // group_sites, explain, rank_sites.
 
+#include "analysis_support.hpp"
+#include "model_maker.hpp"
+#include "support.hpp"
+
 #include <memsnap/analysis/explain.hpp>
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/match_blocks.hpp>
 #include <memsnap/analysis/rank.hpp>
 #include <memsnap/analysis/same_process.hpp>
-
-#include "analysis_support.hpp"
-#include "model_maker.hpp"
-#include "support.hpp"
 
 using namespace memsnap;
 using analysis::Category;

@@ -1,12 +1,13 @@
 // Reading inputs: a mapped file truncated under the reader, pipes and devices bounded by
 // --max-input, inputs refused by their first bytes.
 
-#include <fstream>
+#include "support.hpp"
+
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 
-#include "support.hpp"
+#include <fstream>
 
 using namespace memsnap;
 

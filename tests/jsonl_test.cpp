@@ -2,16 +2,17 @@
 // growing site) loads into a query engine as one table: the documented query finds that rank
 // and site in Debian's sqlite3 always, and in DuckDB where npm can fetch @duckdb/node-api.
 
+#include "support.hpp"
+#include "variants.hpp"
+
+#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/snapshot/load.hpp>
+
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <fstream>
-#include <memsnap/analysis/stack_index.hpp>
-#include <memsnap/snapshot/load.hpp>
-#include <nlohmann/json.hpp>
-
-#include "support.hpp"
-#include "variants.hpp"
 
 using namespace memsnap;
 

@@ -4,18 +4,20 @@
 // and no retained-reference advice appears, except where a leak was injected; injected
 // leaks rank first, exact to the byte.
 
+#include "analysis_support.hpp"
+#include "stats_support.hpp"
+#include "support.hpp"
+#include "variants.hpp"
+
 #include <memsnap/analysis/snapshot_diff.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>
-#include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "analysis_support.hpp"
-#include "stats_support.hpp"
-#include "support.hpp"
-#include "variants.hpp"
+#include <nlohmann/json.hpp>
+
+#include <sstream>
 
 using namespace memsnap;
 using analysis::Category;

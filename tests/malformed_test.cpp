@@ -1,11 +1,12 @@
 // Hostile and malformed inputs: each fail_* file is refused with a one-line error that names
 // the file (and the byte offset where the fixture gives one); each pass_* file loads.
 
+#include "support.hpp"
+
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
-#include <nlohmann/json.hpp>
 
-#include "support.hpp"
+#include <nlohmann/json.hpp>
 
 using namespace memsnap;
 

@@ -1,11 +1,12 @@
 // Every option the CLI accepts is documented in the man page and the README.
 
+#include "support.hpp"
+
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/site_rules.hpp>
+
 #include <regex>
 #include <set>
-
-#include "support.hpp"
 
 using namespace memsnap;
 

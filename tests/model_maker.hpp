@@ -3,6 +3,7 @@
 // with the stacks a test needs, without any file.
 
 #include <memsnap/snapshot/model.hpp>
+
 #include <string>
 #include <tuple>
 #include <vector>

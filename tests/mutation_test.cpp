@@ -1,14 +1,15 @@
 // A deterministic fuzz pass: every snapshot fixture, truncated and with bytes flipped, must
 // either load or be refused with memsnap::Error; never crash, hang or throw anything else.
 
+#include "analysis_support.hpp"
+#include "support.hpp"
+
 #include <memsnap/analysis/totals.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>
-#include <random>
 
-#include "analysis_support.hpp"
-#include "support.hpp"
+#include <random>
 
 using namespace memsnap;
 

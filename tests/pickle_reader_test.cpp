@@ -1,12 +1,13 @@
 // The pickle machine on hand-assembled byte strings: opcodes, memo semantics of both
 // writers, integers, refusals with offsets.
 
-#include <cstring>
+#include "pickle/memo.hpp"
+#include "support.hpp"
+
 #include <memsnap/error.hpp>
 #include <memsnap/pickle/reader.hpp>
 
-#include "pickle/memo.hpp"
-#include "support.hpp"
+#include <cstring>
 
 using namespace memsnap;
 using pickle::Kind;

@@ -3,26 +3,27 @@
 // error, no network request), pprof (decoded back here), and captures as people share them
 // (.gz, .zst, _memory_viz.py pages) read exactly as the plain file.
 
-#include <fmt/format.h>
-#include <zlib.h>
-#include <zstd.h>
+#include "analysis_support.hpp"
+#include "support.hpp"
 
-#include <boost/property_tree/ptree.hpp>
-#include <boost/property_tree/xml_parser.hpp>
-#include <cstdlib>
-#include <fstream>
-#include <map>
 #include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/analysis/totals.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/snapshot/load.hpp>
-#include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "analysis_support.hpp"
-#include "support.hpp"
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 using namespace memsnap;
 

@@ -1,14 +1,14 @@
 // The user-code rule, the site rule and the category rules on frames as real captures write
 // them: Unix and Windows paths, notebooks, torch.compile output, C++ frames.
 
+#include "analysis_support.hpp"
+#include "model_maker.hpp"
+#include "support.hpp"
+
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/error.hpp>
-
-#include "analysis_support.hpp"
-#include "model_maker.hpp"
-#include "support.hpp"
 
 using namespace memsnap;
 using analysis::FrameClassifier;

@@ -1,13 +1,15 @@
 // The markdown and CSV writers of the snapshot diff: a hand-built SnapshotDiff (so the output
 // does not depend on the analysis) and, once the analysis exists, the real leak fixture pair.
-#include <algorithm>
-#include <memsnap/analysis/snapshot_diff.hpp>
-#include <memsnap/snapshot/load.hpp>
-#include <nlohmann/json.hpp>
-#include <sstream>
-
 #include "analysis_support.hpp"
 #include "support.hpp"
+
+#include <memsnap/analysis/snapshot_diff.hpp>
+#include <memsnap/snapshot/load.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <sstream>
 
 using namespace memsnap;
 

@@ -1,18 +1,20 @@
 // The snapshot diff: symmetry, exact growth on fixture pairs with known truth, injected leaks
 // in real captures, and the text/JSON reports.
 
-#include <map>
+#include "analysis_support.hpp"
+#include "support.hpp"
+#include "variants.hpp"
+
 #include <memsnap/analysis/snapshot_diff.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/snapshot/load.hpp>
-#include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "analysis_support.hpp"
-#include "support.hpp"
-#include "variants.hpp"
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <sstream>
 
 using namespace memsnap;
 using analysis::SiteVerdict;

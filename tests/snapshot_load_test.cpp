@@ -1,19 +1,20 @@
 // Every real capture and every generated fixture parses and reports the exact figures of
 // its expected.json; the model's invariants hold on all of them.
 
-#include <fmt/format.h>
+#include "analysis_support.hpp"
+#include "snapshot/builder.hpp"
+#include "snapshot/json_reader.hpp"
+#include "support.hpp"
 
 #include <memsnap/analysis/totals.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
-#include <nlohmann/json.hpp>
-#include <set>
 
-#include "analysis_support.hpp"
-#include "snapshot/builder.hpp"
-#include "snapshot/json_reader.hpp"
-#include "support.hpp"
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
 
 using namespace memsnap;
 using memsnap::test::fixtures_dir;

@@ -1,5 +1,7 @@
 // Diffs of generated pairs and series, the CI gate, and the golden reports.
-#include <fmt/format.h>
+#include "analysis_support.hpp"
+#include "stats_support.hpp"
+#include "support.hpp"
 
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/analysis/stats_diff.hpp>
@@ -7,11 +9,10 @@
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/stats/text_reader.hpp>
-#include <ostream>
 
-#include "analysis_support.hpp"
-#include "stats_support.hpp"
-#include "support.hpp"
+#include <fmt/format.h>
+
+#include <ostream>
 
 using namespace memsnap;
 using namespace memsnap::test;  // KiB, MiB, GiB, cell()

@@ -1,12 +1,13 @@
 // Every generated summary/stats fixture parses, and each parsed range equals the range the
 // rendering allows (computed by fixtures/gen_summaries.py) and contains the true value.
-#include <fmt/format.h>
+#include "support.hpp"
 
 #include <memsnap/stats/text_reader.hpp>
-#include <nlohmann/json.hpp>
-#include <ostream>
 
-#include "support.hpp"
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <ostream>
 
 namespace memsnap {
 // Readable ranges in doctest failure messages.

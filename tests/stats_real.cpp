@@ -1,11 +1,12 @@
 // The real memory_summary captures in ../shared/real/summaries, with cells checked by hand.
-#include <memsnap/analysis/stats_diff.hpp>
-#include <memsnap/stats/text_reader.hpp>
-#include <ostream>
-
 #include "analysis_support.hpp"
 #include "stats_support.hpp"
 #include "support.hpp"
+
+#include <memsnap/analysis/stats_diff.hpp>
+#include <memsnap/stats/text_reader.hpp>
+
+#include <ostream>
 
 using namespace memsnap;
 using namespace memsnap::test;  // KiB, MiB, GiB, cell()

@@ -1,8 +1,9 @@
 #pragma once
 // Helpers shared by the memory_summary / memory_stats tests.
 
-#include <cstdint>
 #include <memsnap/stats/range.hpp>
+
+#include <cstdint>
 #include <ostream>
 
 namespace memsnap {

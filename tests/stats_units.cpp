@@ -1,14 +1,15 @@
 // Cells, ranges, the verdict rules, and reader edge cases on small inline texts.
+#include "stats/cells.hpp"
+#include "stats_support.hpp"
+#include "support.hpp"
+
 #include <memsnap/analysis/advice.hpp>
 #include <memsnap/analysis/verdict.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/stats/text_reader.hpp>
 #include <memsnap/util/format.hpp>
-#include <ostream>
 
-#include "stats/cells.hpp"
-#include "stats_support.hpp"
-#include "support.hpp"
+#include <ostream>
 
 using namespace memsnap;
 using namespace memsnap::test;  // KiB, MiB, GiB, cell()

@@ -1,12 +1,14 @@
 // The same table wrapped the ways it reaches users must give the same values as the plain
 // table: notebook JSON, log prefixes that contain '|', tabs and CRLF, a repr after a prompt.
 
+#include "support.hpp"
+
 #include <memsnap/error.hpp>
 #include <memsnap/stats/text_reader.hpp>
-#include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "support.hpp"
+#include <nlohmann/json.hpp>
+
+#include <sstream>
 
 using namespace memsnap;
 

@@ -1,11 +1,11 @@
 // Steps from --steps and from file names.
 
+#include "support.hpp"
+
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
 #include <memsnap/util/steps.hpp>
 #include <memsnap/util/units.hpp>
-
-#include "support.hpp"
 
 using namespace memsnap;
 

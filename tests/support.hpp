@@ -2,8 +2,6 @@
 // Shared helpers for the test suite: fixture paths, golden files, running the CLI.
 
 #include <doctest/doctest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +11,9 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace memsnap::test {
 

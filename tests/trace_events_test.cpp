@@ -1,12 +1,13 @@
 // The packed trace store: every value a TraceEvent can hold reads back exactly, whether it
 // fits the 24-byte form or is kept whole.
 
+#include <memsnap/snapshot/model.hpp>
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <memsnap/snapshot/model.hpp>
 #include <vector>
 
 using namespace memsnap;

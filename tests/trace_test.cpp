@@ -1,19 +1,20 @@
 // `trace`: replay against the snapshot, iterations, what each iteration leaves live, and
 // out-of-memory events explained, on real captures, variants of them, and made models.
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <memsnap/analysis/trace.hpp>
-#include <memsnap/error.hpp>
-#include <memsnap/report/render.hpp>
-#include <memsnap/snapshot/load.hpp>
-#include <nlohmann/json.hpp>
-
 #include "analysis_support.hpp"
 #include "model_maker.hpp"
 #include "support.hpp"
 #include "variants.hpp"
+
+#include <memsnap/analysis/trace.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/report/render.hpp>
+#include <memsnap/snapshot/load.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 using namespace memsnap;
 

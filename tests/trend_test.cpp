@@ -2,9 +2,9 @@
 // real captures and bundled fixtures with known changes injected, a summary log with a table
 // every 100 steps, and the command line.
 
-#include <fmt/format.h>
+#include "support.hpp"
+#include "variants.hpp"
 
-#include <fstream>
 #include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/snapshot_info.hpp>
 #include <memsnap/analysis/stack_index.hpp>
@@ -15,10 +15,11 @@
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>
 #include <memsnap/util/steps.hpp>
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "support.hpp"
-#include "variants.hpp"
+#include <fstream>
 
 using namespace memsnap;
 

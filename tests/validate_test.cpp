@@ -1,14 +1,15 @@
 // The checks of a finished model: what does not add up is read, counted and named in one
 // warning per kind; what no GPU could hold is refused.
 
-#include <fmt/format.h>
+#include "support.hpp"
 
-#include <algorithm>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "support.hpp"
+#include <algorithm>
 
 using namespace memsnap;
 using nlohmann::json;

@@ -4,11 +4,13 @@
 // added. Built from the model of a capture read in place from ../shared/real, and written
 // back as a JSON snapshot (a form memsnap reads) when the CLI must see them.
 
+#include <memsnap/snapshot/model.hpp>
+
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <memsnap/snapshot/model.hpp>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

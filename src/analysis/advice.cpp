@@ -1,6 +1,7 @@
+#include <memsnap/analysis/advice.hpp>
+
 #include <fmt/format.h>
 
-#include <memsnap/analysis/advice.hpp>
 #include <stdexcept>
 
 namespace memsnap::analysis::advice {

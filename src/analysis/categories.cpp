@@ -1,7 +1,8 @@
-#include <fmt/format.h>
-
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/util/pattern.hpp>
+
+#include <fmt/format.h>
+
 #include <optional>
 #include <vector>
 

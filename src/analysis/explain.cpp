@@ -1,13 +1,14 @@
-#include <fmt/format.h>
+#include "explain_detail.hpp"
 
-#include <algorithm>
-#include <map>
 #include <memsnap/analysis/advice.hpp>
 #include <memsnap/analysis/explain.hpp>
 #include <memsnap/analysis/growth_graph.hpp>
 #include <memsnap/util/format.hpp>
 
-#include "explain_detail.hpp"
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
 
 namespace memsnap::analysis {
 

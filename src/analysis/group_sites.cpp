@@ -1,8 +1,9 @@
+#include <memsnap/analysis/group_sites.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
-#include <memsnap/analysis/group_sites.hpp>
 
 namespace memsnap::analysis {
 

@@ -1,10 +1,12 @@
-#include <algorithm>
+#include <memsnap/analysis/growth_graph.hpp>
+
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/graph_traits.hpp>
 #include <boost/graph/graphviz.hpp>
+
+#include <algorithm>
 #include <cmath>
-#include <memsnap/analysis/growth_graph.hpp>
 #include <set>
 #include <sstream>
 #include <unordered_map>

@@ -1,5 +1,6 @@
-#include <algorithm>
 #include <memsnap/analysis/match_blocks.hpp>
+
+#include <algorithm>
 #include <tuple>
 
 namespace memsnap::analysis {

@@ -1,10 +1,11 @@
-#include <fmt/format.h>
+#include "explain_detail.hpp"
 
-#include <map>
 #include <memsnap/analysis/advice.hpp>
 #include <memsnap/util/format.hpp>
 
-#include "explain_detail.hpp"
+#include <fmt/format.h>
+
+#include <map>
 
 namespace memsnap::analysis::detail {
 

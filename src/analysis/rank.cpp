@@ -1,7 +1,8 @@
+#include <memsnap/analysis/rank.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <memsnap/analysis/rank.hpp>
 #include <numeric>
 
 namespace memsnap::analysis {

@@ -1,16 +1,17 @@
+#include "relative_sites.hpp"
+
+#include <memsnap/analysis/ranks.hpp>
+#include <memsnap/analysis/verdict.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <memsnap/analysis/ranks.hpp>
-#include <memsnap/analysis/verdict.hpp>
-#include <memsnap/error.hpp>
-#include <memsnap/util/format.hpp>
 #include <set>
-
-#include "relative_sites.hpp"
 
 namespace memsnap::analysis {
 

@@ -4,6 +4,7 @@
 // /home/b/proj_2/model.py are one site.
 
 #include <memsnap/analysis/snapshot_info.hpp>
+
 #include <string>
 #include <tuple>
 #include <vector>

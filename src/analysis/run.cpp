@@ -1,9 +1,9 @@
-#include <fmt/format.h>
-
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
 #include <memsnap/util/pattern.hpp>
+
+#include <fmt/format.h>
 
 namespace memsnap::analysis {
 

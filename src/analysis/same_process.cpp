@@ -1,3 +1,5 @@
+#include <memsnap/analysis/same_process.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -5,7 +7,6 @@
 #include <future>
 #include <limits>
 #include <map>
-#include <memsnap/analysis/same_process.hpp>
 #include <system_error>
 #include <tuple>
 

@@ -1,9 +1,10 @@
+#include <memsnap/analysis/site_rules.hpp>
+#include <memsnap/util/pattern.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
-#include <memsnap/analysis/site_rules.hpp>
-#include <memsnap/util/pattern.hpp>
 
 namespace memsnap::analysis {
 

@@ -1,8 +1,3 @@
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <cstdlib>
-#include <future>
 #include <memsnap/analysis/explain.hpp>
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/match_blocks.hpp>
@@ -10,6 +5,12 @@
 #include <memsnap/analysis/same_process.hpp>
 #include <memsnap/analysis/snapshot_diff.hpp>
 #include <memsnap/analysis/totals.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdlib>
+#include <future>
 
 namespace memsnap::analysis {
 

@@ -1,10 +1,11 @@
-#include <algorithm>
-#include <array>
-#include <map>
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/match_blocks.hpp>
 #include <memsnap/analysis/snapshot_info.hpp>
 #include <memsnap/analysis/stack_index.hpp>
+
+#include <algorithm>
+#include <array>
+#include <map>
 #include <tuple>
 
 namespace memsnap::analysis {

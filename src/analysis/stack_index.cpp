@@ -1,14 +1,15 @@
-#include <fmt/format.h>
-
-#include <deque>
-#include <limits>
-#include <map>
 #include <memsnap/analysis/diagnosis.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/hash.hpp>
 #include <memsnap/util/id_index.hpp>
 #include <memsnap/util/pattern.hpp>
+
+#include <fmt/format.h>
+
+#include <deque>
+#include <limits>
+#include <map>
 #include <optional>
 #include <tuple>
 

@@ -1,12 +1,13 @@
-#include <fmt/format.h>
-
-#include <map>
 #include <memsnap/analysis/match_blocks.hpp>
 #include <memsnap/analysis/rank.hpp>
 #include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/analysis/totals.hpp>
 #include <memsnap/analysis/trend.hpp>
+
+#include <fmt/format.h>
+
+#include <map>
 
 namespace memsnap::analysis {
 

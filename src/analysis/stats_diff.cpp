@@ -1,12 +1,13 @@
+#include <memsnap/analysis/advice.hpp>
+#include <memsnap/analysis/stats_diff.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
-#include <memsnap/analysis/advice.hpp>
-#include <memsnap/analysis/stats_diff.hpp>
-#include <memsnap/error.hpp>
-#include <memsnap/util/format.hpp>
 #include <set>
 
 namespace memsnap::analysis {

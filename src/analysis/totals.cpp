@@ -1,10 +1,11 @@
+#include <memsnap/analysis/totals.hpp>
+#include <memsnap/error.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iterator>
-#include <memsnap/analysis/totals.hpp>
-#include <memsnap/error.hpp>
 #include <vector>
 
 namespace memsnap::analysis {

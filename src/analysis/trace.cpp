@@ -1,8 +1,7 @@
-#include <fmt/format.h>
-#include <fmt/ranges.h>
+#include "trace_iterations.hpp"
+#include "trace_oom.hpp"
+#include "trace_replay.hpp"
 
-#include <algorithm>
-#include <map>
 #include <memsnap/analysis/rank.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/analysis/stack_profile.hpp>
@@ -10,11 +9,13 @@
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
-#include <set>
 
-#include "trace_iterations.hpp"
-#include "trace_oom.hpp"
-#include "trace_replay.hpp"
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
 
 namespace memsnap::analysis {
 

@@ -1,9 +1,10 @@
 #include "trace_iterations.hpp"
 
+#include <memsnap/util/hash.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <memsnap/util/hash.hpp>
 #include <unordered_map>
 
 namespace memsnap::analysis::detail {

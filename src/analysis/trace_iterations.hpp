@@ -3,10 +3,10 @@
 // them (ProfilerStep#N ranges of torch.profiler, or the ends of Optimizer.step); else from a
 // sequence of allocations (stack and size) that repeats exactly; else nothing.
 
+#include "trace_replay.hpp"
+
 #include <string>
 #include <vector>
-
-#include "trace_replay.hpp"
 
 namespace memsnap::analysis::detail {
 

@@ -1,10 +1,11 @@
 #include "trace_oom.hpp"
 
+#include <memsnap/analysis/advice.hpp>
+#include <memsnap/util/format.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <memsnap/analysis/advice.hpp>
-#include <memsnap/util/format.hpp>
 
 namespace memsnap::analysis::detail {
 

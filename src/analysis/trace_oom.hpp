@@ -2,9 +2,9 @@
 // Internal to `trace`: an out-of-memory event explained with the allocator's state at its
 // moment, and classified by what its numbers allow.
 
-#include <memsnap/analysis/trace.hpp>
-
 #include "trace_replay.hpp"
+
+#include <memsnap/analysis/trace.hpp>
 
 namespace memsnap::analysis::detail {
 

@@ -1,11 +1,12 @@
 #include "trace_replay.hpp"
 
+#include <memsnap/util/hash.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <memsnap/util/hash.hpp>
 #include <unordered_map>
 
 namespace memsnap::analysis::detail {

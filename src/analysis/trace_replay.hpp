@@ -4,9 +4,10 @@
 // and allocated and reserved bytes are known before each event (counted back from the
 // snapshot's totals, so a truncated ring buffer still gives absolute values).
 
+#include <memsnap/snapshot/model.hpp>
+
 #include <algorithm>
 #include <cstdint>
-#include <memsnap/snapshot/model.hpp>
 #include <optional>
 #include <string>
 #include <vector>

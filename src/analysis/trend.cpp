@@ -1,19 +1,20 @@
-#include <fmt/format.h>
-#include <fmt/ranges.h>
+#include "relative_sites.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <map>
 #include <memsnap/analysis/stats_diff.hpp>
 #include <memsnap/analysis/trend.hpp>
 #include <memsnap/analysis/verdict.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
 #include <memsnap/util/steps.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
 #include <numeric>
 #include <set>
-
-#include "relative_sites.hpp"
 
 namespace memsnap::analysis {
 

@@ -1,9 +1,10 @@
-#include <fmt/format.h>
-
-#include <algorithm>
 #include <memsnap/analysis/verdict.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
 
 namespace memsnap::analysis {
 

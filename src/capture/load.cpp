@@ -1,11 +1,11 @@
-#include <fmt/format.h>
-
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/io/unwrap.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>
+
+#include <fmt/format.h>
 
 namespace memsnap::capture {
 

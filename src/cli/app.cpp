@@ -1,13 +1,14 @@
 #include "app.hpp"
 
-#include <fmt/format.h>
+#include "commands.hpp"
 
-#include <CLI/CLI.hpp>
-#include <cstdio>
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
 
-#include "commands.hpp"
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
 
 namespace memsnap::cli {
 

@@ -1,16 +1,5 @@
 #include "commands.hpp"
 
-#include <fmt/format.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <atomic>
-#include <charconv>
-#include <chrono>
-#include <cstdlib>
-#include <exception>
-#include <filesystem>
-#include <memory>
 #include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/analysis/stack_profile.hpp>
@@ -22,9 +11,22 @@
 #include <memsnap/util/format.hpp>
 #include <memsnap/util/steps.hpp>
 #include <memsnap/util/units.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
+
+#include <unistd.h>
 
 namespace memsnap::cli {
 

@@ -1,6 +1,6 @@
-#include <cstdlib>  // defines __GLIBC__ where glibc is the C library
-
 #include "app.hpp"
+
+#include <cstdlib>  // defines __GLIBC__ where glibc is the C library
 
 #if defined(__GLIBC__)
 #include <malloc.h>

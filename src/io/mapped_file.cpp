@@ -1,16 +1,18 @@
-#include <fcntl.h>
+#include <memsnap/error.hpp>
+#include <memsnap/io/mapped_file.hpp>
+
 #include <fmt/format.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <memsnap/error.hpp>
-#include <memsnap/io/mapped_file.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace memsnap::io {
 

@@ -1,3 +1,6 @@
+#include <memsnap/error.hpp>
+#include <memsnap/io/unwrap.hpp>
+
 #include <fmt/format.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -5,8 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <memsnap/error.hpp>
-#include <memsnap/io/unwrap.hpp>
 
 namespace memsnap::io {
 

@@ -4,8 +4,9 @@
 // records with small ids, which pack into 29 bits. Strings in the input take a second
 // 8-byte word; anything else goes to a side table.
 
-#include <cstdint>
 #include <memsnap/pickle/document.hpp>
+
+#include <cstdint>
 #include <optional>
 #include <vector>
 

@@ -1,17 +1,18 @@
+#include "memo.hpp"
+
+#include <memsnap/error.hpp>
+#include <memsnap/pickle/reader.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
-#include <memsnap/error.hpp>
-#include <memsnap/pickle/reader.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
-
-#include "memo.hpp"
 
 namespace memsnap::pickle {
 

@@ -1,11 +1,12 @@
 // CSV writers for the diffs: one row per listed site (snapshots) or per device and metric
 // (summaries). RFC 4180 quoting, LF line ends.
+#include "writers.hpp"
+
+#include <memsnap/util/format.hpp>
+
 #include <fmt/format.h>
 
 #include <cmath>
-#include <memsnap/util/format.hpp>
-
-#include "writers.hpp"
 
 namespace memsnap::report::detail {
 

@@ -1,12 +1,12 @@
 // `--format dot`: the calling-context graph of a stack profile for Graphviz, written with
 // Boost.Graph (analysis/growth_graph). Frames are nodes with exclusive and inclusive bytes,
 // caller->callee edges carry bytes, and frames below --node-fraction of the total are pruned.
-#include <memsnap/analysis/growth_graph.hpp>
-#include <memsnap/util/format.hpp>
-
 #include "format.hpp"
 #include "profile_support.hpp"
 #include "writers.hpp"
+
+#include <memsnap/analysis/growth_graph.hpp>
+#include <memsnap/util/format.hpp>
 
 namespace memsnap::report::detail {
 

@@ -1,11 +1,12 @@
 #include "format.hpp"
 
+#include <memsnap/util/format.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
-#include <memsnap/util/format.hpp>
 
 namespace memsnap::report {
 

@@ -5,6 +5,7 @@
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/util/steps.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>

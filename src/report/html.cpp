@@ -2,13 +2,13 @@
 // image is loaded from anywhere (a Content-Security-Policy says so to the browser): the
 // verdict, totals, categories, ranked sites with their stacks in <details>, and the pictures
 // inline as SVG.
-#include <fmt/format.h>
-
-#include <memsnap/util/format.hpp>
-
 #include "format.hpp"
 #include "profile_support.hpp"
 #include "writers.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
 
 namespace memsnap::report::detail {
 

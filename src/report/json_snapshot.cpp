@@ -1,8 +1,8 @@
 // JSON writers for snapshots: `info` ("kind": "snapshot") and `diff` ("kind": "snapshot_diff").
-#include <filesystem>
-
 #include "json_support.hpp"
 #include "writers.hpp"
+
+#include <filesystem>
 
 namespace memsnap::report::detail {
 

@@ -2,13 +2,15 @@
 // Internal: pieces every JSON writer shares. Documents keep keys in reading order
 // (schema_version and kind first), and invalid UTF-8 from input files is replaced, never fatal.
 
-#include <functional>
 #include <memsnap/analysis/diagnosis.hpp>
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/stats/range.hpp>
 #include <memsnap/util/steps.hpp>
+
 #include <nlohmann/json.hpp>
+
+#include <functional>
 #include <optional>
 #include <string>
 

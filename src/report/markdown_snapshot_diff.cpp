@@ -1,11 +1,11 @@
 // Markdown writer for the snapshot diff: ready to paste into a GitHub issue.
-#include <fmt/format.h>
-
-#include <memsnap/util/format.hpp>
-
 #include "format.hpp"
 #include "markdown_support.hpp"
 #include "writers.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
 
 namespace memsnap::report::detail {
 

@@ -1,12 +1,12 @@
 // Markdown writer for the summary/stats diff.
-#include <fmt/format.h>
-
-#include <memsnap/util/format.hpp>
-
 #include "format.hpp"
 #include "markdown_support.hpp"
 #include "stats_rows.hpp"
 #include "writers.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
 
 namespace memsnap::report::detail {
 

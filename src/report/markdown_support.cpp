@@ -1,9 +1,10 @@
 #include "markdown_support.hpp"
 
+#include <memsnap/util/format.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <memsnap/util/format.hpp>
 
 namespace memsnap::report::md {
 

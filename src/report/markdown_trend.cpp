@@ -1,11 +1,11 @@
 // Markdown writers for `trend` and `ranks`: for bug reports and CI summaries.
-#include <fmt/format.h>
-
-#include <memsnap/util/format.hpp>
-
 #include "format.hpp"
 #include "markdown_support.hpp"
 #include "writers.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
 
 namespace memsnap::report::detail {
 

@@ -1,14 +1,15 @@
 // pprof's profile.proto, gzipped: `pprof -top`, `-http` and `-diff_base` read memsnap's
 // stacks. Sample types inuse_space/bytes and inuse_objects/count; a diff's before side goes
 // in as negative samples, so the profile is the change.
+#include "writers.hpp"
+
+#include <memsnap/error.hpp>
+
 #include <zlib.h>
 
 #include <map>
-#include <memsnap/error.hpp>
 #include <string>
 #include <vector>
-
-#include "writers.hpp"
 
 namespace memsnap::report::detail {
 

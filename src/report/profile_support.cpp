@@ -1,8 +1,9 @@
 #include "profile_support.hpp"
 
+#include <memsnap/util/format.hpp>
+
 #include <algorithm>
 #include <map>
-#include <memsnap/util/format.hpp>
 #include <optional>
 
 namespace memsnap::report::detail {

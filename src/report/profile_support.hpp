@@ -2,8 +2,9 @@
 // Internal: what the picture writers share. A stack profile as a calling-context tree
 // (outermost frame at the root), the frame names of the folded format, and XML escaping.
 
-#include <cstdint>
 #include <memsnap/analysis/stack_profile.hpp>
+
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>

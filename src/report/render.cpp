@@ -1,8 +1,8 @@
-#include <fmt/format.h>
+#include "writers.hpp"
 
 #include <memsnap/error.hpp>
 
-#include "writers.hpp"
+#include <fmt/format.h>
 
 namespace memsnap::report {
 

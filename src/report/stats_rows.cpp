@@ -1,9 +1,10 @@
 #include "stats_rows.hpp"
 
+#include <memsnap/util/format.hpp>
+
 #include <fmt/format.h>
 
 #include <array>
-#include <memsnap/util/format.hpp>
 
 namespace memsnap::report::detail {
 

@@ -3,6 +3,7 @@
 // Markdown writers (the full set is in JSON and CSV).
 
 #include <memsnap/analysis/stats_diff.hpp>
+
 #include <string>
 #include <vector>
 

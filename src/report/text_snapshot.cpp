@@ -1,11 +1,12 @@
 // Text writers for snapshots: `info` and `diff`, for a terminal.
+#include "format.hpp"
+#include "writers.hpp"
+
+#include <memsnap/util/format.hpp>
+
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <memsnap/util/format.hpp>
-
-#include "format.hpp"
-#include "writers.hpp"
 
 namespace memsnap::report::detail {
 

@@ -1,10 +1,10 @@
 // Text writer for the snapshot diff, for a terminal.
-#include <fmt/format.h>
+#include "format.hpp"
+#include "writers.hpp"
 
 #include <memsnap/util/format.hpp>
 
-#include "format.hpp"
-#include "writers.hpp"
+#include <fmt/format.h>
 
 namespace memsnap::report::detail {
 

@@ -1,12 +1,13 @@
 // Text writers for memory_summary / memory_stats captures: `info` and `diff`.
-#include <fmt/format.h>
-
-#include <array>
-#include <memsnap/util/format.hpp>
-
 #include "format.hpp"
 #include "stats_rows.hpp"
 #include "writers.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
 
 namespace memsnap::report::detail {
 

@@ -1,11 +1,12 @@
 // Text writer for `trace`: the replayed trace of one device, for a terminal.
+#include "format.hpp"
+#include "writers.hpp"
+
+#include <memsnap/util/format.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <memsnap/util/format.hpp>
-
-#include "format.hpp"
-#include "writers.hpp"
 
 namespace memsnap::report::detail {
 

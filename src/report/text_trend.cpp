@@ -1,10 +1,10 @@
 // Text writers for `trend` (growth over many captures) and `ranks` (one capture per rank).
-#include <fmt/format.h>
+#include "format.hpp"
+#include "writers.hpp"
 
 #include <memsnap/util/format.hpp>
 
-#include "format.hpp"
-#include "writers.hpp"
+#include <fmt/format.h>
 
 namespace memsnap::report::detail {
 

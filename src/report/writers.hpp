@@ -3,6 +3,7 @@
 
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/report/render.hpp>
+
 #include <string>
 #include <string_view>
 

@@ -1,11 +1,12 @@
 #include "builder.hpp"
 
-#include <fmt/format.h>
-
-#include <algorithm>
 #include <memsnap/error.hpp>
 #include <memsnap/util/hash.hpp>
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace memsnap::snapshot::detail {
 

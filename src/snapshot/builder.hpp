@@ -4,12 +4,13 @@
 //    pickle machine completes them, so the bulk of a large file never exists as generic values;
 //  - a walk over what remains (root, segments, settings) that assembles the model.
 
-#include <algorithm>
-#include <array>
-#include <map>
 #include <memsnap/pickle/document.hpp>
 #include <memsnap/snapshot/model.hpp>
 #include <memsnap/util/id_index.hpp>
+
+#include <algorithm>
+#include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>

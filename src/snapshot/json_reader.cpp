@@ -1,11 +1,12 @@
 #include "json_reader.hpp"
 
-#include <fmt/format.h>
-
-#include <iterator>
 #include <memsnap/error.hpp>
 #include <memsnap/pickle/reader.hpp>
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <iterator>
 #include <vector>
 
 namespace memsnap::snapshot::detail {

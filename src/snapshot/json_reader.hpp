@@ -3,10 +3,11 @@
 // the pickle machine builds, so the seal hook replaces frames, blocks, segments and trace
 // entries as they complete and a large dump never exists as a tree.
 
-#include <cstdint>
-#include <functional>
 #include <memsnap/pickle/document.hpp>
 #include <memsnap/pickle/limits.hpp>
+
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 

@@ -1,13 +1,13 @@
-#include <fmt/format.h>
+#include "builder.hpp"
+#include "json_reader.hpp"
 
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/pickle/reader.hpp>
 #include <memsnap/snapshot/load.hpp>
-#include <nlohmann/json.hpp>
 
-#include "builder.hpp"
-#include "json_reader.hpp"
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace memsnap::snapshot {
 

@@ -1,6 +1,7 @@
-#include <algorithm>
 #include <memsnap/snapshot/model.hpp>
 #include <memsnap/util/hash.hpp>
+
+#include <algorithm>
 
 namespace memsnap::snapshot {
 

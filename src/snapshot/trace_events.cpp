@@ -1,6 +1,7 @@
-#include <limits>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/model.hpp>
+
+#include <limits>
 #include <optional>
 
 namespace memsnap::snapshot {

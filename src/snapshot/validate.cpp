@@ -1,16 +1,17 @@
 // The checks of a finished model: what does not add up becomes a warning with a count, and
 // sizes no GPU could hold are refused, so that every total computed later fits in int64.
+#include "builder.hpp"
+
+#include <memsnap/error.hpp>
+#include <memsnap/util/hash.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
-#include <memsnap/error.hpp>
-#include <memsnap/util/hash.hpp>
 #include <optional>
 #include <tuple>
 #include <utility>
-
-#include "builder.hpp"
 
 namespace memsnap::snapshot::detail {
 

@@ -3,6 +3,7 @@
 // division), so a cell gives the range [n·unit, (n+1)·unit − 1]; "B" cells are exact.
 
 #include <memsnap/stats/range.hpp>
+
 #include <optional>
 #include <string_view>
 

@@ -1,9 +1,10 @@
+#include <memsnap/stats/range.hpp>
+
 #include <fmt/format.h>
 
 #include <array>
 #include <cstdlib>
 #include <limits>
-#include <memsnap/stats/range.hpp>
 
 namespace memsnap {
 

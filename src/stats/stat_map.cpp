@@ -1,6 +1,7 @@
+#include <memsnap/stats/stat_map.hpp>
+
 #include <algorithm>
 #include <array>
-#include <memsnap/stats/stat_map.hpp>
 #include <stdexcept>
 
 namespace memsnap::stats {

@@ -1,5 +1,7 @@
 #include "stats_dict.hpp"
 
+#include "text_lines.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,8 +10,6 @@
 #include <charconv>
 #include <map>
 #include <optional>
-
-#include "text_lines.hpp"
 
 namespace memsnap::stats {
 

@@ -3,8 +3,9 @@
 // (memory_stats_as_nested_dict), or a Python dict / OrderedDict repr printed in a log, with
 // any text around it. One small literal parser covers JSON and the Python repr subset.
 
-#include <deque>
 #include <memsnap/stats/capture.hpp>
+
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -1,5 +1,8 @@
 #include "summary_tables.hpp"
 
+#include "cells.hpp"
+#include "text_lines.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,9 +11,6 @@
 #include <charconv>
 #include <optional>
 #include <set>
-
-#include "cells.hpp"
-#include "text_lines.hpp"
 
 namespace memsnap::stats {
 

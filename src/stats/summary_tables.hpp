@@ -4,8 +4,9 @@
 // abbreviated, cut short or elided tables, notes after rows, several tables per file.
 // Rows are found by their label and cells by splitting on '|', never by column offsets.
 
-#include <deque>
 #include <memsnap/stats/capture.hpp>
+
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>

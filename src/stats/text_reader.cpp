@@ -1,14 +1,15 @@
-#include <fmt/format.h>
+#include "stats_dict.hpp"
+#include "summary_tables.hpp"
 
-#include <algorithm>
 #include <memsnap/error.hpp>
 #include <memsnap/stats/text_reader.hpp>
 #include <memsnap/util/steps.hpp>
-#include <nlohmann/json.hpp>
-#include <set>
 
-#include "stats_dict.hpp"
-#include "summary_tables.hpp"
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
 
 namespace memsnap::stats {
 

@@ -1,6 +1,6 @@
-#include <fmt/format.h>
-
 #include <memsnap/error.hpp>
+
+#include <fmt/format.h>
 
 namespace memsnap {
 

@@ -1,9 +1,10 @@
+#include <memsnap/util/format.hpp>
+
 #include <fmt/format.h>
 
 #include <array>
 #include <cmath>
 #include <cstdlib>
-#include <memsnap/util/format.hpp>
 
 namespace memsnap::util {
 

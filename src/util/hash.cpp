@@ -1,5 +1,6 @@
-#include <cstring>
 #include <memsnap/util/hash.hpp>
+
+#include <cstring>
 #include <random>
 
 namespace memsnap::util {

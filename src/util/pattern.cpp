@@ -1,8 +1,8 @@
-#include <fmt/format.h>
-#include <re2/re2.h>
-
 #include <memsnap/error.hpp>
 #include <memsnap/util/pattern.hpp>
+
+#include <fmt/format.h>
+#include <re2/re2.h>
 
 namespace memsnap::util {
 

@@ -1,10 +1,11 @@
+#include <memsnap/error.hpp>
+#include <memsnap/util/pattern.hpp>
+#include <memsnap/util/steps.hpp>
+
 #include <fmt/format.h>
 
 #include <charconv>
 #include <filesystem>
-#include <memsnap/error.hpp>
-#include <memsnap/util/pattern.hpp>
-#include <memsnap/util/steps.hpp>
 
 namespace memsnap::util {
 

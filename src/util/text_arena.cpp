@@ -1,5 +1,6 @@
-#include <algorithm>
 #include <memsnap/util/text_arena.hpp>
+
+#include <algorithm>
 
 namespace memsnap::util {
 

@@ -1,10 +1,11 @@
+#include <memsnap/error.hpp>
+#include <memsnap/util/units.hpp>
+
 #include <fmt/format.h>
 
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <memsnap/error.hpp>
-#include <memsnap/util/units.hpp>
 
 namespace memsnap::util {
 

@@ -1,13 +1,14 @@
 // `diff` of two small captures of any kind, in every format. The input is
 // "memsnap-diff N\n" followed by the first capture's N bytes and then the second's; any
 // other input is diffed with itself (so every fixture is a seed as it is).
-#include <charconv>
+#include "fuzz_target.hpp"
+
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/util/steps.hpp>
 
-#include "fuzz_target.hpp"
+#include <charconv>
 
 namespace {
 

@@ -1,9 +1,9 @@
 // The pickle machine alone: any byte string decodes or is refused with an offset. Wrapped
 // inputs (gzip, zstd, _memory_viz.py pages) are unwrapped first, as the capture layer does.
+#include "fuzz_target.hpp"
+
 #include <memsnap/io/unwrap.hpp>
 #include <memsnap/pickle/reader.hpp>
-
-#include "fuzz_target.hpp"
 
 void memsnap::fuzz::run_one(std::string_view input) {
     std::string inner;

@@ -1,13 +1,13 @@
 // The snapshot loader (pickle and JSON), then everything `info` and `trace` do with a
 // snapshot, in every format they write.
+#include "fuzz_target.hpp"
+
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/snapshot/load.hpp>
-
-#include "fuzz_target.hpp"
 
 void memsnap::fuzz::run_one(std::string_view input) {
     if (!snapshot::looks_like_snapshot(input)) return;  // text: the stats target's

@@ -3,9 +3,10 @@
 // hostile input; anything else that escapes (another exception, a crash, a sanitizer report)
 // is a finding.
 
+#include <memsnap/error.hpp>
+
 #include <cstddef>
 #include <cstdint>
-#include <memsnap/error.hpp>
 #include <string_view>
 
 namespace memsnap::fuzz {

@@ -2,9 +2,9 @@
 // by many records, side tables with many entries, and text that makes a warning or a table
 // per line. Each was found to cost far more time or memory than its size before it was fixed.
 
-#include <fmt/format.h>
-
 #include "hostile.hpp"
+
+#include <fmt/format.h>
 
 namespace memsnap::hostile {
 

@@ -1,14 +1,14 @@
 #pragma once
 // Shared by the hostile-input harness: a case, and writers of snapshot pickles.
 
+#include "pickle_writer.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include "pickle_writer.hpp"
 
 namespace memsnap::hostile {
 

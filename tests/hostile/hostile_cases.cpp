@@ -1,11 +1,11 @@
 // The hostile inputs of the robustness issue, one generator each.
 
+#include "hostile.hpp"
+
 #include <fmt/format.h>
 
 #include <map>
 #include <sstream>
-
-#include "hostile.hpp"
 
 namespace memsnap::hostile {
 

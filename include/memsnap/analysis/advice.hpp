@@ -3,6 +3,7 @@
 // here and nowhere else (docs/leak-patterns.md is where they come from).
 
 #include <memsnap/analysis/verdict.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>

@@ -4,10 +4,11 @@
 // worded as "likely" and carries the evidence it used. Keyword patterns look at user code
 // only; categories and counts decide the rest.
 
-#include <cstdint>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/analysis/verdict.hpp>
+
+#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -2,14 +2,15 @@
 // The result of diffing two snapshots, and the pieces its stages pass on. Pure data for the
 // reports: every figure a writer prints is here.
 
-#include <array>
-#include <cstdint>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/diagnosis.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/analysis/verdict.hpp>
 #include <memsnap/util/steps.hpp>
+
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>

@@ -18,6 +18,7 @@
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/stack_index.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>

@@ -6,6 +6,7 @@
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/match_blocks.hpp>
 #include <memsnap/analysis/stack_index.hpp>
+
 #include <vector>
 
 namespace memsnap::analysis {

@@ -3,11 +3,12 @@
 // both at the same address with the same size and stack is a survivor; the others are new
 // (only after) or gone (only before). Blocks are then counted per (stack, size) group.
 
-#include <array>
-#include <cstdint>
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/snapshot/model.hpp>
+
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <vector>
 

@@ -2,10 +2,11 @@
 // What the user asked of an analysis, whatever the capture kind. The CLI fills this in; the
 // analysis applies all of it (device, top, min-growth), so writers print what they are given.
 
-#include <cstdint>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/util/steps.hpp>
+
+#include <cstdint>
 #include <optional>
 
 namespace memsnap::analysis {

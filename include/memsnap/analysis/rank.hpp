@@ -6,11 +6,12 @@
 // list are built out in full, so that a capture of a million sites costs little more than
 // its counts.
 
-#include <map>
 #include <memsnap/analysis/explain.hpp>
 #include <memsnap/analysis/group_sites.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/stack_index.hpp>
+
+#include <map>
 #include <optional>
 #include <vector>
 

@@ -3,10 +3,11 @@
 // leaks, or holds more than the others, stands out from the median rank; this names it, and
 // the sites and categories where it differs.
 
-#include <array>
-#include <cstdint>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/snapshot_info.hpp>
+
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>

@@ -7,6 +7,7 @@
 #include <memsnap/analysis/snapshot_info.hpp>
 #include <memsnap/analysis/stats_diff.hpp>
 #include <memsnap/capture/capture.hpp>
+
 #include <optional>
 #include <string>
 #include <variant>

@@ -13,6 +13,7 @@
 #include <memsnap/analysis/match_blocks.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/snapshot/model.hpp>
+
 #include <optional>
 
 namespace memsnap::analysis {

@@ -2,9 +2,10 @@
 // What counts as user code, and which frame of a stack names its site: the one definition of
 // both, shared by `info` and `diff`.
 
+#include <memsnap/analysis/categories.hpp>
+
 #include <cstdint>
 #include <memory>
-#include <memsnap/analysis/categories.hpp>
 #include <optional>
 #include <span>
 #include <string>

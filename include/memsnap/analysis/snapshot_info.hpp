@@ -2,15 +2,16 @@
 // What `memsnap info` reports about one snapshot: totals, states, fragmentation, categories,
 // trace activity and the top allocation sites. Pure data; the report layer renders it.
 
-#include <array>
-#include <cstdint>
-#include <map>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/analysis/totals.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/snapshot/model.hpp>
+
+#include <array>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>

@@ -7,10 +7,11 @@
 // project root: the deepest directory common to the capture's user frames); failing that,
 // and only when the two project roots differ, on basename + function + line.
 
-#include <memory>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/snapshot/model.hpp>
+
+#include <memory>
 #include <string>
 #include <vector>
 

@@ -4,14 +4,15 @@
 // command: `info` (live bytes), `diff` (before and after of each stack), `trace` (live at the
 // peak or at the end) and `trend` (sites, first and last capture).
 
-#include <cstdint>
-#include <map>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/snapshot_diff.hpp>
 #include <memsnap/analysis/stack_index.hpp>
 #include <memsnap/snapshot/model.hpp>
+
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 

@@ -3,12 +3,13 @@
 // holding a series of tables. All values are ranges (see stats/range.hpp); the totals are read
 // by verdict.hpp and weighed with the allocation count and the cumulative counters.
 
-#include <cstdint>
-#include <map>
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/verdict.hpp>
 #include <memsnap/stats/capture.hpp>
+
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>

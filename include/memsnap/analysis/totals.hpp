@@ -1,9 +1,10 @@
 #pragma once
 // Memory totals of one snapshot, computed from its segments and blocks.
 
+#include <memsnap/snapshot/model.hpp>
+
 #include <cstdint>
 #include <map>
-#include <memsnap/snapshot/model.hpp>
 #include <optional>
 #include <set>
 

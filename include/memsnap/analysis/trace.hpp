@@ -4,14 +4,15 @@
 // it up, the iterations, the allocations each iteration leaves behind, and every
 // out-of-memory event explained with the numbers of its moment, not of the end state.
 
-#include <array>
-#include <cstdint>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/diff_model.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/snapshot/model.hpp>
+
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>

@@ -4,13 +4,14 @@
 // Each total, category and site gets a least-squares slope against the step, its R², the
 // share of intervals that did not go down, and a verdict from the shape of the series.
 
-#include <cstdint>
 #include <memsnap/analysis/categories.hpp>
 #include <memsnap/analysis/diagnosis.hpp>
 #include <memsnap/analysis/options.hpp>
 #include <memsnap/analysis/site_rules.hpp>
 #include <memsnap/analysis/snapshot_info.hpp>
 #include <memsnap/stats/capture.hpp>
+
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>

@@ -18,8 +18,9 @@
 // stats_diff.hpp for summaries): whether both captures come from one process, which blocks
 // are new and stay, their categories, the allocation count.
 
-#include <cstdint>
 #include <memsnap/stats/range.hpp>
+
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>

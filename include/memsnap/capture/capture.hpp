@@ -3,10 +3,11 @@
 // memory_stats text. The content decides which, never the file extension. This is where a
 // new capture kind plugs in: a reader here, and a branch in analysis/run.hpp.
 
-#include <functional>
 #include <memsnap/pickle/limits.hpp>
 #include <memsnap/snapshot/model.hpp>
 #include <memsnap/stats/capture.hpp>
+
+#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>

@@ -2,10 +2,11 @@
 // A data-only pickle machine for protocols 2 to 5. It never imports, calls or builds
 // objects: every opcode that would load code is refused with the byte offset.
 
-#include <cstdint>
-#include <functional>
 #include <memsnap/pickle/document.hpp>
 #include <memsnap/pickle/limits.hpp>
+
+#include <cstdint>
+#include <functional>
 #include <string_view>
 
 namespace memsnap::pickle {

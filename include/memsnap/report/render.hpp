@@ -3,12 +3,13 @@
 // never compute: every figure comes from the analysis result, which holds exactly the sites
 // to print.
 
-#include <functional>
 #include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/analysis/stack_profile.hpp>
 #include <memsnap/analysis/trace.hpp>
 #include <memsnap/analysis/trend.hpp>
+
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,10 +1,11 @@
 #pragma once
 // Reading a snapshot file of any generation and either writer into the typed model.
 
-#include <functional>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/pickle/limits.hpp>
 #include <memsnap/snapshot/model.hpp>
+
+#include <functional>
 #include <string>
 #include <string_view>
 

@@ -3,11 +3,12 @@
 // frames and stacks are interned once and referred to by small ids; segments, blocks and
 // trace events are flat vectors. All byte counts are int64 so that diffs can go negative.
 
+#include <memsnap/util/id_index.hpp>
+#include <memsnap/util/text_arena.hpp>
+
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
-#include <memsnap/util/id_index.hpp>
-#include <memsnap/util/text_arena.hpp>
 #include <span>
 #include <string>
 #include <string_view>

@@ -2,11 +2,12 @@
 // The model of a memory_summary / memory_stats capture: per table, a map from memory_stats key
 // names to value ranges, so that summaries and stats dumps compare directly.
 
+#include <memsnap/stats/range.hpp>
+#include <memsnap/stats/stat_map.hpp>
+
 #include <cstddef>
 #include <deque>
 #include <map>
-#include <memsnap/stats/range.hpp>
-#include <memsnap/stats/stat_map.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -4,11 +4,12 @@
 // pool's) is kept as text. Iterates in key order, as a std::map<std::string, ByteRange>
 // would. A long log holds thousands of tables, so this is what its memory is made of.
 
+#include <memsnap/stats/range.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <map>
-#include <memsnap/stats/range.hpp>
 #include <string>
 #include <string_view>
 #include <utility>

@@ -3,6 +3,7 @@
 // wherever they sit in a file (logs, notebooks, READMEs).
 
 #include <memsnap/stats/capture.hpp>
+
 #include <string>
 #include <string_view>
 

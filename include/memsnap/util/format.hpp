@@ -2,8 +2,9 @@
 // How memsnap writes quantities for people: the one owner of byte, count, rate, range and
 // device formats, used by the evidence sentences of the analysis and by every writer.
 
-#include <cstdint>
 #include <memsnap/stats/range.hpp>
+
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
