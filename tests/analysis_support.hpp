@@ -36,7 +36,7 @@ inline std::string render(const stats::StatsCapture& c, report::Format f = repor
 }
 
 inline analysis::SnapshotInfo describe(const snapshot::Snapshot& snap, analysis::AnalysisOptions o = {}) {
-    return analysis::describe_snapshot(snap, o);
+    return analysis::snapshot_info(snap, o);
 }
 
 inline analysis::StatsDiff stats_diff(const stats::StatsCapture& a, const stats::StatsCapture& b,

@@ -3,7 +3,7 @@
 #include "analysis_support.hpp"
 #include "support.hpp"
 
-#include <memsnap/analysis/totals.hpp>
+#include <memsnap/analysis/sites/totals.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/snapshot/load.hpp>

@@ -5,11 +5,11 @@
 #include "model_maker.hpp"
 #include "support.hpp"
 
-#include <memsnap/analysis/explain.hpp>
-#include <memsnap/analysis/group_sites.hpp>
-#include <memsnap/analysis/match_blocks.hpp>
-#include <memsnap/analysis/rank.hpp>
-#include <memsnap/analysis/same_process.hpp>
+#include <memsnap/analysis/diff/explain.hpp>
+#include <memsnap/analysis/diff/group_sites.hpp>
+#include <memsnap/analysis/diff/match_blocks.hpp>
+#include <memsnap/analysis/diff/rank.hpp>
+#include <memsnap/analysis/judge/same_process.hpp>
 
 using namespace memsnap;
 using analysis::Category;

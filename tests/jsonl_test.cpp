@@ -5,7 +5,7 @@
 #include "support.hpp"
 #include "variants.hpp"
 
-#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/snapshot/load.hpp>
 
 #include <fmt/format.h>

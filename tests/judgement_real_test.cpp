@@ -9,8 +9,8 @@
 #include "support.hpp"
 #include "variants.hpp"
 
-#include <memsnap/analysis/snapshot_diff.hpp>
-#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/analysis/diff/snapshot_diff.hpp>
+#include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>

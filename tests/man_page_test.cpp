@@ -2,8 +2,8 @@
 
 #include "support.hpp"
 
-#include <memsnap/analysis/categories.hpp>
-#include <memsnap/analysis/site_rules.hpp>
+#include <memsnap/analysis/sites/categories.hpp>
+#include <memsnap/analysis/sites/site_rules.hpp>
 
 #include <regex>
 #include <set>

@@ -4,7 +4,7 @@
 #include "analysis_support.hpp"
 #include "support.hpp"
 
-#include <memsnap/analysis/totals.hpp>
+#include <memsnap/analysis/sites/totals.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>

@@ -6,9 +6,9 @@
 #include "analysis_support.hpp"
 #include "support.hpp"
 
-#include <memsnap/analysis/stack_profile.hpp>
-#include <memsnap/analysis/totals.hpp>
-#include <memsnap/analysis/trace.hpp>
+#include <memsnap/analysis/sites/stack_profile.hpp>
+#include <memsnap/analysis/sites/totals.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/snapshot/load.hpp>

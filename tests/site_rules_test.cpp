@@ -5,9 +5,9 @@
 #include "model_maker.hpp"
 #include "support.hpp"
 
-#include <memsnap/analysis/categories.hpp>
-#include <memsnap/analysis/site_rules.hpp>
-#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/analysis/sites/categories.hpp>
+#include <memsnap/analysis/sites/site_rules.hpp>
+#include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/error.hpp>
 
 using namespace memsnap;

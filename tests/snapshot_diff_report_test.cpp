@@ -3,7 +3,7 @@
 #include "analysis_support.hpp"
 #include "support.hpp"
 
-#include <memsnap/analysis/snapshot_diff.hpp>
+#include <memsnap/analysis/diff/snapshot_diff.hpp>
 #include <memsnap/snapshot/load.hpp>
 
 #include <nlohmann/json.hpp>

@@ -5,8 +5,8 @@
 #include "support.hpp"
 #include "variants.hpp"
 
-#include <memsnap/analysis/snapshot_diff.hpp>
-#include <memsnap/analysis/stack_index.hpp>
+#include <memsnap/analysis/diff/snapshot_diff.hpp>
+#include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/snapshot/load.hpp>

@@ -6,7 +6,7 @@
 #include "snapshot/json_reader.hpp"
 #include "support.hpp"
 
-#include <memsnap/analysis/totals.hpp>
+#include <memsnap/analysis/sites/totals.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>

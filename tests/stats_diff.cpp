@@ -3,8 +3,8 @@
 #include "stats_support.hpp"
 #include "support.hpp"
 
+#include <memsnap/analysis/diff/stats_diff.hpp>
 #include <memsnap/analysis/run.hpp>
-#include <memsnap/analysis/stats_diff.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>

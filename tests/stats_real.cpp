@@ -3,7 +3,7 @@
 #include "stats_support.hpp"
 #include "support.hpp"
 
-#include <memsnap/analysis/stats_diff.hpp>
+#include <memsnap/analysis/diff/stats_diff.hpp>
 #include <memsnap/stats/text_reader.hpp>
 
 #include <ostream>

@@ -3,8 +3,8 @@
 #include "stats_support.hpp"
 #include "support.hpp"
 
-#include <memsnap/analysis/advice.hpp>
-#include <memsnap/analysis/verdict.hpp>
+#include <memsnap/analysis/judge/advice.hpp>
+#include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/stats/text_reader.hpp>
 #include <memsnap/util/format.hpp>

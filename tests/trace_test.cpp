@@ -6,7 +6,7 @@
 #include "support.hpp"
 #include "variants.hpp"
 
-#include <memsnap/analysis/trace.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/snapshot/load.hpp>

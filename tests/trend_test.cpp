@@ -5,11 +5,11 @@
 #include "support.hpp"
 #include "variants.hpp"
 
-#include <memsnap/analysis/ranks.hpp>
-#include <memsnap/analysis/snapshot_info.hpp>
-#include <memsnap/analysis/stack_index.hpp>
-#include <memsnap/analysis/stack_profile.hpp>
-#include <memsnap/analysis/trend.hpp>
+#include <memsnap/analysis/series/ranks.hpp>
+#include <memsnap/analysis/series/trend.hpp>
+#include <memsnap/analysis/sites/snapshot_info.hpp>
+#include <memsnap/analysis/sites/stack_index.hpp>
+#include <memsnap/analysis/sites/stack_profile.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/snapshot/load.hpp>

@@ -14,7 +14,7 @@ void validate(const AnalysisOptions& options) {
 }
 
 InfoResult info(const capture::Capture& capture, const AnalysisOptions& options) {
-    if (capture.is_snapshot()) return describe_snapshot(capture.snapshot(), options);
+    if (capture.is_snapshot()) return snapshot_info(capture.snapshot(), options);
     const auto& all = capture.stats();
     const auto tables = tables_of(all, options.device);
     StatsInfo out;

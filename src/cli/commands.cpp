@@ -1,10 +1,10 @@
 #include "commands.hpp"
 
-#include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/run.hpp>
-#include <memsnap/analysis/stack_profile.hpp>
-#include <memsnap/analysis/trace.hpp>
-#include <memsnap/analysis/trend.hpp>
+#include <memsnap/analysis/series/ranks.hpp>
+#include <memsnap/analysis/series/trend.hpp>
+#include <memsnap/analysis/sites/stack_profile.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>
@@ -226,10 +226,10 @@ void binary_allowed(report::Format format) {
 }
 
 // A snapshot reduced to its totals, categories and every site (what trend and ranks need).
-analysis::SnapshotInfo reduce(const capture::Capture& capture, const analysis::AnalysisOptions& options) {
+analysis::SnapshotContents reduce(const capture::Capture& capture, const analysis::AnalysisOptions& options) {
     auto every_site = options;
     every_site.top = 0;
-    return std::get<analysis::SnapshotInfo>(analysis::info(capture, every_site));
+    return analysis::describe_snapshot(capture.snapshot(), every_site);
 }
 
 }  // namespace
@@ -400,7 +400,7 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
     // Snapshots are reduced as they are read; summaries and stats are small and kept.
     struct Reduced {
         std::string file;
-        std::optional<analysis::SnapshotInfo> snapshot;
+        std::optional<analysis::SnapshotContents> snapshot;
         std::optional<stats::StatsCapture> stats;
     };
     auto reduced = for_each_file<Reduced>(files, skipped, [&](std::size_t i) {

@@ -2,7 +2,7 @@
 // The commands, as functions from parsed options to output. CLI11 stays in app.cpp; the
 // analysis and report layers do the work. Option values are checked before any file is read.
 
-#include <memsnap/analysis/site_rules.hpp>
+#include <memsnap/analysis/sites/site_rules.hpp>
 #include <memsnap/pickle/limits.hpp>
 
 #include <cstdio>

@@ -2,8 +2,8 @@
 // Internal: what every writer shares. Byte, rate and range formats are util/format.hpp's; this
 // adds the report-level pieces: colour, frame and site labels, stacks, steps, same-process.
 
-#include <memsnap/analysis/diff_model.hpp>
-#include <memsnap/analysis/trace.hpp>
+#include <memsnap/analysis/diff/diff_model.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
 #include <memsnap/util/steps.hpp>
 
 #include <string>

@@ -2,9 +2,9 @@
 // Internal: pieces every JSON writer shares. Documents keep keys in reading order
 // (schema_version and kind first), and invalid UTF-8 from input files is replaced, never fatal.
 
-#include <memsnap/analysis/diagnosis.hpp>
-#include <memsnap/analysis/diff_model.hpp>
-#include <memsnap/analysis/trace.hpp>
+#include <memsnap/analysis/diff/diff_model.hpp>
+#include <memsnap/analysis/judge/diagnosis.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
 #include <memsnap/stats/range.hpp>
 #include <memsnap/util/steps.hpp>
 

@@ -2,7 +2,7 @@
 // Internal: what the picture writers share. A stack profile as a calling-context tree
 // (outermost frame at the root), the frame names of the folded format, and XML escaping.
 
-#include <memsnap/analysis/stack_profile.hpp>
+#include <memsnap/analysis/sites/stack_profile.hpp>
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // Internal: the rows of a summary/stats diff that people read first, shared by the text and
 // Markdown writers (the full set is in JSON and CSV).
 
-#include <memsnap/analysis/stats_diff.hpp>
+#include <memsnap/analysis/diff/stats_diff.hpp>
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 #include "fuzz_target.hpp"
 
 #include <memsnap/analysis/run.hpp>
-#include <memsnap/analysis/trace.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/report/render.hpp>

@@ -2,10 +2,10 @@
 // The one analysis entry point for every capture kind: `info` of one capture, `diff` of two,
 // and the CI gate on a diff. The CLI calls these and hands the result to report::render.
 
-#include <memsnap/analysis/options.hpp>
-#include <memsnap/analysis/snapshot_diff.hpp>
-#include <memsnap/analysis/snapshot_info.hpp>
-#include <memsnap/analysis/stats_diff.hpp>
+#include <memsnap/analysis/diff/snapshot_diff.hpp>
+#include <memsnap/analysis/diff/stats_diff.hpp>
+#include <memsnap/analysis/info.hpp>
+#include <memsnap/analysis/sites/options.hpp>
 #include <memsnap/capture/capture.hpp>
 
 #include <optional>

@@ -3,11 +3,11 @@
 // never compute: every figure comes from the analysis result, which holds exactly the sites
 // to print.
 
-#include <memsnap/analysis/ranks.hpp>
 #include <memsnap/analysis/run.hpp>
-#include <memsnap/analysis/stack_profile.hpp>
-#include <memsnap/analysis/trace.hpp>
-#include <memsnap/analysis/trend.hpp>
+#include <memsnap/analysis/series/ranks.hpp>
+#include <memsnap/analysis/series/trend.hpp>
+#include <memsnap/analysis/sites/stack_profile.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
 
 #include <functional>
 #include <optional>

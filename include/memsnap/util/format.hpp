@@ -2,7 +2,7 @@
 // How memsnap writes quantities for people: the one owner of byte, count, rate, range and
 // device formats, used by the evidence sentences of the analysis and by every writer.
 
-#include <memsnap/stats/range.hpp>
+#include <memsnap/util/range.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -1,0 +1,102 @@
+#pragma once
+// The result of diffing two snapshots, and the pieces its stages pass on. Pure data for the
+// reports: every figure a writer prints is here.
+
+#include <memsnap/analysis/judge/diagnosis.hpp>
+#include <memsnap/analysis/judge/same_process.hpp>
+#include <memsnap/analysis/judge/verdict.hpp>
+#include <memsnap/analysis/sites/categories.hpp>
+#include <memsnap/analysis/sites/site_rules.hpp>
+#include <memsnap/analysis/sites/stack_index.hpp>
+#include <memsnap/analysis/sites/stacks.hpp>
+#include <memsnap/util/steps.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memsnap::analysis {
+
+// One total across both captures.
+struct TotalChange {
+    std::int64_t before = 0;
+    std::int64_t after = 0;
+    std::int64_t delta = 0;
+    double per_step = 0;  // delta / (B - A), or delta when steps are unknown
+};
+
+struct TotalsChange {
+    TotalChange allocated, reserved, active, requested, inactive, inactive_split, releasable;
+    struct Field {
+        const char* name;  // the JSON key, as memory_stats names it ("allocated_bytes")
+        TotalChange TotalsChange::*member;
+    };
+    // Every total in report order.
+    static const std::array<Field, 7>& fields();
+};
+
+// What a site holds in each capture: all that grouping knows, before any judgement.
+struct SiteCounts {
+    SiteKey site;
+    Category category = Category::unknown;  // as site.category
+    std::int64_t before_bytes = 0, after_bytes = 0, delta_bytes = 0;
+    std::int64_t before_blocks = 0, after_blocks = 0, delta_blocks = 0;
+    std::int64_t new_blocks = 0, gone_blocks = 0, survivor_blocks = 0;
+    double growth_bytes_per_step = 0;
+};
+
+struct SiteChange : SiteCounts {
+    std::size_t rank = 0;         // 1-based
+    std::optional<double> share;  // of the allocated change; none within the noise floor
+    SiteVerdict verdict = SiteVerdict::stable;
+    Diagnosis diagnosis;
+    std::vector<RepresentativeStack> stacks;  // the biggest changes first, at most 3
+};
+
+struct CategoryChange {
+    std::int64_t before_bytes = 0, after_bytes = 0;
+    std::int64_t before_blocks = 0, after_blocks = 0;
+    std::int64_t delta_bytes() const { return after_bytes - before_bytes; }
+};
+
+// Where the growth converges in the calling-context graph: the deepest frame through which
+// most of the growth passes (e.g. one model.forward over many small op sites).
+struct Convergence {
+    FrameText frame;
+    std::int64_t inclusive_bytes = 0;
+    std::int64_t exclusive_bytes = 0;
+    double share = 0;       // of all positive growth
+    std::size_t sites = 0;  // growing sites below it
+};
+
+struct SnapshotDiff {
+    std::string before_file, after_file;
+    util::Steps steps;
+    std::optional<int> device;  // --device
+    DeviceSets devices;
+    SameProcess same_process;
+    TotalsChange totals;
+    VerdictResult verdict;
+    Diagnosis overall;  // the step-level picture for the top of the report
+    std::array<CategoryChange, category_count> categories{};
+    bool stacks_recorded = true;                                   // false: grouped by block size alone
+    std::int64_t pending_free_before = 0, pending_free_after = 0;  // counted apart
+    std::int64_t live_blocks_before = 0, live_blocks_after = 0;
+    std::int64_t survivors = 0, new_blocks = 0, gone_blocks = 0;
+    std::optional<Convergence> convergence;
+    std::vector<SiteChange> sites;  // the listed sites, ranked (top and min-growth applied)
+    std::size_t sites_total = 0;    // every site with live blocks in either capture
+    std::size_t sites_beyond_top = 0, sites_below_min_growth = 0;
+    std::int64_t sites_not_listed_delta_bytes = 0;  // listed deltas + this = every site's
+    std::optional<SiteChange> fastest_site;         // the fastest-growing site of all, for the gate
+    // With AnalysisOptions::stack_samples: the stacks live on either side (all, or those that
+    // changed), once, with their bytes before and after (all sizes together); for pictures.
+    std::vector<ProfileSample> stack_samples;
+    std::vector<FrameText> frame_table;  // the frames of every stack above
+    std::vector<std::string> notes;
+    std::vector<std::string> warnings;  // also worth standard error: devices that differ
+};
+
+}  // namespace memsnap::analysis

@@ -1,0 +1,65 @@
+#pragma once
+// `memsnap ranks`: one capture per rank of one job, taken at the same step. One rank that
+// leaks, or holds more than the others, stands out from the median rank; this names it, and
+// the sites and categories where it differs.
+
+#include <memsnap/analysis/sites/options.hpp>
+#include <memsnap/analysis/sites/snapshot_info.hpp>
+#include <memsnap/analysis/sites/stack_profile.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memsnap::analysis {
+
+struct RankCapture {
+    std::optional<std::int64_t> rank;  // from the file name; else the order given
+    std::string file;
+    SnapshotContents info;  // describe_snapshot with every site
+};
+
+struct RankSummary {
+    std::int64_t rank = 0;
+    std::string file;
+    MemoryTotals totals;
+    std::array<CategoryUsage, category_count> categories{};
+    std::vector<SiteUsage> top_sites;  // by bytes, at most options.top
+};
+
+struct SiteDelta {
+    SiteKey site;
+    Category category = Category::unknown;
+    std::int64_t bytes = 0, median_bytes = 0, delta_bytes = 0;
+};
+
+struct RankOutlier {
+    std::int64_t rank = 0;
+    std::string file;
+    std::int64_t allocated_bytes = 0, delta_bytes = 0;          // against the median rank
+    std::vector<SiteDelta> sites;                               // by |delta|, beyond the noise
+    std::vector<std::pair<Category, std::int64_t>> categories;  // delta against the median
+};
+
+struct RanksResult {
+    std::string rank_source;         // "file names" or "order given"
+    std::vector<RankSummary> ranks;  // by rank
+    struct Median {
+        std::int64_t allocated_bytes = 0, reserved_bytes = 0, active_bytes = 0, inactive_split_bytes = 0;
+        std::array<std::int64_t, category_count> category_bytes{};
+    } median;
+    std::int64_t noise_bytes = 0;       // how far from the median a rank may be and not stand out
+    std::vector<RankOutlier> outliers;  // by |delta|
+    std::vector<std::string> notes;
+    std::vector<std::string> warnings;  // also for standard error: captures of different projects
+};
+
+// Throws Error (input) for fewer than two captures, (usage) for ranks named twice.
+RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptions& options);
+
+// The listed sites of each rank, as two-frame stacks "rank N;site".
+StackProfile ranks_stacks(const RanksResult& ranks);
+
+}  // namespace memsnap::analysis

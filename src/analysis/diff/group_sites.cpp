@@ -1,0 +1,74 @@
+#include <memsnap/analysis/diff/group_sites.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace memsnap::analysis {
+
+double per_step(std::int64_t delta, const util::Steps& steps) {
+    return steps.known() ? static_cast<double>(delta) / static_cast<double>(steps.distance())
+                         : static_cast<double>(delta);
+}
+
+std::vector<StackGrowth> grown_stacks(const SiteGroups& site) {
+    std::vector<StackGrowth> out;
+    for (const auto& [key, counts] : site.groups)
+        if (counts.after > counts.before)
+            out.push_back({key.stack, (counts.after - counts.before) * key.size, counts.after - counts.before});
+    std::sort(out.begin(), out.end(), [](const StackGrowth& a, const StackGrowth& b) { return a.stack < b.stack; });
+    std::vector<StackGrowth> merged;
+    for (const auto& g : out) {
+        if (!merged.empty() && merged.back().stack == g.stack) {
+            merged.back().bytes += g.bytes;
+            merged.back().blocks += g.blocks;
+        } else {
+            merged.push_back(g);
+        }
+    }
+    return merged;
+}
+
+std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& index, bool stacks_recorded,
+                                    const util::Steps& steps) {
+    // Grouped by number first (the site's token, or the block size without stacks), so that
+    // each site's name is built once however many groups it has.
+    const auto token = [&](const GroupKey& key) {
+        return std::pair(stacks_recorded ? index.site_token(key.stack) : static_cast<std::uint64_t>(key.size),
+                         key.category);
+    };
+    std::map<std::pair<std::uint64_t, Category>, std::size_t> position;
+    for (const auto& group : match.groups) position.try_emplace(token(group.first), position.size());
+    std::vector<SiteGroups> out(position.size());
+    std::vector<bool> named(out.size(), false);
+    for (const auto& [key, counts] : match.groups) {
+        const std::size_t at = position.at(token(key));
+        auto& s = out[at];
+        if (!named[at]) {
+            s.change.site = site_key(index, key.stack, key.size, key.category, stacks_recorded);
+            named[at] = true;
+        }
+        auto& c = s.change;
+        c.before_blocks += counts.before;
+        c.after_blocks += counts.after;
+        c.before_bytes += counts.before * key.size;
+        c.after_bytes += counts.after * key.size;
+        c.survivor_blocks += counts.survivors;
+        c.gone_blocks += counts.before - counts.survivors;
+        c.new_blocks += counts.after - counts.survivors;
+        s.groups.emplace_back(key, counts);
+    }
+    for (auto& s : out) {
+        auto& c = s.change;
+        c.delta_bytes = c.after_bytes - c.before_bytes;
+        c.delta_blocks = c.after_blocks - c.before_blocks;
+        c.growth_bytes_per_step = per_step(c.delta_bytes, steps);
+        c.category = c.site.category;
+    }
+    std::sort(out.begin(), out.end(),
+              [](const SiteGroups& a, const SiteGroups& b) { return a.change.site < b.change.site; });
+    return out;
+}
+
+}  // namespace memsnap::analysis

@@ -1,0 +1,140 @@
+#include <memsnap/analysis/diff/explain.hpp>
+#include <memsnap/analysis/diff/group_sites.hpp>
+#include <memsnap/analysis/diff/match_blocks.hpp>
+#include <memsnap/analysis/diff/rank.hpp>
+#include <memsnap/analysis/diff/snapshot_diff.hpp>
+#include <memsnap/analysis/judge/same_process.hpp>
+#include <memsnap/analysis/sites/totals.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdlib>
+#include <future>
+
+namespace memsnap::analysis {
+
+const std::array<TotalsChange::Field, 7>& TotalsChange::fields() {
+    static const std::array<Field, 7> f = {{
+        {"allocated_bytes", &TotalsChange::allocated},
+        {"reserved_bytes", &TotalsChange::reserved},
+        {"active_bytes", &TotalsChange::active},
+        {"requested_bytes", &TotalsChange::requested},
+        {"inactive_bytes", &TotalsChange::inactive},
+        {"inactive_split_bytes", &TotalsChange::inactive_split},
+        {"releasable_bytes", &TotalsChange::releasable},
+    }};
+    return f;
+}
+
+namespace {
+
+using snapshot::Snapshot;
+
+TotalsChange totals_change(const MemoryTotals& a, const MemoryTotals& b, const util::Steps& steps) {
+    auto change = [&](std::int64_t before, std::int64_t after) {
+        return TotalChange{before, after, after - before, per_step(after - before, steps)};
+    };
+    TotalsChange t;
+    t.allocated = change(a.allocated_bytes, b.allocated_bytes);
+    t.reserved = change(a.reserved_bytes, b.reserved_bytes);
+    t.active = change(a.active_bytes, b.active_bytes);
+    t.requested = change(a.requested_bytes, b.requested_bytes);
+    t.inactive = change(a.inactive_bytes, b.inactive_bytes);
+    t.inactive_split = change(a.inactive_split_bytes, b.inactive_split_bytes);
+    t.releasable = change(a.releasable_bytes, b.releasable_bytes);
+    return t;
+}
+
+DeviceSets device_sets(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
+    if (device) return {{*device}, {*device}};
+    const auto a = devices_of(before), b = devices_of(after);
+    return {{a.begin(), a.end()}, {b.begin(), b.end()}};
+}
+
+std::int64_t trace_stacks(const Snapshot& snap, std::optional<int> device) {
+    std::int64_t n = 0;
+    for (const auto& e : snap.events)
+        if (e.stack != snapshot::no_stack && (!device || e.device == *device)) ++n;
+    return n;
+}
+
+}  // namespace
+
+SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const AnalysisOptions& options) {
+    require_device(before, options.device);
+    require_device(after, options.device);
+    SnapshotDiff diff;
+    diff.before_file = before.source.path;
+    diff.after_file = after.source.path;
+    diff.steps = options.steps;
+    diff.device = options.device;
+    diff.devices = device_sets(before, after, options.device);
+    if (diff.devices.differ())
+        diff.warnings.push_back(fmt::format(
+            "the captures hold different devices ({} before, {} after): no block can be followed between them, "
+            "so no site is called a leak; give --device N to compare one device",
+            fmt::join(diff.devices.before, ", "), fmt::join(diff.devices.after, ", ")));
+
+    for (const auto* snap : {&before, &after})
+        for (const auto& w : snap->warnings) diff.warnings.push_back(fmt::format("{}: {}", snap->source.path, w));
+    // The traces are compared on another core while the blocks are matched here.
+    auto traces = std::async(std::launch::async, [&] { return compare_traces(before, after, options.device); });
+    StackIndex index({&before, &after}, options.rules, options.stacks);
+    const auto old_blocks = collect_blocks(before, 0, index, options.device);
+    const auto new_blocks = collect_blocks(after, 1, index, options.device);
+    diff.stacks_recorded = old_blocks.any_recorded || new_blocks.any_recorded;
+    diff.pending_free_before = old_blocks.pending_free_bytes;
+    diff.pending_free_after = new_blocks.pending_free_bytes;
+    const auto match = match_blocks(old_blocks, new_blocks);
+    diff.categories = match.categories;
+    diff.totals =
+        totals_change(compute_totals(before, options.device), compute_totals(after, options.device), options.steps);
+    const auto overlap = traces.get();
+    // Counted by the trace walk when it read every event.
+    const std::int64_t stacks_in_traces =
+        overlap.with_stack ? static_cast<std::int64_t>(*overlap.with_stack)
+                           : trace_stacks(before, options.device) + trace_stacks(after, options.device);
+    diff.same_process = check_same_process(before, after, {match.live_before, match.live_after, match.survivors}, index,
+                                           diff.devices, options.device, overlap);
+
+    auto grouped = group_sites(match, index, diff.stacks_recorded, options.steps);
+    auto explanation =
+        explain({diff.totals, grouped, index, diff.same_process, options.steps, diff.stacks_recorded, stacks_in_traces,
+                 !options.stacks.focus.empty(), diff.pending_free_before, diff.pending_free_after});
+    diff.verdict = explanation.verdict;
+    diff.overall = std::move(explanation.overall);
+    diff.convergence = explanation.convergence;
+    diff.notes = std::move(explanation.notes);
+    for (const auto& g : grouped) {
+        diff.live_blocks_before += g.change.before_blocks;
+        diff.live_blocks_after += g.change.after_blocks;
+        diff.survivors += g.change.survivor_blocks;
+        diff.new_blocks += g.change.new_blocks;
+        diff.gone_blocks += g.change.gone_blocks;
+    }
+    const SiteDiagnoser diagnose(index, options.steps, diff.same_process, explanation.noise_threshold);
+    auto ranked = rank_sites(std::move(grouped), explanation.sites, diagnose, index, diff.stacks_recorded,
+                             {options.top, options.min_growth, options.stack_samples});
+    diff.sites = std::move(ranked.sites);
+    diff.sites_total = ranked.total;
+    diff.sites_beyond_top = ranked.beyond_top;
+    diff.sites_below_min_growth = ranked.below_min_growth;
+    diff.sites_not_listed_delta_bytes = ranked.not_listed_delta_bytes;
+    diff.fastest_site = std::move(ranked.fastest);
+    diff.stack_samples = std::move(ranked.stack_samples);
+    diff.frame_table = std::move(ranked.frame_table);
+    return diff;
+}
+
+StackProfile diff_stacks(const SnapshotDiff& diff) {
+    StackProfile out;
+    out.title = fmt::format("{} → {}", diff.before_file, diff.after_file);
+    out.measure = "bytes";
+    out.differential = true;
+    out.frame_table = diff.frame_table;
+    out.samples = diff.stack_samples;
+    return out;
+}
+
+}  // namespace memsnap::analysis

@@ -1,0 +1,346 @@
+#include <memsnap/analysis/diff/stats_diff.hpp>
+#include <memsnap/analysis/judge/advice.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+namespace memsnap::analysis {
+
+namespace {
+
+constexpr std::array<const char*, 5> kTrendMetrics = {"allocated_bytes.all.current", "reserved_bytes.all.current",
+                                                      "active_bytes.all.current", "requested_bytes.all.current",
+                                                      "inactive_split_bytes.all.current"};
+
+// The rows a verdict uses: when a table lacks one, the report names it.
+constexpr std::array<const char*, 4> kVerdictMetrics = {"allocated_bytes.all.current", "reserved_bytes.all.current",
+                                                        "inactive_split_bytes.all.current", "allocation.all.current"};
+
+int severity(Verdict v) {
+    switch (v) {
+        case Verdict::leak:
+            return 7;
+        case Verdict::growth:
+            return 6;
+        case Verdict::shape_growth:
+            return 5;
+        case Verdict::one_time_growth:
+            return 4;
+        case Verdict::fragmentation:
+            return 3;
+        case Verdict::cache_growth:
+            return 2;
+        case Verdict::shrink:
+            return 1;
+        case Verdict::stable:
+            return 0;
+    }
+    return 0;
+}
+
+// A table's values including the scalar fields, keyed like memory_stats.
+std::map<std::string, ByteRange> values_of(const stats::StatsTable& t) {
+    std::map<std::string, ByteRange> out;
+    for (const auto& [key, range] : t.stats) out.emplace(key, range);
+    if (t.num_ooms) out["num_ooms"] = *t.num_ooms;
+    if (t.num_alloc_retries) out["num_alloc_retries"] = *t.num_alloc_retries;
+    return out;
+}
+
+bool same_tables(const stats::StatsCapture& a, const stats::StatsCapture& b) {
+    if (&a == &b) return true;
+    if (a.kind != b.kind || a.tables.size() != b.tables.size()) return false;
+    for (std::size_t i = 0; i < a.tables.size(); ++i) {
+        const auto& x = a.tables[i];
+        const auto& y = b.tables[i];
+        if (x.line != y.line || x.device != y.device || x.stats != y.stats || x.num_ooms != y.num_ooms ||
+            x.num_alloc_retries != y.num_alloc_retries)
+            return false;
+    }
+    return true;
+}
+
+struct Entry {
+    const stats::StatsTable* table;
+    const char* source;
+};
+
+using Groups = std::map<std::optional<int>, std::vector<const stats::StatsTable*>>;
+
+Groups by_device(const std::vector<const stats::StatsTable*>& tables) {
+    Groups g;
+    for (const auto* t : tables) g[t->device].push_back(t);
+    return g;
+}
+
+// A long series (a log with a table every step) is listed at up to kMaxPoints evenly spaced
+// points, first and last included; directions and slopes are judged on every point.
+constexpr std::size_t kMaxPoints = 1000;
+
+std::vector<std::size_t> listed_points(std::size_t n) {
+    std::vector<std::size_t> out;
+    const std::size_t m = std::min(n, kMaxPoints);
+    out.reserve(m);
+    for (std::size_t k = 0; k < m; ++k) out.push_back(m == n ? k : k * (n - 1) / (m - 1));
+    return out;
+}
+
+// The trend of one metric over the series, or none when a table lacks it.
+std::optional<MetricTrend> make_trend(const std::vector<Entry>& series, const char* key,
+                                      const std::vector<std::size_t>& listed, std::optional<std::int64_t> step_span) {
+    MetricTrend t;
+    t.values.reserve(listed.size());
+    int up = 0, down = 0;
+    std::optional<ByteRange> first, previous;
+    std::size_t next_listed = 0;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const auto it = series[i].table->stats.find(key);
+        if (it == series[i].table->stats.end()) return std::nullopt;
+        const ByteRange value = it->second;
+        if (previous) {
+            const auto d = range_delta(*previous, value);
+            if (d.low > 0)
+                ++up;
+            else if (d.high < 0)
+                ++down;
+        }
+        if (!first) first = value;
+        previous = value;
+        if (next_listed < listed.size() && listed[next_listed] == i) {
+            t.values.push_back(value);
+            ++next_listed;
+        }
+    }
+    t.first_to_last = range_delta(*first, *previous);
+    const int steps = static_cast<int>(series.size()) - 1;
+    if (up && down)
+        t.direction = "mixed";
+    else if (up)
+        t.direction = up == steps ? "rising" : "non-decreasing";
+    else if (down)
+        t.direction = down == steps ? "falling" : "non-increasing";
+    else
+        t.direction = "flat";
+    t.monotone = t.direction != "mixed";
+    if (step_span) {
+        t.slope = range_divide(t.first_to_last, *step_span);
+        t.slope_unit = "per_step";
+    } else {
+        t.slope = range_divide(t.first_to_last, std::max(steps, 1));
+        t.slope_unit = "per_capture";
+    }
+    return t;
+}
+
+std::vector<SeriesPoint> series_points(const std::vector<Entry>& series, const std::vector<std::size_t>& listed,
+                                       const util::Steps& steps, std::vector<std::string>& notes) {
+    std::vector<SeriesPoint> out;
+    const auto n = series.size();
+    out.reserve(listed.size());
+    for (const std::size_t i : listed) {
+        SeriesPoint p{i, series[i].source, series[i].table->line, std::nullopt};
+        if (steps.span) {
+            const auto span = steps.distance();
+            if (n == 1)
+                p.step = steps.span->first;
+            else if (span % static_cast<std::int64_t>(n - 1) == 0)
+                p.step = steps.span->first + span / static_cast<std::int64_t>(n - 1) * static_cast<std::int64_t>(i);
+            else if (i == 0)
+                p.step = steps.span->first;
+            else if (i + 1 == n)
+                p.step = steps.span->second;
+        }
+        out.push_back(p);
+    }
+    for (const auto& e : series)
+        for (const auto& w : e.table->warnings) notes.push_back(fmt::format("{}: {}", e.source, w));
+    if (n == 1) notes.push_back("only one table for this device: before and after are the same table");
+    if (listed.size() < n)
+        notes.push_back(
+            fmt::format("a series of {} tables: {} evenly spaced points are listed, first and last "
+                        "included; directions and slopes use all of them",
+                        n, listed.size()));
+    return out;
+}
+
+void diff_metrics(const std::vector<Entry>& series, const std::vector<std::size_t>& listed, const util::Steps& steps,
+                  DeviceDiff& out) {
+    const auto first = values_of(*series.front().table);
+    const auto last = values_of(*series.back().table);
+    std::size_t only_before = 0, only_after = 0;
+    for (const auto& [key, before] : first) {
+        const auto it = last.find(key);
+        if (it == last.end()) {
+            ++only_before;
+            continue;
+        }
+        MetricDiff m{before, it->second, range_delta(before, it->second), std::nullopt};
+        // One table compared with itself: the same measurement, so the change is exactly 0
+        // (interval arithmetic alone would widen it to ±(high − low)).
+        if (series.size() == 1) m.delta = ByteRange{0, 0};
+        if (steps.known()) m.per_step = range_divide(m.delta, steps.distance());
+        out.metrics.emplace(key, m);
+    }
+    for (const auto& [key, value] : last)
+        if (!first.count(key)) ++only_after;
+    if (only_before || only_after)
+        out.notes.push_back(fmt::format("{} metric(s) only in the first table and {} only in the last are not compared",
+                                        only_before, only_after));
+    for (const char* key : kVerdictMetrics)
+        if (!out.metrics.count(key)) out.missing.emplace_back(key);
+    if (!out.missing.empty())
+        out.notes.push_back(fmt::format("not in both tables, so not judged: {}", fmt::join(out.missing, ", ")));
+    std::optional<std::int64_t> span;
+    if (steps.known()) span = steps.distance();
+    for (const char* key : kTrendMetrics)
+        if (auto trend = make_trend(series, key, listed, span)) out.trends.emplace(key, std::move(*trend));
+}
+
+std::optional<MetricChange> change_of(const DeviceDiff& d, const char* key) {
+    const auto it = d.metrics.find(key);
+    if (it == d.metrics.end()) return std::nullopt;
+    return MetricChange{it->second.before, it->second.delta};
+}
+
+// The totals read, then weighed: captures that cannot be one process, or the same number of
+// live allocations holding more bytes, are not a leak.
+VerdictResult judge(const DeviceDiff& d, const SameProcess& same, bool devices_differ) {
+    TotalsInput in;
+    in.allocated = change_of(d, "allocated_bytes.all.current");
+    in.reserved = change_of(d, "reserved_bytes.all.current");
+    in.inactive_split = change_of(d, "inactive_split_bytes.all.current");
+    in.live_blocks = change_of(d, "allocation.all.current");
+    if (const auto it = d.metrics.find("num_ooms"); it != d.metrics.end()) in.ooms_delta = it->second.delta;
+    if (const auto it = d.metrics.find("num_alloc_retries"); it != d.metrics.end()) in.retries_delta = it->second.delta;
+    const auto reading = read_totals(in);
+    VerdictResult r;
+    r.verdict = reading.verdict;
+    r.evidence = reading.evidence;
+    advice::Context context;
+    context.new_ooms = reading.new_ooms;
+    context.new_retries = reading.new_retries;
+    if (r.verdict == Verdict::leak) {
+        if (same.value == std::optional<bool>(false) || devices_differ) {
+            r.verdict = Verdict::growth;
+            context.growth_reason = devices_differ
+                                        ? "the tables are of different devices"
+                                        : "the captures come from different processes (" + same.evidence.front() + ")";
+        } else if (in.live_blocks && in.live_blocks->delta.high <= 0) {
+            r.verdict = Verdict::shape_growth;
+        }
+    }
+    r.advice = advice::for_verdict(r.verdict, context);
+    return r;
+}
+
+// Cumulative counters (Tot Alloc / Tot Freed, retries, OOMs) never go down in one process.
+void check_counters(const DeviceDiff& d, SameProcess& same) {
+    for (const auto& [key, m] : d.metrics) {
+        const bool cumulative =
+            key.ends_with(".allocated") || key.ends_with(".freed") || key == "num_alloc_retries" || key == "num_ooms";
+        if (cumulative && m.delta.high < 0 && same.value != std::optional<bool>(false)) {
+            same.value = false;
+            same.evidence.insert(same.evidence.begin(),
+                                 fmt::format("the cumulative counter {} went down ({} → {}): another process, or "
+                                             "reset_accumulated_memory_stats() ran in between",
+                                             key, util::format_range_compact(m.before, stats::is_byte_metric(key)),
+                                             util::format_range_compact(m.after, stats::is_byte_metric(key))));
+        }
+    }
+}
+
+DeviceDiff diff_series(std::optional<int> device, const std::vector<Entry>& series, const util::Steps& steps) {
+    DeviceDiff out;
+    out.device = device;
+    const auto listed = listed_points(series.size());
+    out.series = series_points(series, listed, steps, out.notes);
+    diff_metrics(series, listed, steps, out);
+    return out;
+}
+
+}  // namespace
+
+const DeviceDiff& StatsDiff::primary() const {
+    const DeviceDiff* best = &devices.front();
+    for (const auto& d : devices)
+        if (severity(d.verdict.verdict) > severity(best->verdict.verdict)) best = &d;
+    return *best;
+}
+
+namespace {
+
+using Pairs = std::vector<std::pair<std::optional<int>, std::optional<int>>>;
+
+// Tables pair by device; one device on each side pairs whatever their ids.
+Pairs pair_devices(const Groups& b, const Groups& a, std::string& note) {
+    Pairs pairs;
+    for (const auto& [dev, tables] : b)
+        if (a.count(dev)) pairs.emplace_back(dev, dev);
+    if (pairs.empty() && b.size() == 1 && a.size() == 1) {
+        pairs.emplace_back(b.begin()->first, a.begin()->first);
+        note = fmt::format("compared {} (before) with {} (after): the only device on each side",
+                           util::device_name(b.begin()->first), util::device_name(a.begin()->first));
+    }
+    if (pairs.empty()) throw input_error("no device appears in both captures");
+    return pairs;
+}
+
+}  // namespace
+
+StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCapture& after_all,
+                     const AnalysisOptions& options) {
+    const bool one_series = same_tables(before_all, after_all);
+    const auto before = tables_of(before_all, options.device);
+    const auto after = one_series ? before : tables_of(after_all, options.device);
+    StatsDiff diff;
+    diff.before_file = before_all.file;
+    diff.after_file = after_all.file;
+    diff.before_kind = before_all.kind;
+    diff.after_kind = after_all.kind;
+    diff.steps = options.steps;
+    diff.device_sets = {known_devices(before), known_devices(after)};
+    const auto b = by_device(before);
+    const auto a = by_device(after);
+    std::string pairing_note;
+    const auto pairs = pair_devices(b, a, pairing_note);
+    for (const auto& [bd, ad] : pairs) {
+        std::vector<Entry> series;
+        for (const auto* t : b.at(bd)) series.push_back({t, "before"});
+        if (!one_series)
+            for (const auto* t : a.at(ad)) series.push_back({t, "after"});
+        auto d = diff_series(bd ? bd : ad, series, options.steps);
+        if (!pairing_note.empty()) d.notes.insert(d.notes.begin(), pairing_note);
+        check_counters(d, diff.same_process);
+        diff.devices.push_back(std::move(d));
+    }
+    const bool devices_differ =
+        pairs.size() == 1 && pairs[0].first && pairs[0].second && *pairs[0].first != *pairs[0].second;
+    if (devices_differ)
+        diff.warnings.push_back(
+            fmt::format("the tables are of different devices ({} before, {} after): no leak is "
+                        "called; give --device N to compare one device",
+                        *pairs[0].first, *pairs[0].second));
+    if (diff.same_process.value != std::optional<bool>(false))
+        diff.same_process.evidence.push_back(
+            one_series ? "the tables come from one file; summaries carry no addresses to prove one process"
+                       : "summaries carry no addresses: whether both come from one process cannot be checked; their "
+                         "cumulative counters do not contradict it");
+    for (auto& d : diff.devices) d.verdict = judge(d, diff.same_process, devices_differ);
+    for (const auto& [dev, tables] : b)
+        if (!a.count(dev) && pairing_note.empty())
+            diff.devices.front().notes.push_back(
+                fmt::format("{} appears only in before; not compared", util::device_name(dev)));
+    for (const auto& [dev, tables] : a)
+        if (!b.count(dev) && pairing_note.empty())
+            diff.devices.front().notes.push_back(
+                fmt::format("{} appears only in after; not compared", util::device_name(dev)));
+    return diff;
+}
+
+}  // namespace memsnap::analysis

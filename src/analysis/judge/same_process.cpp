@@ -1,0 +1,342 @@
+#include <memsnap/analysis/judge/same_process.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <future>
+#include <limits>
+#include <map>
+#include <system_error>
+#include <tuple>
+
+namespace memsnap::analysis {
+
+namespace {
+
+using snapshot::Snapshot;
+using snapshot::TraceEvent;
+
+using EventKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int, int>;  // time, addr, size, action, device
+
+struct TraceWindow {
+    std::int64_t first = 0, last = 0;
+    bool timed = false;
+};
+
+TraceWindow window_of(const Snapshot& snap, std::optional<int> device) {
+    TraceWindow w;
+    for (const auto& e : snap.events) {
+        if (e.time_us < 0 || (device && e.device != *device)) continue;
+        w.first = w.timed ? std::min(w.first, e.time_us) : e.time_us;
+        w.last = w.timed ? std::max(w.last, e.time_us) : e.time_us;
+        w.timed = true;
+    }
+    return w;
+}
+
+EventKey key_of(const TraceEvent& e) { return {e.time_us, e.addr, e.size, static_cast<int>(e.action()), e.device}; }
+std::int64_t time_of(const EventKey& k) { return std::get<0>(k); }
+
+// Events of `snap` timed within [from, to], as sortable keys.
+std::vector<EventKey> events_within(const Snapshot& snap, std::int64_t from, std::int64_t to,
+                                    std::optional<int> device) {
+    std::vector<EventKey> out;
+    for (const auto& e : snap.events)
+        if (e.time_us >= from && e.time_us <= to && (!device || e.device == *device)) out.push_back(key_of(e));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The first and last timed events of a trace: its window when the trace is in time order,
+// which the walk below confirms (else window_of reads every event).
+TraceWindow ends_of(const Snapshot& snap, std::optional<int> device) {
+    const auto timed = [&](const TraceEvent& e) { return e.time_us >= 0 && (!device || e.device == *device); };
+    const auto first = std::ranges::find_if(snap.events, timed);
+    if (first == snap.events.end()) return {};
+    const auto last = std::ranges::find_if(snap.events.rbegin(), snap.events.rend(), timed);
+    return {first->time_us, last->time_us, true};
+}
+
+// Events [begin, end) of a trace, in time order when no time is before `earliest`.
+struct TracePart {
+    std::size_t begin = 0, end = 0;
+    std::int64_t earliest = -1;
+};
+
+TracePart whole(const Snapshot& snap) { return {0, snap.events.size(), -1}; }
+
+// The events of one side within a window of time (and the device), in file order, read one
+// at a time: a long trace is walked where it lies rather than copied. It reads every event
+// of the device on the way, and says whether all of them were in time order.
+class WindowCursor {
+  public:
+    WindowCursor(const Snapshot& snap, TracePart part, std::int64_t from, std::int64_t to, std::optional<int> device)
+        : events_(snap.events),
+          end_(part.end),
+          from_(from),
+          to_(to),
+          device_(device),
+          at_(part.begin),
+          last_time_(part.earliest) {
+        skip();
+    }
+    // The current event's key, or nullptr past the end.
+    const EventKey* current() const { return at_ < end_ ? &current_ : nullptr; }
+    // Moves on; false once the events left the time order (several devices' traces, or a
+    // crafted file).
+    bool next() {
+        ++at_;
+        skip();
+        return in_order_;
+    }
+    std::size_t count() const { return count_; }            // events within the window reached so far
+    std::size_t with_stack() const { return with_stack_; }  // the device's events passed that have a stack
+    bool in_order() const { return in_order_; }
+    std::int64_t last_time() const { return last_time_; }
+
+  private:
+    void skip() {
+        for (; at_ < end_; ++at_) {
+            const TraceEvent e = events_[at_];
+            if (device_ && e.device != *device_) continue;
+            with_stack_ += e.stack != snapshot::no_stack;
+            if (e.time_us < 0) continue;
+            if (e.time_us < last_time_) in_order_ = false;
+            last_time_ = e.time_us;
+            if (e.time_us >= from_ && e.time_us <= to_) {
+                current_ = key_of(e);
+                ++count_;
+                return;
+            }
+        }
+    }
+    const snapshot::TraceEvents& events_;
+    std::size_t end_;
+    std::int64_t from_, to_;
+    std::optional<int> device_;
+    std::size_t at_;
+    EventKey current_;  // of events_[at_], read once (a key of scalars: a whole TraceEvent copied
+                        // here and read back a field at a time stalled on store forwarding)
+    std::size_t count_ = 0;
+    std::size_t with_stack_ = 0;
+    std::int64_t last_time_;
+    bool in_order_ = true;
+};
+
+// Walks both windows together, one microsecond at a time, counting the events they share;
+// nullopt when either trace is out of time order.
+std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y) {
+    std::size_t shared = 0;
+    std::vector<EventKey> gx, gy, common;
+    while (x.current() && y.current()) {
+        const auto ti = time_of(*x.current()), tj = time_of(*y.current());
+        if (ti < tj) {
+            if (!x.next()) return std::nullopt;
+            continue;
+        }
+        if (tj < ti) {
+            if (!y.next()) return std::nullopt;
+            continue;
+        }
+        // Most microseconds hold one event on each side: compared without sorting.
+        const EventKey kx = *x.current(), ky = *y.current();
+        if (!x.next() || !y.next()) return std::nullopt;
+        const bool more_x = x.current() && time_of(*x.current()) == ti;
+        const bool more_y = y.current() && time_of(*y.current()) == ti;
+        if (!more_x && !more_y) {
+            shared += kx == ky;
+            continue;
+        }
+        gx.assign(1, kx);
+        gy.assign(1, ky);
+        for (; x.current() && time_of(*x.current()) == ti;)
+            if (gx.push_back(*x.current()); !x.next()) return std::nullopt;
+        for (; y.current() && time_of(*y.current()) == ti;)
+            if (gy.push_back(*y.current()); !y.next()) return std::nullopt;
+        std::sort(gx.begin(), gx.end());
+        std::sort(gy.begin(), gy.end());
+        common.clear();
+        std::set_intersection(gx.begin(), gx.end(), gy.begin(), gy.end(), std::back_inserter(common));
+        shared += common.size();
+    }
+    // The rest of each trace counts towards the overlap and must be in order too.
+    for (auto* rest : {&x, &y})
+        while (rest->current())
+            if (!rest->next()) return std::nullopt;
+    if (!x.in_order() || !y.in_order()) return std::nullopt;  // out of order past the window's last event
+    return shared;
+}
+
+struct Walk {
+    std::size_t shared = 0, before_count = 0, after_count = 0;
+    std::size_t with_stack = 0;                      // both sides' events of the device that have a stack
+    std::int64_t before_last = -1, after_last = -1;  // the last times walked, or the parts' `earliest`
+    bool in_halves = false;
+};
+
+std::optional<Walk> walk(const Snapshot& before, const Snapshot& after, TracePart x_part, TracePart y_part,
+                         std::int64_t from, std::int64_t to, std::optional<int> device) {
+    WindowCursor x(before, x_part, from, to, device), y(after, y_part, from, to, device);
+    const auto shared = shared_in_time_order(x, y);
+    if (!shared) return std::nullopt;
+    return Walk{*shared, x.count(), y.count(), x.with_stack() + y.with_stack(), x.last_time(), y.last_time()};
+}
+
+// The first event timed after `split`, for a trace in time order. Any trace may come here
+// (several devices', untimed events among timed ones), which the standard binary searches do
+// not allow: this one returns some position for any order, and the walks check it.
+std::size_t first_after(const snapshot::TraceEvents& events, std::int64_t split) {
+    std::size_t low = 0, high = events.size();
+    while (low < high) {
+        const std::size_t mid = low + (high - low) / 2;
+        if (events[mid].time_us <= split)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+// Long traces are walked in two halves at once, both split at one time: the later half on
+// another core. nullopt when the traces are short, the split falls on an untimed event, no
+// thread can be started, or the split does not hold (the traces are out of time order, or a
+// device's events lie among others'); the caller then walks them whole.
+std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after, std::int64_t from, std::int64_t to,
+                                   std::optional<int> device) {
+    constexpr std::size_t worth_a_thread = std::size_t{1} << 18;
+    if (before.events.size() + after.events.size() < worth_a_thread) return std::nullopt;
+    const std::int64_t split = before.events[before.events.size() / 2].time_us;
+    if (split < 0 || split == std::numeric_limits<std::int64_t>::max()) return std::nullopt;
+    const std::size_t x_split = first_after(before.events, split), y_split = first_after(after.events, split);
+    const auto walk_later = [&] {
+        return walk(before, after, {x_split, before.events.size(), split + 1},
+                    {y_split, after.events.size(), split + 1}, from, to, device);
+    };
+    std::future<std::optional<Walk>> later;
+    try {
+        later = std::async(std::launch::async, walk_later);
+    } catch (const std::system_error&) {
+        return std::nullopt;
+    }
+    const auto earlier = walk(before, after, {0, x_split, -1}, {0, y_split, -1}, from, to, device);
+    const auto rest = later.get();
+    // Each half in order, the later one after the split: then the earlier must end by it.
+    if (!earlier || !rest || earlier->before_last > split || earlier->after_last > split) return std::nullopt;
+    Walk both;
+    both.shared = earlier->shared + rest->shared;
+    both.before_count = earlier->before_count + rest->before_count;
+    both.after_count = earlier->after_count + rest->after_count;
+    both.with_stack = earlier->with_stack + rest->with_stack;
+    both.in_halves = true;
+    return both;
+}
+
+// Two captures of one process share every event their traces both cover in time.
+}  // namespace
+
+TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
+    TraceOverlap t;
+    // In time order (one device's ring buffer), the window is where the two traces' ends meet.
+    if (const auto a = ends_of(before, device), b = ends_of(after, device); a.timed && b.timed) {
+        const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
+        auto walked = walk_in_halves(before, after, from, to, device);
+        if (!walked) walked = walk(before, after, whole(before), whole(after), from, to, device);
+        if (walked) {
+            t.with_stack = walked->with_stack;
+            if (from > to) return t;
+            t.overlapping = std::min(walked->before_count, walked->after_count);
+            t.shared = walked->shared;
+            t.in_halves = walked->in_halves;
+            return t;
+        }
+    }
+    // Several devices' traces, or a crafted file: every event's time, compared as sorted keys.
+    const auto a = window_of(before, device), b = window_of(after, device);
+    if (!a.timed || !b.timed) return t;
+    const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
+    if (from > to) return t;
+    const auto kx = events_within(before, from, to, device), ky = events_within(after, from, to, device);
+    t.overlapping = std::min(kx.size(), ky.size());
+    std::vector<EventKey> common;
+    std::set_intersection(kx.begin(), kx.end(), ky.begin(), ky.end(), std::back_inserter(common));
+    t.shared = common.size();
+    return t;
+}
+
+namespace {
+
+std::size_t shared_segments(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
+    auto keys = [device](const Snapshot& s) {
+        std::vector<std::tuple<int, std::int64_t, std::int64_t>> out;
+        for (const auto& seg : s.segments)
+            if (!device || seg.device == *device) out.emplace_back(seg.device, seg.address, seg.total_size);
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    const auto a = keys(before), b = keys(after);
+    std::vector<std::tuple<int, std::int64_t, std::int64_t>> common;
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
+    return common.size();
+}
+
+void compare_settings(const Snapshot& before, const Snapshot& after, std::vector<std::string>& against) {
+    if (!before.has_allocator_settings || !after.has_allocator_settings) return;
+    std::map<std::string_view, std::string_view> after_values;
+    for (const auto& [key, value] : after.allocator_settings) after_values.emplace(key, value);
+    for (const auto& [key, value] : before.allocator_settings)
+        if (const auto it = after_values.find(key); it != after_values.end() && it->second != value) {
+            against.push_back(
+                fmt::format("allocator setting {} differs ({} before, {} after)", key, value, it->second));
+            return;
+        }
+}
+
+}  // namespace
+
+SameProcess check_same_process(const Snapshot& before, const Snapshot& after, const BlockCounts& match,
+                               const StackIndex& index, const DeviceSets& devices, std::optional<int> device,
+                               const TraceOverlap& trace) {
+    std::vector<std::string> against, in_favour;
+    if (devices.differ())
+        against.push_back(
+            fmt::format("the captures hold different devices ({} before, {} after)",
+                        devices.before.empty() ? "none" : fmt::format("{}", fmt::join(devices.before, ", ")),
+                        devices.after.empty() ? "none" : fmt::format("{}", fmt::join(devices.after, ", "))));
+    if (index.renamed_frame_matches() > 0 && index.same_path_user_frames() == 0)
+        against.push_back(fmt::format(
+            "user code lives under {} before and {} after: another checkout or machine ({} frames matched by "
+            "their path inside the project)",
+            index.project_root(0), index.project_root(1), index.renamed_frame_matches()));
+    compare_settings(before, after, against);
+    if (trace.overlapping > 0 && trace.shared == 0)
+        against.push_back(fmt::format(
+            "the traces overlap in time but share none of the {} events both cover: one process records one trace",
+            trace.overlapping));
+    const auto segments = shared_segments(before, after, device);
+    if (match.live_before > 0 && match.live_after > 0 && match.survivors == 0 && segments == 0)
+        against.push_back(
+            fmt::format("no live block and no segment is at the same address in both ({} and {} live blocks)",
+                        match.live_before, match.live_after));
+    if (trace.shared > 0)
+        in_favour.push_back(fmt::format("the traces share {} events (time, address, size)", trace.shared));
+    if (match.survivors > 0)
+        in_favour.push_back(
+            fmt::format("{} live blocks survive at the same address with the same size and stack", match.survivors));
+    if (segments > 0) in_favour.push_back(fmt::format("{} segments are at the same address in both", segments));
+
+    SameProcess out;
+    if (!against.empty()) {
+        out.value = false;
+        out.evidence = std::move(against);
+    } else if (trace.shared > 0 || match.survivors > 0) {
+        out.value = true;
+        out.evidence = std::move(in_favour);
+    } else {
+        out.evidence = std::move(in_favour);
+        out.evidence.push_back("no block can be followed from one capture to the other, and nothing rules it out");
+    }
+    return out;
+}
+
+}  // namespace memsnap::analysis

@@ -1,0 +1,128 @@
+#include <memsnap/analysis/sites/categories.hpp>
+#include <memsnap/util/pattern.hpp>
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <vector>
+
+namespace memsnap::analysis {
+
+namespace {
+
+// The one table of category rules; the man page prints the same table. Order matters: a
+// cuBLAS workspace first made inside backward is a workspace, a backward pass inside an
+// optimizer's step (LBFGS) makes gradients, compiled code inside a module's forward is
+// compiled_graph.
+constexpr CategoryRule kRules[] = {
+    {Category::autocast_cache, "C++", nullptr, R"(at::autocast::cached_cast)", nullptr,
+     "at::autocast::cached_cast: autocast's low-precision weight copies"},
+    {Category::workspace, "C++", nullptr, R"([Ww]orkspace|getCurrentCUDABlas(Lt)?Handle|CublasHandlePool|cudnnCreate)",
+     nullptr, "cuBLAS/cuDNN handles and workspaces"},
+    {Category::communication, "C++", nullptr, R"(c10d::|ProcessGroupNCCL|[Nn]ccl)", nullptr,
+     "c10d, ProcessGroupNCCL, NCCL"},
+    {Category::communication, "python", R"((^|/)torch/distributed/)", nullptr, nullptr,
+     "torch/distributed (DDP, FSDP)"},
+    {Category::gradient, "C++", nullptr,
+     R"(torch::autograd::Engine::|AccumulateGrad|torch::autograd::python::PythonEngine)", nullptr,
+     "the autograd engine (Engine::evaluate_function, AccumulateGrad)"},
+    {Category::gradient, "python", R"((^|/)torch/autograd/(__init__|graph)\.py$)",
+     R"(^(backward|grad|_engine_run_backward)$)", nullptr, "torch.autograd.backward / grad / _engine_run_backward"},
+    {Category::gradient, "python", R"((^|/)torch/_tensor\.py$)", R"(^backward$)", nullptr, "Tensor.backward"},
+    {Category::optimizer_state, "python", R"((^|/)torch/optim/)", nullptr, R"(lr_scheduler\.py$)",
+     "inside an optimizer's step: torch/optim, which also wraps every Optimizer subclass's step"},
+    {Category::compiled_graph, "python",
+     R"((^|/)torchinductor_[^/]*/|^<eval_with_key>|(^|/)torch/_(inductor|dynamo)/|(^|/)\.?triton/)", nullptr, nullptr,
+     "torch.compile's generated code and runtime"},
+    {Category::parameter, "python", R"((^|/)torch/nn/modules/module\.py$)",
+     R"(^(_apply|convert|to|cuda|load_state_dict|_load_from_state_dict|register_parameter|register_buffer)$)", nullptr,
+     "Module.to/.cuda/_apply, load_state_dict"},
+    {Category::parameter, "python", R"((^|/)torch/nn/modules/[^/]+\.py$)", R"(^__init__$)", nullptr,
+     "module construction"},
+    {Category::parameter, "python",
+     R"((^|/)torch/nn/(init|parameter)\.py$|(^|/)torch/serialization\.py$|(^|/)safetensors/)", nullptr, nullptr,
+     "nn.init, nn.Parameter, torch.load, safetensors"},
+    {Category::parameter, "python", nullptr, R"(^(from_pretrained|load_state_dict)$)", nullptr,
+     "from_pretrained, load_state_dict"},
+    {Category::activation, "python", R"((^|/)torch/nn/modules/module\.py$)", R"(^(_call_impl|_wrapped_call_impl)$)",
+     nullptr, "a module's __call__"},
+    {Category::activation, "python", nullptr, R"(^forward$)", nullptr, "under a module's forward"},
+};
+constexpr std::size_t kRuleCount = sizeof(kRules) / sizeof(kRules[0]);
+static_assert(kRuleCount <= 32);  // a bit each in path_rules and function_rules
+
+constexpr Category kAll[] = {Category::parameter,     Category::gradient,       Category::optimizer_state,
+                             Category::activation,    Category::autocast_cache, Category::compiled_graph,
+                             Category::communication, Category::workspace,      Category::unknown};
+static_assert(sizeof(kAll) / sizeof(kAll[0]) == category_count);
+
+}  // namespace
+
+std::string_view to_string(Category category) {
+    static constexpr std::string_view names[] = {"parameter",     "gradient",       "optimizer_state",
+                                                 "activation",    "autocast_cache", "compiled_graph",
+                                                 "communication", "workspace",      "unknown"};
+    return names[static_cast<std::size_t>(category)];
+}
+
+std::span<const Category> all_categories() { return kAll; }
+std::span<const CategoryRule> category_rules() { return kRules; }
+
+Category category_of_rule(std::uint8_t rule) { return rule < kRuleCount ? kRules[rule].category : Category::unknown; }
+
+bool is_one_time(Category category) {
+    return category == Category::gradient || category == Category::optimizer_state || category == Category::workspace ||
+           category == Category::autocast_cache;
+}
+
+struct CategoryClassifier::Compiled {
+    struct Rule {
+        std::optional<util::Pattern> path, function, unless_path;
+        bool python, cpp;
+    };
+    std::vector<Rule> rules;
+};
+
+CategoryClassifier::CategoryClassifier() : compiled_(std::make_unique<Compiled>()) {
+    const auto compile = [](const char* pattern) {
+        return pattern ? std::optional<util::Pattern>(util::Pattern(pattern, "category rule")) : std::nullopt;
+    };
+    for (const auto& r : kRules) {
+        const std::string_view frames = r.frames;
+        compiled_->rules.push_back(
+            {compile(r.path), compile(r.function), compile(r.unless_path), frames != "C++", frames != "python"});
+    }
+}
+
+CategoryClassifier::~CategoryClassifier() = default;
+CategoryClassifier::CategoryClassifier(CategoryClassifier&&) noexcept = default;
+
+std::uint32_t CategoryClassifier::path_rules(std::string_view path) const {
+    std::uint32_t bits = 0;
+    for (std::size_t i = 0; i < compiled_->rules.size(); ++i) {
+        const auto& rule = compiled_->rules[i];
+        if ((!rule.path || rule.path->search(path)) && !(rule.unless_path && rule.unless_path->search(path)))
+            bits |= std::uint32_t{1} << i;
+    }
+    return bits;
+}
+
+std::uint32_t CategoryClassifier::function_rules(std::string_view name) const {
+    std::uint32_t bits = 0;
+    for (std::size_t i = 0; i < compiled_->rules.size(); ++i) {
+        const auto& rule = compiled_->rules[i];
+        if (!rule.function || rule.function->search(name)) bits |= std::uint32_t{1} << i;
+    }
+    return bits;
+}
+
+std::uint8_t CategoryClassifier::first_rule(std::uint32_t path_rules, std::uint32_t function_rules, bool python) const {
+    const std::uint32_t both = path_rules & function_rules;
+    for (std::size_t i = 0; i < compiled_->rules.size(); ++i) {
+        const auto& rule = compiled_->rules[i];
+        if ((both >> i & 1) && (python ? rule.python : rule.cpp)) return static_cast<std::uint8_t>(i);
+    }
+    return static_cast<std::uint8_t>(kRuleCount);
+}
+
+}  // namespace memsnap::analysis

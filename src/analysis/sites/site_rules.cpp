@@ -1,0 +1,109 @@
+#include <memsnap/analysis/sites/site_rules.hpp>
+#include <memsnap/util/pattern.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+namespace memsnap::analysis {
+
+namespace {
+
+constexpr std::array<PathRule, 5> kNotUserCode = {{
+    {R"((^|/)(site-packages|dist-packages)/)", "installed packages (also Windows Lib\\site-packages)"},
+    {R"((^|/)torch/)", "the torch package, also a source checkout"},
+    {R"(/lib/python[0-9.]*/)", "the Python standard library (Unix)"},
+    {R"(/(Python[0-9.]*|(mini|ana)conda[0-9]*|envs/[^/]+)/Lib/)", "the Python standard library (Windows)"},
+    {R"(^<frozen |^<string>$)", "frozen modules and exec'd strings"},
+}};
+
+constexpr std::array<PathRule, 4> kGenerated = {{
+    {R"((^|/)torchinductor_[^/]*/)", "torch.compile (inductor) output code, /tmp/torchinductor_<user>/"},
+    {R"(^<eval_with_key>)", "FX graph modules"},
+    {R"((^|/)torch/_(dynamo|inductor)/)", "torch.compile itself"},
+    {R"((^|/)\.?triton/)", "Triton kernels and their cache"},
+}};
+
+bool is_python_file(std::string_view filename) {
+    return (filename.size() > 3 && filename.ends_with(".py")) || filename.starts_with("<ipython-input-") ||
+           filename.starts_with("<eval_with_key>");
+}
+
+std::vector<std::string> patterns_of(std::span<const PathRule> rules) {
+    std::vector<std::string> out;
+    for (const auto& r : rules) out.emplace_back(r.pattern);
+    return out;
+}
+
+}  // namespace
+
+std::span<const PathRule> default_not_user_code() { return kNotUserCode; }
+std::span<const PathRule> generated_code() { return kGenerated; }
+
+std::string normalized_path(std::string_view filename) {
+    std::string out(filename);
+    std::replace(out.begin(), out.end(), '\\', '/');
+    return out;
+}
+
+struct FrameClassifier::Compiled {
+    std::optional<util::Pattern> user_added, not_user_added, not_user_default, generated;
+    bool use_defaults = true;
+};
+
+FrameClassifier::FrameClassifier(const SiteRules& rules) : compiled_(std::make_unique<Compiled>()) {
+    compiled_->use_defaults = rules.use_defaults;
+    compiled_->user_added = util::Pattern::any_of(rules.user_code, "--user-code");
+    compiled_->not_user_added = util::Pattern::any_of(rules.not_user_code, "--not-user-code");
+    compiled_->not_user_default = util::Pattern::any_of(patterns_of(default_not_user_code()), "default rule");
+    compiled_->generated = util::Pattern::any_of(patterns_of(generated_code()), "generated-code rule");
+}
+
+FrameClassifier::~FrameClassifier() = default;
+FrameClassifier::FrameClassifier(FrameClassifier&&) noexcept = default;
+
+FrameFlags FrameClassifier::classify(std::string_view filename) const {
+    FrameFlags flags;
+    flags.python = is_python_file(filename);
+    if (!flags.python) return flags;  // C++ frames and "??" are never user code
+    const std::string path = normalized_path(filename);
+    const auto& c = *compiled_;
+    flags.generated = c.generated->search(path);
+    if (c.not_user_added && c.not_user_added->search(path)) return flags;
+    if (c.user_added && c.user_added->search(path)) {
+        flags.user = true;
+        return flags;
+    }
+    flags.user = c.use_defaults && !flags.generated && !c.not_user_default->search(path);
+    return flags;
+}
+
+std::string SiteKey::label() const {
+    std::string out;
+    if (filename.empty())
+        out = name;
+    else if (line == 0)
+        out = fmt::format("{} {}", filename, name);
+    else
+        out = fmt::format("{}:{} {}", filename, line, name);
+    if (compiled_graph) out += " (torch.compile graph)";
+    return out;
+}
+
+SitePick pick_site(std::span<const FrameFlags> stack) {
+    std::optional<std::size_t> python, generated;
+    for (std::size_t i = 0; i < stack.size(); ++i) {
+        const auto& f = stack[i];
+        if (f.user) return {i, generated.has_value()};
+        if (f.generated) {
+            if (!generated) generated = i;
+        } else if (f.python && !python) {
+            python = i;
+        }
+    }
+    if (python) return {python, generated && *generated < *python};
+    return {generated, false};
+}
+
+}  // namespace memsnap::analysis

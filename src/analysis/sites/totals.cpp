@@ -1,0 +1,79 @@
+#include <memsnap/analysis/sites/totals.hpp>
+#include <memsnap/error.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <iterator>
+#include <vector>
+
+namespace memsnap::analysis {
+
+using snapshot::BlockState;
+
+namespace {
+
+void add_segment(const snapshot::Snapshot& snap, const snapshot::Segment& seg, MemoryTotals& t) {
+    ++t.segments;
+    t.reserved_bytes += seg.total_size;
+    const auto blocks = snap.blocks_of(seg);
+    bool any_active = false;
+    for (const auto& b : blocks) any_active |= b.active();
+    for (const auto& b : blocks) {
+        ++t.blocks;
+        if (b.live()) {
+            ++t.live_blocks;
+            t.allocated_bytes += b.size;
+            t.internal_waste_bytes += b.size - b.requested_size;
+        }
+        if (b.active()) {
+            t.active_bytes += b.size;
+            t.requested_bytes += b.requested_size;
+        }
+        if (b.state == BlockState::inactive) {
+            t.inactive_bytes += b.size;
+            if (any_active) t.inactive_split_bytes += b.size;
+        }
+    }
+    if (blocks.size() == 1 && blocks[0].state == BlockState::inactive) t.releasable_bytes += blocks[0].size;
+}
+
+}  // namespace
+
+MemoryTotals compute_totals(const snapshot::Snapshot& snap, std::optional<int> device) {
+    MemoryTotals t;
+    for (const auto& seg : snap.segments)
+        if (!device || seg.device == *device) add_segment(snap, seg, t);
+    return t;
+}
+
+std::map<int, MemoryTotals> totals_by_device(const snapshot::Snapshot& snap) {
+    std::map<int, MemoryTotals> out;
+    for (const auto& seg : snap.segments) add_segment(snap, seg, out[seg.device]);
+    return out;
+}
+
+std::set<int> devices_of(const snapshot::Snapshot& snap) {
+    std::set<int> out;
+    for (const auto& seg : snap.segments) out.insert(seg.device);
+    return out;
+}
+
+void require_device(const snapshot::Snapshot& snap, std::optional<int> device) {
+    if (!device) return;
+    const auto devices = devices_of(snap);
+    if (devices.count(*device)) return;
+    if (devices.empty())
+        throw input_error(fmt::format("--device {}: the capture holds no segment at all", *device), snap.source.path);
+    // A crafted capture may hold thousands of devices: name a few.
+    const std::vector<int> named(
+        devices.begin(),
+        std::next(devices.begin(), std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(devices.size()), 16)));
+    throw input_error(fmt::format("--device {}: the capture holds device{} {}{} only", *device,
+                                  devices.size() == 1 ? "" : "s", fmt::join(named, ", "),
+                                  devices.size() > named.size() ? fmt::format(" … ({} devices)", devices.size()) : ""),
+                      snap.source.path);
+}
+
+}  // namespace memsnap::analysis

@@ -1,0 +1,474 @@
+#include "trace_iterations.hpp"
+#include "trace_oom.hpp"
+#include "trace_replay.hpp"
+
+#include <memsnap/analysis/sites/stack_index.hpp>
+#include <memsnap/analysis/sites/stack_profile.hpp>
+#include <memsnap/analysis/sites/totals.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace memsnap::analysis {
+
+namespace {
+
+using detail::Allocation;
+using detail::Replay;
+using snapshot::Snapshot;
+using snapshot::TraceAction;
+
+// The device to replay: --device, else the lowest device with trace events.
+int pick_device(const Snapshot& snap, std::optional<int> wanted) {
+    std::set<int> traced;
+    for (const auto& e : snap.events) traced.insert(e.device);
+    if (wanted) {
+        if (!traced.count(*wanted) && !devices_of(snap).count(*wanted)) require_device(snap, wanted);
+        return *wanted;
+    }
+    if (!traced.empty()) return *traced.begin();
+    if (snap.has_history && !snap.segments.empty()) {
+        std::set<int> devices = devices_of(snap);
+        return *devices.begin();
+    }
+    throw input_error(
+        "the capture holds no trace events: record them with "
+        "torch.cuda.memory._record_memory_history() before taking the snapshot",
+        snap.source.path);
+}
+
+// Sites and categories of the allocations selected by `keep` (those live at one moment), by
+// bytes. Each allocation's site is resolved once, so a moment costs one pass of additions.
+class SiteTally {
+  public:
+    SiteTally(const std::vector<Allocation>& allocations, StackIndex& index) : allocations_(allocations) {
+        std::map<std::pair<std::uint64_t, Category>, std::uint32_t> ids;
+        site_of_.reserve(allocations.size());
+        for (const auto& a : allocations) {
+            const auto canon = index.stack(0, a.stack);
+            const auto category = index.category(0, a.stack);
+            const auto [at, added] =
+                ids.try_emplace({index.site_token(canon), category}, static_cast<std::uint32_t>(sites_.size()));
+            if (added) {
+                LiveSite s;
+                s.site = index.site(canon);
+                s.site.category = category;
+                s.category = category;
+                sites_.push_back(std::move(s));
+            }
+            site_of_.push_back(at->second);
+        }
+    }
+
+    template <class Keep>
+    MomentUsage usage(Keep&& keep, std::size_t top) const {
+        MomentUsage out;
+        std::vector<std::int64_t> bytes(sites_.size(), 0), count(sites_.size(), 0);
+        for (std::size_t i = 0; i < allocations_.size(); ++i) {
+            const auto& a = allocations_[i];
+            if (!keep(a)) continue;
+            out.category_bytes[static_cast<std::size_t>(sites_[site_of_[i]].category)] += a.size;
+            bytes[site_of_[i]] += a.size;
+            ++count[site_of_[i]];
+        }
+        std::vector<std::uint32_t> held;
+        for (std::uint32_t s = 0; s < sites_.size(); ++s)
+            if (count[s] != 0) held.push_back(s);
+        const std::size_t limit = std::min(held.size(), top == 0 ? kMaxTraceSitesListed : top);
+        std::partial_sort(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(limit), held.end(),
+                          [&](std::uint32_t a, std::uint32_t b) {
+                              return bytes[a] != bytes[b] ? bytes[a] > bytes[b] : sites_[a].site < sites_[b].site;
+                          });
+        for (std::size_t k = 0; k < limit; ++k) {
+            LiveSite s = sites_[held[k]];
+            s.rank = k + 1;
+            s.bytes = bytes[held[k]];
+            s.allocations = count[held[k]];
+            out.sites.push_back(std::move(s));
+        }
+        return out;
+    }
+
+    std::size_t site_count() const { return sites_.size(); }
+    const LiveSite& site(std::uint32_t id) const { return sites_[id]; }
+    std::uint32_t site_of(std::size_t allocation) const { return site_of_[allocation]; }
+
+  private:
+    const std::vector<Allocation>& allocations_;
+    std::vector<LiveSite> sites_;         // one per (site, category), unranked
+    std::vector<std::uint32_t> site_of_;  // per allocation
+};
+
+// At most kMaxTimelinePoints points of the timeline, evenly spaced, with the peak and `marks` kept.
+std::vector<TimelinePoint> timeline(const Replay& r, std::size_t peak, const std::vector<std::size_t>& marks) {
+    const std::size_t n = r.events.size();
+    std::set<std::size_t> keep(marks.begin(), marks.end());
+    keep.insert(peak);
+    keep.insert(n);
+    const std::size_t step = std::max<std::size_t>(1, (n + kMaxTimelinePoints - 1) / kMaxTimelinePoints);
+    for (std::size_t i = 0; i <= n; i += step) keep.insert(i);
+    std::vector<TimelinePoint> out;
+    for (const std::size_t i : keep) {
+        const std::int64_t time = i < n ? r.events[i].time_us : (n ? r.events[n - 1].time_us : -1);
+        out.push_back({i, time, r.allocated[i], r.reserved[i]});
+    }
+    return out;
+}
+
+std::optional<FrameText> user_frame(const StackIndex& index, CanonStackId stack) {
+    for (const auto f : index.frames(stack))
+        if (index.flags(f).user) return index.frame(f);
+    return std::nullopt;
+}
+
+// The OOM events of the replay, the first `limit` of them explained (each costs a pass over
+// the allocations), all of them counted in `total`.
+std::vector<OomExplanation> ooms_of(const Snapshot& snap, const Replay& r, int device, StackIndex& index,
+                                    const SiteTally& tally, FrameTableBuilder& frames, const AnalysisOptions& options,
+                                    const TraceOptions& trace_options, std::size_t limit, std::size_t& total) {
+    std::vector<OomExplanation> out;
+    for (std::size_t i = 0; i < r.events.size(); ++i) {
+        const auto& e = r.events[i];
+        if (e.action() != TraceAction::oom) continue;
+        if (total++ >= limit) continue;
+        OomExplanation oom;
+        oom.device = device;
+        oom.time_us = e.time_us;
+        oom.event = i;
+        oom.requested_bytes = e.size;
+        oom.device_free_bytes = e.addr;  // an oom entry carries device_free in place of addr
+        oom.allocated_bytes = r.allocated[i];
+        oom.reserved_bytes = r.reserved[i];
+        oom.stream = snap.stream_of(e);
+        oom.device_memory_bytes = trace_options.device_memory;
+        const auto free = detail::free_space_at(snap, r, device, i, oom.stream);
+        oom.largest_free_block_bytes = free.largest;
+        oom.largest_free_block_same_stream_bytes = free.largest_same_stream;
+        const auto canon = index.stack(0, e.stack);
+        oom.frame = user_frame(index, canon);
+        oom.stack.size = e.size;
+        oom.stack.category = index.category(0, e.stack);
+        frames.add_frames(canon, oom.stack);
+        oom.usage = tally.usage([i](const Allocation& a) { return a.live_at(i); }, options.top);
+        detail::classify_oom(oom);
+        out.push_back(std::move(oom));
+    }
+    return out;
+}
+
+// The allocations live at the end, by site, with what each iteration left; the first
+// `limit` sites by rank are kept. Sites times iterations can be far more than the
+// allocations, so counts per iteration are kept sparse, as sorted (site, iteration) records.
+std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const detail::Iterations& it,
+                                  StackIndex& index, FrameTableBuilder& frames, std::size_t limit, std::size_t& total) {
+    struct Made {  // one live allocation
+        std::uint32_t site;
+        std::size_t iteration;  // complete iterations only
+        std::int64_t bytes;
+        bool operator<(const Made& o) const { return site != o.site ? site < o.site : iteration < o.iteration; }
+    };
+    struct Counts : TraceCounts {  // a TraceSite's numbers, before the site is known to be kept
+        const char* verdict = "";
+    };
+    const std::size_t complete = it.complete();
+    std::vector<Counts> all(tally.site_count());
+    std::vector<Made> made;
+    for (std::size_t i = 0; i < r.allocations.size(); ++i) {
+        const auto& a = r.allocations[i];
+        if (a.free_event) continue;
+        auto& s = all[tally.site_of(i)];
+        ++s.live_allocations;
+        s.live_bytes += a.size;
+        const long k = a.alloc_event && !it.starts.empty() ? it.index_of(*a.alloc_event) : -1;
+        if (k < 0)
+            ++s.warmup_allocations;
+        else if (static_cast<std::size_t>(k) < complete)
+            made.push_back({tally.site_of(i), static_cast<std::size_t>(k), a.size});
+        else
+            ++s.current_allocations;
+    }
+    std::sort(made.begin(), made.end());
+    // Where each site's records begin in `made`.
+    std::vector<std::size_t> begin(all.size() + 1, made.size());
+    for (std::size_t m = made.size(); m-- > 0;) begin[made[m].site] = m;
+    for (std::size_t id = all.size(); id-- > 0;) begin[id] = std::min(begin[id], begin[id + 1]);
+
+    std::vector<std::uint32_t> ranked;
+    const std::size_t from = complete >= 3 ? 1 : 0;  // the first may hold one-time growth
+    for (std::uint32_t id = 0; id < all.size(); ++id) {
+        auto& s = all[id];
+        if (s.live_allocations == 0) continue;
+        // Count per iteration from `from` on: steady when every iteration made the same number.
+        std::int64_t first_count = -1, bytes = 0;
+        std::size_t iterations_seen = 0;
+        bool steady = complete >= 2;
+        for (std::size_t m = begin[id]; m < begin[id + 1] && steady;) {
+            const std::size_t k = made[m].iteration;
+            std::int64_t count = 0;
+            for (; m < begin[id + 1] && made[m].iteration == k; ++m) {
+                ++count;
+                if (k >= from) bytes += made[m].bytes;
+            }
+            if (k < from) continue;
+            ++iterations_seen;
+            if (first_count < 0) first_count = count;
+            steady = count == first_count;
+        }
+        steady = steady && iterations_seen == complete - from && first_count > 0;
+        if (steady) {
+            s.verdict = "leak";
+            s.leak_allocations_per_iteration = first_count;
+            s.leak_bytes_per_iteration = bytes / static_cast<std::int64_t>(complete - from);
+        } else if (it.starts.empty()) {
+            s.verdict = "live";
+        } else if (begin[id] == begin[id + 1]) {
+            s.verdict = s.current_allocations > 0 ? "current" : "warmup";
+        } else {
+            s.verdict = "one_time";
+        }
+        ranked.push_back(id);
+    }
+    const auto before = [&](std::uint32_t x, std::uint32_t y) {
+        const Counts& a = all[x];
+        const Counts& b = all[y];
+        const bool la = std::string_view(a.verdict) == "leak", lb = std::string_view(b.verdict) == "leak";
+        if (la != lb) return la;
+        if (la && a.leak_bytes_per_iteration != b.leak_bytes_per_iteration)
+            return a.leak_bytes_per_iteration > b.leak_bytes_per_iteration;
+        return a.live_bytes != b.live_bytes ? a.live_bytes > b.live_bytes : tally.site(x).site < tally.site(y).site;
+    };
+    total = ranked.size();
+    const std::size_t kept = std::min(limit, ranked.size());
+    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(kept), ranked.end(), before);
+    ranked.resize(kept);
+
+    // The biggest stacks of the kept sites, up to three each.
+    std::map<std::uint32_t, std::map<CanonStackId, std::pair<std::int64_t, std::int64_t>>> stacks;
+    for (const auto id : ranked) stacks[id];
+    for (std::size_t i = 0; i < r.allocations.size(); ++i) {
+        const auto& a = r.allocations[i];
+        if (a.free_event) continue;
+        const auto at = stacks.find(tally.site_of(i));
+        if (at == stacks.end()) continue;
+        auto& st = at->second[index.stack(0, a.stack)];
+        ++st.first;
+        st.second += a.size;
+    }
+    std::vector<TraceSite> out;
+    const std::size_t listed_from = complete > kMaxIterationsListed ? complete - kMaxIterationsListed : 0;
+    for (const auto id : ranked) {
+        const auto& c = all[id];
+        TraceSite s;
+        static_cast<TraceCounts&>(s) = c;
+        s.site = tally.site(id).site;
+        s.category = tally.site(id).category;
+        s.verdict = c.verdict;
+        s.per_iteration_first = listed_from;
+        s.per_iteration.assign(complete - listed_from, 0);
+        for (std::size_t m = begin[id]; m < begin[id + 1]; ++m)
+            if (made[m].iteration >= listed_from) ++s.per_iteration[made[m].iteration - listed_from];
+        std::vector<std::pair<CanonStackId, std::pair<std::int64_t, std::int64_t>>> by_bytes(stacks[id].begin(),
+                                                                                             stacks[id].end());
+        std::stable_sort(by_bytes.begin(), by_bytes.end(),
+                         [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+        for (std::size_t k = 0; k < by_bytes.size() && k < 3; ++k) {
+            RepresentativeStack rs;
+            rs.delta_blocks = by_bytes[k].second.first;
+            rs.delta_bytes = by_bytes[k].second.second;
+            rs.category = s.category;
+            frames.add_frames(by_bytes[k].first, rs);
+            s.stacks.push_back(std::move(rs));
+        }
+        s.rank = out.size() + 1;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::size_t sites_limit(const AnalysisOptions& options) {
+    return options.top == 0 ? kMaxTraceSitesListed : std::min(options.top, kMaxTraceSitesListed);
+}
+
+// The stacks of the allocations live at the replay's peak (or at its end), for pictures.
+StackProfile stacks_at(const Snapshot& snap, const Replay& r, StackIndex& index, bool at_peak) {
+    const auto peak =
+        static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
+    StackProfile out;
+    out.title = at_peak ? fmt::format("live at the peak of {} ({} allocated, event {})", snap.source.path,
+                                      util::human_bytes(r.allocated[peak]), peak)
+                        : fmt::format("live at the end of {}", snap.source.path);
+    out.measure = "live bytes";
+    StackTotals by_stack;
+    for (const auto& a : r.allocations) {
+        if (at_peak ? !a.live_at(peak) : a.free_event.has_value()) continue;
+        auto& s = by_stack[{index.stack(0, a.stack), index.category(0, a.stack)}];
+        s.first += a.size;
+        ++s.second;
+    }
+    add_samples(out, index, by_stack);
+    return out;
+}
+
+// torch <= 2.0 without a ring buffer: each block's history holds the allocation that lives
+// in it, with its stack, but nothing says when. What is live can still be named by site.
+TraceResult history_trace(TraceResult out, const Snapshot& snap, const AnalysisOptions& options,
+                          const TraceOptions& trace_options) {
+    out.source = "block history";
+    out.iteration_source = "none";
+    StackIndex index({&snap}, options.rules, options.stacks);
+    FrameTableBuilder frames(index, out.frame_table);
+    Replay live(snap);  // no events: every allocation is live at the end
+    for (const auto& b : snap.blocks) {
+        if (!b.live() || snap.segments[b.segment].device != out.device || b.stack == snapshot::no_stack) continue;
+        Allocation a;
+        a.size = b.size;
+        a.stack = b.stack;
+        live.allocations.push_back(a);
+    }
+    out.events = live.allocations.size();
+    if (live.allocations.empty())
+        throw input_error(fmt::format("the capture holds no trace events and no block history of live allocations "
+                                      "for device {}",
+                                      out.device),
+                          snap.source.path);
+    const SiteTally tally(live.allocations, index);
+    out.sites = live_sites(live, tally, detail::Iterations{}, index, frames, sites_limit(options), out.sites_total);
+    out.notes.push_back(
+        "this capture has a history per block (torch 2.0 or older) and no trace events: it does not "
+        "say when anything happened, so there is no timeline, peak, iterations or OOM replay; the "
+        "live allocations are named by site only");
+    if (trace_options.stacks != TraceOptions::Stacks::none) out.stacks = live_stacks(snap, options);
+    return out;
+}
+
+}  // namespace
+
+TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, const TraceOptions& trace_options) {
+    TraceResult out;
+    out.file = snap.source.path;
+    out.generation = snap.source.generation;
+    out.device = pick_device(snap, options.device);
+    std::set<int> traced;
+    for (const auto& e : snap.events) traced.insert(e.device);
+    out.devices.assign(traced.begin(), traced.end());
+
+    if (out.devices.empty()) return history_trace(std::move(out), snap, options, trace_options);
+
+    const auto r = detail::replay(snap, out.device);
+    out.events = r.events.size();
+    if (r.events.empty())
+        throw input_error(fmt::format("the capture holds no trace events for device {}", out.device), snap.source.path);
+    out.time_first_us = r.events.front().time_us;
+    out.time_last_us = r.events.back().time_us;
+    out.truncated = r.truncated;
+    out.truncation_evidence = r.truncation_evidence;
+    out.disagreements = r.disagreements;
+
+    StackIndex index({&snap}, options.rules, options.stacks);
+    FrameTableBuilder frames(index, out.frame_table);
+    const SiteTally tally(r.allocations, index);
+
+    const auto it = detail::find_iterations(snap, r, out.device);
+    out.iterations = it.complete();
+    out.iteration_source = it.source;
+    out.iteration_starts = it.starts;
+    for (std::size_t i = 0; i < r.events.size(); ++i)
+        if (r.events[i].action() == TraceAction::snapshot) out.snapshot_events.push_back(i);
+
+    const auto peak =
+        static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
+    out.peak.bytes = r.allocated[peak];
+    out.peak.event = peak;
+    out.peak.time_us = peak < r.events.size() ? r.events[peak].time_us : out.time_last_us;
+    out.peak.usage = tally.usage([peak](const Allocation& a) { return a.live_at(peak); }, options.top);
+
+    if (trace_options.stacks != TraceOptions::Stacks::none)
+        out.stacks = stacks_at(snap, r, index, trace_options.stacks == TraceOptions::Stacks::peak);
+    out.ooms =
+        ooms_of(snap, r, out.device, index, tally, frames, options, trace_options, kMaxOomsExplained, out.ooms_total);
+    auto sites = live_sites(r, tally, it, index, frames, sites_limit(options), out.sites_total);
+    // An OOM after iterations that each kept memory: say how much of what was live they kept.
+    for (auto& oom : out.ooms)
+        for (const auto& s : sites) {
+            if (s.verdict != "leak") continue;
+            for (const auto& live : oom.usage.sites)
+                if (live.site == s.site)
+                    oom.evidence.push_back(fmt::format(
+                        "{} keeps {} allocation{} ({}) every iteration and held {} in {} allocation{} at that "
+                        "moment: a leak (see the live sites)",
+                        s.site.label(), s.leak_allocations_per_iteration,
+                        s.leak_allocations_per_iteration == 1 ? "" : "s", util::human_bytes(s.leak_bytes_per_iteration),
+                        util::human_bytes(live.bytes), live.allocations, live.allocations == 1 ? "" : "s"));
+        }
+    out.sites = std::move(sites);
+
+    // Iteration starts are marked while they fit in the timeline's points.
+    std::vector<std::size_t> marks;
+    if (it.starts.size() <= kMaxTimelinePoints / 2) marks = it.starts;
+    for (const auto& o : out.ooms) marks.push_back(o.event);
+    for (std::size_t k = 0; k < out.snapshot_events.size() && k < kMaxTimelinePoints / 4; ++k)
+        marks.push_back(out.snapshot_events[k]);
+    out.timeline = timeline(r, peak, marks);
+    for (std::size_t k = 0; k < it.complete(); ++k)
+        out.allocated_by_iteration.push_back(
+            *std::max_element(r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k]),
+                              r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k + 1]) + 1));
+
+    if (out.ooms_total > out.ooms.size())
+        out.notes.push_back(
+            fmt::format("{} out-of-memory events; the first {} are explained", out.ooms_total, out.ooms.size()));
+    if (it.complete() > kMaxIterationsListed)
+        out.notes.push_back(fmt::format("{} iterations: verdicts weigh them all, each site lists its last {}",
+                                        it.complete(), kMaxIterationsListed));
+    if (out.truncated)
+        out.notes.push_back(
+            "the ring buffer was truncated: allocations made before its first entry count as warmup, "
+            "and the timeline starts at its first entry");
+    if (!it.note.empty()) out.notes.push_back(it.note);
+    if (it.starts.empty())
+        out.notes.push_back(it.note.empty() ? "no iterations found (no ProfilerStep or Optimizer.step annotations, no "
+                                              "repeating allocations): live allocations cannot be judged per iteration"
+                                            : "without iterations, live allocations cannot be judged per iteration");
+    return out;
+}
+
+OomReport explain_ooms(const Snapshot& snap, const AnalysisOptions& options, const TraceOptions& trace_options) {
+    OomReport out;
+    std::set<int> devices;
+    for (const auto& e : snap.events)
+        if (e.action() == TraceAction::oom && (!options.device || e.device == *options.device))
+            devices.insert(e.device);
+    if (devices.empty()) return out;
+    StackIndex index({&snap}, options.rules, options.stacks);
+    FrameTableBuilder frames(index, out.frame_table);
+    for (const int device : devices) {
+        const auto r = detail::replay(snap, device);
+        const SiteTally tally(r.allocations, index);
+        const std::size_t room = kMaxOomsExplained - std::min(kMaxOomsExplained, out.ooms.size());
+        for (auto& o : ooms_of(snap, r, device, index, tally, frames, options, trace_options, room, out.ooms_total))
+            out.ooms.push_back(std::move(o));
+    }
+    return out;
+}
+
+}  // namespace memsnap::analysis
+
+namespace memsnap::analysis {
+
+StackProfile trace_stacks(const Snapshot& snap, const AnalysisOptions& options, bool at_peak) {
+    const int device = pick_device(snap, options.device);
+    const auto r = detail::replay(snap, device);
+    // Block history without trace events: what is live is all there is.
+    if (r.events.empty()) return live_stacks(snap, options);
+    StackIndex index({&snap}, options.rules, options.stacks);
+    return stacks_at(snap, r, index, at_peak);
+}
+
+}  // namespace memsnap::analysis
