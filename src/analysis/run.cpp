@@ -1,90 +1,267 @@
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/error.hpp>
-#include <memsnap/util/format.hpp>
-#include <memsnap/util/pattern.hpp>
+#include <memsnap/util/parallel.hpp>
+#include <memsnap/util/steps.hpp>
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+
 namespace memsnap::analysis {
-
-void validate(const AnalysisOptions& options) {
-    const FrameClassifier rules(options.rules);
-    util::Pattern::any_of(options.stacks.hide, "--hide");
-    util::Pattern::any_of(options.stacks.focus, "--focus");
-}
-
-InfoResult info(const capture::Capture& capture, const AnalysisOptions& options) {
-    if (capture.is_snapshot()) return snapshot_info(capture.snapshot(), options);
-    const auto& all = capture.stats();
-    const auto tables = tables_of(all, options.device);
-    StatsInfo out;
-    out.device = options.device;
-    out.capture.file = all.file;
-    out.capture.kind = all.kind;
-    if (options.top != 0 && tables.size() > options.top) {
-        out.omitted_at = (options.top + 1) / 2;
-        out.omitted = tables.size() - options.top;
-    }
-    for (std::size_t i = 0; i < tables.size(); ++i)
-        if (i < out.omitted_at || i >= out.omitted_at + out.omitted) out.capture.tables.push_back(*tables[i]);
-    return out;
-}
-
-DiffResult diff(const capture::Capture& before, const capture::Capture& after, const AnalysisOptions& options) {
-    if (before.is_snapshot() != after.is_snapshot())
-        throw usage_error(
-            fmt::format("cannot diff a snapshot against a memory_summary/memory_stats capture ({} is a "
-                        "{}, {} is a {}); give two of the same kind",
-                        before.path, before.kind_name(), after.path, after.kind_name()));
-    if (before.is_snapshot()) return diff_snapshots(before.snapshot(), after.snapshot(), options);
-    return diff_stats(before.stats(), after.stats(), options);
-}
 
 namespace {
 
-__extension__ using Wide = __int128;
-
-std::optional<std::string> gate(const SnapshotDiff& d, std::int64_t rate) {
-    const auto unit = d.steps.known() ? "step" : "capture";
-    if (d.totals.allocated.per_step > static_cast<double>(rate))
-        return fmt::format("allocated memory grows {}, over the limit of {}/{}",
-                           util::rate(d.totals.allocated.per_step, d.steps.known()), util::human_bytes(rate), unit);
-    if (d.fastest_site && d.fastest_site->growth_bytes_per_step > static_cast<double>(rate))
-        return fmt::format("site {} grows {}, over the limit of {}/{}", util::printable(d.fastest_site->site.label()),
-                           util::rate(d.fastest_site->growth_bytes_per_step, d.steps.known()), util::human_bytes(rate),
-                           unit);
-    return std::nullopt;
+std::vector<Input> named(const std::vector<std::string>& names) {
+    std::vector<Input> out;
+    for (const auto& name : names) out.push_back({name, false});
+    return out;
 }
 
-std::optional<std::string> gate(const StatsDiff& diff, std::int64_t rate) {
-    std::string out;
-    for (const auto& d : diff.devices) {
-        const auto it = d.metrics.find("allocated_bytes.all.current");
-        if (it == d.metrics.end()) continue;
-        const auto& delta = it->second.delta;
-        const bool per_step = diff.steps.known();
-        const std::int64_t span =
-            per_step ? diff.steps.distance() : static_cast<std::int64_t>(std::max<std::size_t>(d.series.size(), 2) - 1);
-        if (static_cast<Wide>(delta.low) <= static_cast<Wide>(rate) * span) continue;
-        out += fmt::format(
-            "{}allocated memory (allocated_bytes.all.current) on {} grows by at least {} per {} (limit "
-            "{} per {}): {} over {} {}(s)",
-            out.empty() ? "" : "; ", util::device_name(d.device), util::signed_bytes(range_divide(delta, span).low),
-            per_step ? "step" : "capture", util::human_bytes(rate), per_step ? "step" : "capture",
-            util::format_delta(delta, true), span, per_step ? "step" : "capture");
+// What reading many files gave: a value per file read, and why the others were skipped.
+template <class Value>
+struct Read {
+    std::vector<Value> values;
+    std::vector<std::string> skipped;
+};
+
+// `work(i)` for every file, one file per core at a time: each worker holds one capture while
+// it reduces it, so memory stays near one capture per core. A file found in a directory that
+// is not a capture (a README, an expected.json) is skipped with a warning; any other error,
+// the first in file order, is thrown once all are done. `emit`, when given, receives each
+// value as soon as it and those before it are ready, in file order, and the values are not
+// kept.
+template <class Value, class Work, class Emit>
+Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit) {
+    const std::size_t count = files.size();
+    std::vector<std::optional<Value>> slots(count);
+    std::vector<std::string> skip_reason(count);
+    std::vector<bool> done(count, false);
+    std::size_t next_emit = 0;
+    std::mutex emitting;
+    const auto finish = [&](std::size_t i) {
+        const std::lock_guard lock(emitting);
+        done[i] = true;
+        for (; next_emit < count && done[next_emit]; ++next_emit)
+            if (slots[next_emit] && emit(files[next_emit], *slots[next_emit])) slots[next_emit].reset();
+    };
+    const auto errors = util::for_each_index(count, [&](std::size_t i) {
+        try {
+            slots[i].emplace(work(i));
+        } catch (const Error& e) {
+            if (!files[i].in_directory || e.kind() != ErrorKind::input) {
+                finish(i);
+                throw;
+            }
+            skip_reason[i] = fmt::format("skipped {}", e.describe());
+        }
+        finish(i);
+    });
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
+    Read<Value> out;
+    std::size_t read = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!skip_reason[i].empty())
+            out.skipped.push_back(std::move(skip_reason[i]));
+        else
+            ++read;
+        if (slots[i]) out.values.push_back(std::move(*slots[i]));
     }
-    if (out.empty()) return std::nullopt;
+    if (read == 0) throw input_error("none of the files found is a capture", files.front().path);
+    return out;
+}
+
+template <class Value, class Work>
+Read<Value> read_each(const std::vector<Input>& files, Work&& work) {
+    return read_each<Value>(files, std::forward<Work>(work), [](const Input&, const Value&) { return false; });
+}
+
+StackNeed stacks_for(const Request& rq, Command command) {
+    return rq.stacks_for ? rq.stacks_for(command) : StackNeed::none;
+}
+
+void require_snapshot(const capture::Capture& capture, const std::string& needs) {
+    if (!capture.is_snapshot())
+        throw usage_error(fmt::format("{}; {} is a {}", needs, capture.path, capture.kind_name()));
+}
+
+// A snapshot reduced to its totals, categories and every site (what trend and ranks keep).
+SnapshotContents reduce(const capture::Capture& capture, const AnalysisOptions& options) {
+    auto every_site = options;
+    every_site.top = 0;
+    return describe_snapshot(capture.snapshot(), every_site);
+}
+
+Result run_info(const Request& rq) {
+    const auto files = rq.expand_directories ? capture::expand_inputs(rq.names) : named(rq.names);
+    Result out;
+    std::optional<StackProfile> stacks;
+    const auto need = stacks_for(rq, Command::info);
+    const bool picture = need == StackNeed::live || need == StackNeed::live_only;
+    auto read = read_each<InfoResult>(
+        files,
+        [&](std::size_t i) -> InfoResult {
+            const auto capture = rq.load(files[i].path);
+            if (picture) {
+                require_snapshot(capture, fmt::format("{} needs a snapshot (stacks)", rq.output));
+                stacks = live_stacks(capture.snapshot(), rq.options);  // pictures read one file
+                if (need == StackNeed::live_only) return StatsInfo{};
+            }
+            return info(capture, rq.options);
+        },
+        [&](const Input& input, const InfoResult& result) {
+            if (!rq.on_info) return false;
+            rq.on_info(input, result);
+            return true;
+        });
+    if (need != StackNeed::live_only) out.value = std::move(read.values);
+    out.stacks = std::move(stacks);
+    out.warnings = std::move(read.skipped);
+    return out;
+}
+
+Result run_trace(const Request& rq) {
+    const auto capture = rq.load(rq.names.at(0));
+    require_snapshot(capture, "trace needs a snapshot");
+    auto trace = rq.trace;
+    const auto need = stacks_for(rq, Command::trace);
+    if (need == StackNeed::trace_peak) trace.stacks = TraceOptions::Stacks::peak;
+    if (need == StackNeed::trace_end) trace.stacks = TraceOptions::Stacks::end;
+    auto result = analyze_trace(capture.snapshot(), rq.options, trace);
+    Result out;
+    out.warnings = capture.snapshot().warnings;
+    out.stacks = std::move(result.stacks);
+    result.stacks.reset();
+    out.value = std::move(result);
+    return out;
+}
+
+Result run_trend(const Request& rq);
+
+Result run_diff(const Request& rq) {
+    if (rq.names.size() > 2) return run_trend(rq);
+    if (rq.names.size() != 2) throw usage_error("diff needs two captures (more make a trend)");
+    const std::string& before_file = rq.names[0];
+    const std::string& after_file = rq.names[1];
+    auto options = rq.options;
+    options.steps = util::resolve_steps(rq.steps, before_file, after_file);
+    const auto need = stacks_for(rq, Command::diff);
+    if (need == StackNeed::diff_changed) options.stack_samples = StackSamples::changed;
+    if (need == StackNeed::diff_all) options.stack_samples = StackSamples::all;
+    // The two files are read concurrently; a log diffed with itself (its series of tables) is
+    // read once.
+    std::error_code ec;
+    const bool same_file =
+        before_file != "-" && after_file != "-" && std::filesystem::equivalent(before_file, after_file, ec) && !ec;
+    auto inputs = named({before_file});
+    if (!same_file) inputs.push_back({after_file, false});
+    auto loaded = read_each<capture::Capture>(inputs, [&](std::size_t i) { return rq.load(inputs[i].path); });
+    const capture::Capture& before = loaded.values[0];
+    const capture::Capture& after = same_file ? before : loaded.values[1];
+    auto result = diff(before, after, options);
+    Result out;
+    out.warnings = warnings_of(result);
+    if (rq.fail_on_growth)
+        if (auto message = check_growth_gate(result, *rq.fail_on_growth)) out.gate = *message;
+    if (options.stack_samples != StackSamples::none)
+        if (const auto* snap = std::get_if<SnapshotDiff>(&result)) out.stacks = diff_stacks(*snap);
+    out.value = std::move(result);
+    return out;
+}
+
+// Snapshots are reduced as they are read; summaries and stats are small and kept.
+struct Reduced {
+    std::string file;
+    std::optional<SnapshotContents> snapshot;
+    std::optional<stats::StatsCapture> stats;
+};
+
+TrendResult trend_of(std::vector<Reduced> reduced, const Request& rq, const TrendOptions& trend) {
+    const auto is_snapshot = [](const Reduced& r) { return r.snapshot.has_value(); };
+    const bool snapshots = std::all_of(reduced.begin(), reduced.end(), is_snapshot);
+    if (!snapshots && std::any_of(reduced.begin(), reduced.end(), is_snapshot))
+        throw usage_error("trend needs captures of one kind: all snapshots, or memory_summary/memory_stats files");
+    if (snapshots) {
+        std::vector<SeriesCapture> series;
+        for (auto& r : reduced) series.push_back({r.file, std::move(*r.snapshot)});
+        return trend_snapshots(std::move(series), rq.options, trend);
+    }
+    std::vector<stats::StatsCapture> series;
+    for (auto& r : reduced) series.push_back(std::move(*r.stats));
+    return trend_stats(series, rq.options, trend);
+}
+
+Result run_trend(const Request& rq) {
+    const auto files = capture::expand_inputs(rq.names);
+    TrendOptions trend;
+    trend.warmup = rq.warmup;
+    if (!rq.steps.empty()) trend.steps = util::parse_step_list(rq.steps, files.size());
+    auto read = read_each<Reduced>(files, [&](std::size_t i) {
+        auto capture = rq.load(files[i].path);
+        Reduced r{files[i].path, std::nullopt, std::nullopt};
+        if (capture.is_snapshot())
+            r.snapshot = reduce(capture, rq.options);
+        else
+            r.stats = std::move(std::get<stats::StatsCapture>(capture.content));
+        return r;
+    });
+    if (!trend.steps.empty() && !read.skipped.empty())
+        throw usage_error(fmt::format(
+            "--steps gives {} steps, but {} of the files found are not captures; name the captures instead of "
+            "their directory",
+            trend.steps.size(), read.skipped.size()));
+    auto result = trend_of(std::move(read.values), rq, trend);
+    Result out;
+    out.warnings = std::move(read.skipped);
+    out.warnings.insert(out.warnings.end(), result.warnings.begin(), result.warnings.end());
+    if (rq.fail_on_growth)
+        if (auto message = check_trend_gate(result, *rq.fail_on_growth)) out.gate = *message;
+    if (stacks_for(rq, Command::trend) == StackNeed::sites) {
+        if (result.kind != "snapshot")
+            throw usage_error(
+                fmt::format("{} needs sites, which summaries and stats do not have: use svg, html or text", rq.output));
+        out.stacks = trend_stacks(result);
+    }
+    out.value = std::move(result);
+    return out;
+}
+
+Result run_ranks(const Request& rq) {
+    const auto files = capture::expand_inputs(rq.names);
+    auto read = read_each<RankCapture>(files, [&](std::size_t i) {
+        const auto capture = rq.load(files[i].path);
+        require_snapshot(capture, "ranks needs snapshots");
+        return RankCapture{util::rank_from_file_name(files[i].path), files[i].path, reduce(capture, rq.options)};
+    });
+    auto result = compare_ranks(std::move(read.values), rq.options);
+    Result out;
+    out.warnings = std::move(read.skipped);
+    out.warnings.insert(out.warnings.end(), result.warnings.begin(), result.warnings.end());
+    if (stacks_for(rq, Command::ranks) == StackNeed::sites) out.stacks = ranks_stacks(result);
+    out.value = std::move(result);
     return out;
 }
 
 }  // namespace
 
-std::optional<std::string> check_growth_gate(const DiffResult& diff, std::int64_t bytes_per_step) {
-    return std::visit([&](const auto& d) { return gate(d, bytes_per_step); }, diff);
-}
-
-const std::vector<std::string>& warnings_of(const DiffResult& diff) {
-    return std::visit([](const auto& d) -> const std::vector<std::string>& { return d.warnings; }, diff);
+Result run(const Request& request) {
+    validate(request.options);
+    switch (request.command) {
+        case Command::info:
+            return run_info(request);
+        case Command::diff:
+            return run_diff(request);
+        case Command::trace:
+            return run_trace(request);
+        case Command::trend:
+            return run_trend(request);
+        case Command::ranks:
+            return run_ranks(request);
+    }
+    throw usage_error("unknown command");
 }
 
 }  // namespace memsnap::analysis

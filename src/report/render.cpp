@@ -177,4 +177,98 @@ void write(const analysis::DiffResult& result, Format format, const RenderOption
     sink(render(result, format, options));
 }
 
+namespace {
+
+// Formats drawn from stacks: folded stacks, flame graph, call graph, pprof.
+bool stack_picture(Format f) {
+    return f == Format::folded || f == Format::svg || f == Format::dot || f == Format::pprof;
+}
+
+const analysis::StackProfile& stacks_of(const analysis::Result& result) {
+    if (!result.stacks) throw usage_error("this output needs stacks, which the analysis did not keep");
+    return *result.stacks;
+}
+
+void write_infos(const std::vector<analysis::InfoResult>& infos, const analysis::Result& result, Format format,
+                 const RenderOptions& options, const Sink& sink) {
+    if (stack_picture(format)) return sink(render(stacks_of(result), format, options));
+    if (format == Format::html) {
+        const auto* snap = infos.empty() ? nullptr : std::get_if<analysis::SnapshotInfo>(&infos.front());
+        if (!snap) throw unsupported(format, "info of a memory_summary or memory_stats capture");
+        return sink(render_html(*snap, stacks_of(result)));
+    }
+    for (std::size_t i = 0; i < infos.size(); ++i) {
+        if (i) sink("\n");
+        sink(render(infos[i], format, options));
+    }
+}
+
+void write_diff(const analysis::DiffResult& diff, const analysis::Result& result, Format format,
+                const RenderOptions& options, const Sink& sink) {
+    const auto* snap = std::get_if<analysis::SnapshotDiff>(&diff);
+    if (snap && stack_picture(format)) return sink(render(stacks_of(result), format, options));
+    if (snap && format == Format::html) return sink(render_html(*snap, stacks_of(result), options));
+    write(diff, format, options, sink);
+}
+
+void write_trace(const analysis::TraceResult& trace, const analysis::Result& result, Format format,
+                 const RenderOptions& options, const Sink& sink) {
+    if (format == Format::svg && !options.flame_svg) return sink(render_timeline_svg(trace));
+    if (stack_picture(format)) return sink(render(stacks_of(result), format, options));
+    if (format == Format::html) return sink(render_html(trace, stacks_of(result), options));
+    sink(render(trace, format, options));
+}
+
+void write_trend(const analysis::TrendResult& trend, const analysis::Result& result, Format format,
+                 const RenderOptions& options, const Sink& sink) {
+    if (format == Format::svg) return sink(render_timeline_svg(trend));
+    if (stack_picture(format)) return sink(render(stacks_of(result), format, options));
+    if (format == Format::html) return sink(render_html(trend));
+    sink(render(trend, format, options));
+}
+
+}  // namespace
+
+analysis::StackNeed stack_need(analysis::Command command, Format format, const RenderOptions& options) {
+    using analysis::StackNeed;
+    const bool stacks = stack_picture(format);
+    switch (command) {
+        case analysis::Command::info:
+            return format == Format::html ? StackNeed::live : stacks ? StackNeed::live_only : StackNeed::none;
+        case analysis::Command::diff:
+            if (!stacks && format != Format::html) return StackNeed::none;
+            return options.side == analysis::Side::delta ? StackNeed::diff_changed : StackNeed::diff_all;
+        case analysis::Command::trace: {
+            const bool flame = stacks && !(format == Format::svg && !options.flame_svg);
+            if (!flame && format != Format::html) return StackNeed::none;
+            return options.at_end ? StackNeed::trace_end : StackNeed::trace_peak;
+        }
+        case analysis::Command::trend:
+            return stacks && format != Format::svg ? StackNeed::sites : StackNeed::none;
+        case analysis::Command::ranks:
+            return stacks ? StackNeed::sites : StackNeed::none;
+    }
+    return StackNeed::none;
+}
+
+void write(const analysis::Result& result, Format format, const RenderOptions& options, const Sink& sink) {
+    std::visit(
+        [&](const auto& value) {
+            using T = std::decay_t<decltype(value)>;
+            if constexpr (std::is_same_v<T, std::vector<analysis::InfoResult>>)
+                write_infos(value, result, format, options, sink);
+            else if constexpr (std::is_same_v<T, analysis::DiffResult>)
+                write_diff(value, result, format, options, sink);
+            else if constexpr (std::is_same_v<T, analysis::TraceResult>)
+                write_trace(value, result, format, options, sink);
+            else if constexpr (std::is_same_v<T, analysis::TrendResult>)
+                write_trend(value, result, format, options, sink);
+            else if (stack_picture(format))
+                sink(render(stacks_of(result), format, options));
+            else
+                sink(render(value, format, options));
+        },
+        result.value);
+}
+
 }  // namespace memsnap::report

@@ -25,7 +25,18 @@ struct RenderOptions {
     bool cpp_frames = false;                      // text and Markdown show C++ frames instead of a count of them
     analysis::Side side = analysis::Side::delta;  // a diff's side in pictures (--side)
     double node_fraction = 0.005;                 // dot: frames below this share are pruned
+    bool at_end = false;                          // trace pictures: live at the end, not at the peak (--at)
+    bool flame_svg = false;                       // trace --format svg: the flame graph, not the timeline (--picture)
 };
+
+// The stacks `format` needs of the result of `command` (analysis::Request::stacks_for).
+analysis::StackNeed stack_need(analysis::Command command, Format format, const RenderOptions& options);
+
+using Sink = std::function<void(std::string_view)>;
+// A command's whole output in `format`, given to `sink` in pieces (a snapshot diff's JSON site
+// list one site at a time). Throws Error (usage) for a format the result cannot be shown in,
+// before anything is written.
+void write(const analysis::Result& result, Format format, const RenderOptions& options, const Sink& sink);
 
 // Pictures and interop of a stack profile: folded, svg (flame graph), dot, pprof (gzipped
 // profile.proto, binary).
@@ -65,7 +76,6 @@ std::string render_jsonl(const analysis::InfoResult& result, const JsonlContext&
 // The same output given to `sink` in pieces: a snapshot diff's JSON site list is written one
 // site at a time and never held whole, so a long list costs no memory. Throws as render does,
 // before anything is written.
-using Sink = std::function<void(std::string_view)>;
 void write(const analysis::DiffResult& result, Format format, const RenderOptions& options, const Sink& sink);
 
 }  // namespace memsnap::report
