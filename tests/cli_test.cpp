@@ -141,7 +141,7 @@ TEST_CASE("CLI on memory_summary and memory_stats captures" * doctest::test_suit
                   .exit_code == 0);
 }
 
-TEST_CASE("trace from the command line: formats, options and exit codes" * doctest::test_suite("cli")) {
+TEST_CASE("trace from the command line: formats / options / exit codes" * doctest::test_suite("cli")) {
     const auto loop = test::quote(test::fixtures_dir() / "snapshots" / "oom_loop.pickle");
     // The OOM example the README shows, as printed, run from the checkout as the README does.
     const auto text = test::run_memsnap("trace --top 5 fixtures/snapshots/oom_loop.pickle",

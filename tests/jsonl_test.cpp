@@ -120,7 +120,7 @@ TEST_CASE("info --format jsonl: a directory of captures is one table for sqlite3
     std::filesystem::remove_all(work);
 }
 
-TEST_CASE("info --format jsonl of the bundled pair and a summary log, golden" * doctest::test_suite("cli")) {
+TEST_CASE("info --format jsonl of the bundled pair and a summary log / golden" * doctest::test_suite("cli")) {
     const auto r = test::run_memsnap(
         "info --format jsonl fixtures/pairs/leak/run_step100.pickle fixtures/pairs/leak/run_step500.pickle "
         "fixtures/summaries/series_trend_7_steps.txt",

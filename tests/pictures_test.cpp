@@ -131,7 +131,7 @@ bool have(const char* program) {
 }  // namespace
 
 TEST_SUITE("unit") {
-    TEST_CASE("pictures of a diff: folded for each side, a differential flame graph, DOT, golden") {
+    TEST_CASE("pictures of a diff: folded for each side / a differential flame graph / DOT / golden") {
         const auto d = leak_diff();
         report::RenderOptions options;
         for (const auto& [side, name] :
@@ -172,7 +172,7 @@ TEST_SUITE("unit") {
         }
     }
 
-    TEST_CASE("pictures of one snapshot and of a trace: flame graphs, the timeline, golden") {
+    TEST_CASE("pictures of one snapshot and of a trace: flame graphs / the timeline / golden") {
         const auto snap = relative("fixtures/pairs/leak/run_step500.pickle");
         const auto live = analysis::live_stacks(snap, {});
         const auto svg = report::render(live, report::Format::svg, {});
@@ -248,7 +248,7 @@ TEST_SUITE("unit") {
         test::check_golden("pictures/leak.pprof.txt", text);
     }
 
-    TEST_CASE("a .gz, a .zst and a _memory_viz.py page give what the plain file gives") {
+    TEST_CASE("a .gz / a .zst and a _memory_viz.py page give what the plain file gives") {
         const auto dir = test::fixtures_dir() / "snapshots";
         const auto plain_text = test::read_text(dir / "gen_torch2.5_settings_p4.pickle");
         const auto strip = [](const std::string& json) {
@@ -296,7 +296,7 @@ TEST_SUITE("unit") {
 }  // TEST_SUITE("unit")
 
 TEST_SUITE("cli") {
-    TEST_CASE("the HTML report loads in headless Chromium: no console error, no network request") {
+    TEST_CASE("the HTML report loads in headless Chromium: no console error / no network request") {
         const auto build = std::filesystem::path(MEMSNAP_BUILD_DIR);
         // Run from the checkout with relative paths, as the README does: the golden names them.
         const std::string in_checkout = "cd " + test::quote(test::source_dir()) + " &&";
@@ -357,7 +357,7 @@ TEST_SUITE("cli") {
 }  // TEST_SUITE("cli")
 
 TEST_SUITE("cli") {
-    TEST_CASE("reading a pickle over 64 MiB shows progress on a terminal, and nothing otherwise") {
+    TEST_CASE("reading a pickle over 64 MiB shows progress on a terminal and nothing otherwise") {
         // {'segments': [], 'a': 'x' * 40 MiB, 'b': 'x' * 40 MiB}, written by hand: PROTO 4, a dict.
         std::string pickle = "\x80\x04}(\x8c\x08segments]";
         const std::uint32_t length = 40u << 20;

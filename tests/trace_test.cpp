@@ -201,7 +201,7 @@ TEST_SUITE("real") {
 }  // TEST_SUITE
 
 TEST_SUITE("unit") {
-    TEST_CASE("trace: out-of-memory events explained for each class, with the numbers of their moment") {
+    TEST_CASE("trace: out-of-memory events explained for each class with the numbers of their moment") {
         SUBCASE("device_full: everything reserved is live") {
             const auto t = trace(oom_model(GiB, {{0, GiB}}, 512 * MiB, 10 * MiB));
             REQUIRE(t.ooms.size() == 1);
@@ -299,7 +299,7 @@ TEST_CASE("trace: torch 2.0 and older captures with a history per block and no t
     CHECK(j.at("timeline").empty());
 }
 
-TEST_CASE("trace: snapshot events are marked; the replay of the newest generation agrees with its snapshot") {
+TEST_CASE("trace: snapshot events are marked / the replay of the newest generation agrees with its snapshot") {
     auto snap = snapshot::load_snapshot((test::fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle").string());
     const auto t = trace(snap);
     REQUIRE(t.snapshot_events.size() == 1);
