@@ -260,7 +260,8 @@ TEST_SUITE("unit") {
 
 }  // TEST_SUITE
 
-TEST_CASE("trace: torch 2.0 and older captures with a history per block and no trace events") {
+TEST_CASE("trace: torch 2.0 and older captures with a history per block and no trace events" *
+          doctest::test_suite("unit")) {
     // memory_snapshot() of torch 1.13: the segments list, each block with its history.
     auto snap = snapshot::load_snapshot(
         (test::fixtures_dir() / "snapshots" / "gen_torch1.13_segments_history.pickle").string());
@@ -299,7 +300,8 @@ TEST_CASE("trace: torch 2.0 and older captures with a history per block and no t
     CHECK(j.at("timeline").empty());
 }
 
-TEST_CASE("trace: snapshot events are marked / the replay of the newest generation agrees with its snapshot") {
+TEST_CASE("trace: snapshot events are marked / the replay of the newest generation agrees with its snapshot" *
+          doctest::test_suite("unit")) {
     auto snap = snapshot::load_snapshot((test::fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle").string());
     const auto t = trace(snap);
     REQUIRE(t.snapshot_events.size() == 1);
