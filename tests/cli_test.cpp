@@ -113,7 +113,10 @@ TEST_CASE("CLI on memory_summary and memory_stats captures" * doctest::test_suit
         test::run_memsnap("diff " + test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle") + " " +
                           test::quote(fixtures / "stats_flat.json"));
     CHECK(mixed.exit_code == 1);
-    if (!test::have_real()) return;
+}
+
+TEST_CASE("CLI on real memory_summary captures" * doctest::test_suite("real")) {
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
     const auto real = test::real_dir() / "summaries";
     const auto table = test::run_memsnap("info --format json " +
                                          test::quote(real / "comfyui-docker-log_torch2.8_cudaMallocAsync.txt"));

@@ -136,7 +136,7 @@ snapshot::Snapshot oom_model(std::int64_t segment, const std::vector<std::pair<s
 
 TEST_SUITE("real") {
     TEST_CASE("trace on real captures: the replay agrees with the snapshot / no site is called a leak") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         for (const char* name : {"kkaitlyn111-a2_ctx128_forward.pickle", "kkaitlyn111-a2_small_forward_compiled.pickle",
                                  "maphsge4-select-n_llama_4dev.pickle", "nothanmin-a2_train_step.pickle",
                                  "silmont2000-a2_forward_bf16.pickle", "silmont2000-a2_forward_fp32.pickle",
@@ -161,7 +161,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("trace: a leak of one allocation per iteration in a real trace run five times ranks first") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         const auto s = repeated_with_leak(real("silmont2000-a2_forward_fp32.pickle"), 5);
         const auto t = trace(s);
         CHECK(t.iteration_source == "annotations: ProfilerStep");
@@ -189,7 +189,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("trace: a ring buffer that lost its oldest entries is said to be truncated") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         auto s = real("silmont2000-a2_forward_fp32.pickle");
         s.events = {s.events.begin() + static_cast<std::ptrdiff_t>(s.events.size() * 2 / 5), s.events.end()};
         const auto t = trace(s);

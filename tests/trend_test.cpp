@@ -113,7 +113,7 @@ void check_three_changes(const analysis::TrendResult& t, const Injected& names) 
 
 TEST_SUITE("real") {
     TEST_CASE("trend: a leak after warm-up / one-time growth and a sawtooth in a series of real training steps") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         for (const char* name : {"nothanmin-a2_train_step.pickle", "kkaitlyn111-a2_small_forward_compiled.pickle",
                                  "yiyi-llm-inference_opt1.3b_torch2.0.pickle"}) {
             CAPTURE(name);
@@ -127,7 +127,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("ranks: one rank of four real captures holds an injected allocation") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         const auto base =
             snapshot::load_snapshot((test::real_dir() / "snapshots" / "nothanmin-a2_train_step.pickle").string());
         std::string dir;
