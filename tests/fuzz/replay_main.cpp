@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         if (std::string_view(argv[i]) == "--skip-unless" && i + 1 < argc) {
             if (!fs::is_directory(argv[i + 1])) {
-                fmt::print("skipped: {} is absent\n", argv[i + 1]);
+                fmt::print("SKIPPED: {} is absent: nothing replayed from it\n", argv[i + 1]);
                 return 77;
             }
             continue;  // the directory is replayed as any other argument
