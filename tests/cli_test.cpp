@@ -115,7 +115,10 @@ TEST_CASE("CLI on memory_summary and memory_stats captures" * doctest::test_suit
         test::run_memsnap("diff " + test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle") + " " +
                           test::quote(fixtures / "stats_flat.json"));
     CHECK(mixed.exit_code == 1);
-    if (!test::have_real()) return;
+}
+
+TEST_CASE("CLI on real memory_summary captures" * doctest::test_suite("real")) {
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
     const auto real = test::real_dir() / "summaries";
     const auto table = test::run_memsnap("info --format json " +
                                          test::quote(real / "comfyui-docker-log_torch2.8_cudaMallocAsync.txt"));
@@ -143,7 +146,7 @@ TEST_CASE("CLI on memory_summary and memory_stats captures" * doctest::test_suit
                   .exit_code == 0);
 }
 
-TEST_CASE("trace from the command line: formats, options and exit codes" * doctest::test_suite("cli")) {
+TEST_CASE("trace from the command line: formats / options / exit codes" * doctest::test_suite("cli")) {
     const auto loop = test::quote(test::fixtures_dir() / "snapshots" / "oom_loop.pickle");
     // The OOM example the README shows, as printed, run from the checkout as the README does.
     const auto text = test::run_memsnap("trace --top 5 fixtures/snapshots/oom_loop.pickle",

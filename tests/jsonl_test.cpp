@@ -1,6 +1,6 @@
 // `info --format jsonl` over a directory of captures (four ranks, three steps, one rank with a
 // growing site) loads into a query engine as one table: the documented query finds that rank
-// and site in Debian's sqlite3 always, and in DuckDB where npm can fetch @duckdb/node-api.
+// and site in Debian's sqlite3, and in DuckDB from npm (@duckdb/node-api, installed beforehand).
 
 #include "support.hpp"
 #include "variants.hpp"
@@ -54,21 +54,32 @@ std::string run_in(const std::filesystem::path& dir, const std::string& command)
     return text;
 }
 
+// The job's captures in work/captures, a note among them, and `info --format jsonl` of the
+// folder, also written to work/captures.jsonl.
+test::CommandResult write_jsonl(const std::filesystem::path& work) {
+    const auto captures = write_job(work);
+    std::ofstream(captures / "NOTES.txt") << "captured with torch 2.5 on 4 A100s\n";
+    auto jsonl = test::run_memsnap("info --format jsonl " + test::quote(captures));
+    std::ofstream(work / "captures.jsonl") << jsonl.out;
+    return jsonl;
+}
+
+const std::filesystem::path jsonl_dir = test::source_dir() / "tests" / "jsonl";
+// What the documented query finds: rank 2's growing site.
+const std::string expected_growth = "2\t/home/user/project/cache.py\t44\tkeep_batch\t4194304\n";
+
 }  // namespace
 
-TEST_CASE("info --format jsonl: a directory of captures is one table for sqlite3 and DuckDB" *
-          doctest::test_suite("cli")) {
+TEST_CASE("info --format jsonl: a directory of captures is one table for sqlite3" * doctest::test_suite("cli")) {
     const auto work = std::filesystem::temp_directory_path() / fmt::format("memsnap_jsonl_{}", ::getpid());
-    const auto captures = write_job(work);
-    // A file in the folder that is not a capture is skipped, with a warning.
-    std::ofstream(captures / "NOTES.txt") << "captured with torch 2.5 on 4 A100s\n";
-    const auto jsonl = test::run_memsnap("info --format jsonl " + test::quote(captures));
+    const auto jsonl = write_jsonl(work);
+    const auto captures = work / "captures";
     REQUIRE(jsonl.exit_code == 0);
+    // A file in the folder that is not a capture is skipped, with a warning.
     CHECK(jsonl.err.find("warning: skipped") != std::string::npos);
     CHECK(jsonl.err.find("NOTES.txt") != std::string::npos);
     // Named, it is an error.
     CHECK(test::run_memsnap("info --format jsonl " + test::quote(captures / "NOTES.txt")).exit_code == 2);
-    std::ofstream(work / "captures.jsonl") << jsonl.out;
 
     // Every line is one self-describing record.
     std::istringstream lines(jsonl.out);
@@ -88,40 +99,37 @@ TEST_CASE("info --format jsonl: a directory of captures is one table for sqlite3
     CHECK(totals == 12 * 6);
     CHECK(sites > 12);
 
-    const std::string jsonl_dir = (test::source_dir() / "tests" / "jsonl").string();
-    const std::string query = test::read_text(test::source_dir() / "tests" / "jsonl" / "top_growth.sql");
     // The README documents the same view and query.
     const std::string readme = test::read_text(test::source_dir() / "README.md");
-    CHECK(readme.find(test::read_text(test::source_dir() / "tests" / "jsonl" / "duckdb_view.sql")) !=
-          std::string::npos);
-    CHECK(readme.find(query) != std::string::npos);
-    const std::string expected = "2\t/home/user/project/cache.py\t44\tkeep_batch\t4194304\n";
+    CHECK(readme.find(test::read_text(jsonl_dir / "duckdb_view.sql")) != std::string::npos);
+    CHECK(readme.find(test::read_text(jsonl_dir / "top_growth.sql")) != std::string::npos);
 
-    const auto sqlite = run_in(
-        work, fmt::format("cat '{}/sqlite_view.sql' '{}/top_growth.sql' | sqlite3 :memory:", jsonl_dir, jsonl_dir));
-    CHECK(sqlite == expected);
-
-    // DuckDB from npm, installed once into the build folder.
-    const auto duck = std::filesystem::path(MEMSNAP_BUILD_DIR) / "duckdb";
-    if (!std::filesystem::exists(duck / "node_modules" / "@duckdb" / "node-api")) {
-        std::filesystem::create_directories(duck);
-        const auto install = run_in(duck,
-                                    "command -v npm >/dev/null && timeout 600 npm install --silent --no-audit "
-                                    "--no-fund @duckdb/node-api");
-        if (install.starts_with("FAILED")) {
-            MESSAGE("DuckDB not checked: npm cannot fetch @duckdb/node-api here: " << install);
-            std::filesystem::remove_all(work);
-            return;
-        }
-    }
-    std::ofstream(work / "duckdb.sql") << test::read_text(jsonl_dir + "/duckdb_view.sql") << query;
-    const auto result = run_in(work, fmt::format("NODE_PATH='{}' node '{}/duckdb_query.js' duckdb.sql",
-                                                 (duck / "node_modules").string(), jsonl_dir));
-    CHECK(result == expected);
+    const auto sqlite =
+        run_in(work, fmt::format("cat '{}/sqlite_view.sql' '{}/top_growth.sql' | sqlite3 :memory:", jsonl_dir.string(),
+                                 jsonl_dir.string()));
+    CHECK(sqlite == expected_growth);
     std::filesystem::remove_all(work);
 }
 
-TEST_CASE("info --format jsonl of the bundled pair and a summary log, golden" * doctest::test_suite("cli")) {
+TEST_CASE("info --format jsonl: a directory of captures is one table for DuckDB" * doctest::test_suite("cli")) {
+    // DuckDB from npm (@duckdb/node-api), installed by the README's first command and .ci/run
+    // into MEMSNAP_NODE_MODULES (build/node_modules unless configured): a test fetches nothing.
+    const std::filesystem::path modules = MEMSNAP_NODE_MODULES;
+    if (!test::have_program("node")) MEMSNAP_SKIP("node is not installed: the JSONL was not loaded into DuckDB");
+    if (!std::filesystem::exists(modules / "@duckdb" / "node-api"))
+        MEMSNAP_SKIP(modules.string() + "/@duckdb/node-api is absent (npm install --prefix " +
+                     modules.parent_path().string() + " @duckdb/node-api): the JSONL was not loaded into DuckDB");
+    const auto work = std::filesystem::temp_directory_path() / fmt::format("memsnap_jsonl_duckdb_{}", ::getpid());
+    REQUIRE(write_jsonl(work).exit_code == 0);
+    std::ofstream(work / "duckdb.sql") << test::read_text(jsonl_dir / "duckdb_view.sql")
+                                       << test::read_text(jsonl_dir / "top_growth.sql");
+    const auto result = run_in(
+        work, fmt::format("NODE_PATH='{}' node '{}/duckdb_query.js' duckdb.sql", modules.string(), jsonl_dir.string()));
+    CHECK(result == expected_growth);
+    std::filesystem::remove_all(work);
+}
+
+TEST_CASE("info --format jsonl of the bundled pair and a summary log / golden" * doctest::test_suite("cli")) {
     const auto r = test::run_memsnap(
         "info --format jsonl fixtures/pairs/leak/run_step100.pickle fixtures/pairs/leak/run_step500.pickle "
         "fixtures/summaries/series_trend_7_steps.txt",

@@ -88,7 +88,7 @@ constexpr int kLeakCount = 40;
 
 TEST_SUITE("real") {
     TEST_CASE("a re-run in another checkout is two workloads: no leak / sites matched by identity") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         for (const auto& name : real_with_stacks()) {
             CAPTURE(name);
             const auto before = real(name);
@@ -121,7 +121,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("an injected leak in one process ranks first and is called a leak / whatever the totals say") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         int tested = 0;
         for (const auto& name : real_with_stacks()) {
             CAPTURE(name);
@@ -144,7 +144,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("Windows paths name the same sites / and site-packages is never user code") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         for (const auto& name : real_with_stacks()) {
             CAPTURE(name);
             const auto unix_capture = real(name);
@@ -171,7 +171,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("torch.compile: generated code is never a site / sites name the user module / marked compiled") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         const auto compiled = real("kkaitlyn111-a2_small_forward_compiled.pickle");
         auto all = test::all_sites();
         const auto info = test::describe(compiled, all);
@@ -194,7 +194,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("a forward pass against a full training step is one-time growth / not a leak") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         const auto step = real("nothanmin-a2_train_step.pickle");
         // The same process before backward and the optimizer step: no gradients, no optimizer state.
         auto forward = step;
@@ -231,7 +231,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("device 0 against device 1: said on standard error and in JSON / and no leak") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         // The smallest real capture: the CLI reads both back as JSON.
         const auto zero = real("silmont2000-a2_tiny.pickle");
         const auto one = test::make_variant(zero, {nullptr, 0, 0, 1});
@@ -263,7 +263,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("stacks='all': Python frames first in text and Markdown / C++ frames a count unless asked") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         const auto before = real("nothanmin-a2_train_step.pickle");
         auto after = before;
         const auto stack = user_stack(before);
@@ -289,7 +289,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("categories of real captures / by hand for a sample of stacks") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         struct Expected {
             const char* file;
             const char* site;  // a label, or the end of one
@@ -334,7 +334,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("partial summary tables diff on what both hold and name the rest") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         // Only the Allocated rows, as people paste them into a README.
         const auto allocated_only = [](const std::string& text) {
             std::istringstream in(text);

@@ -125,14 +125,10 @@ std::string run(const std::string& command) {
     return out;
 }
 
-bool have(const char* program) {
-    return std::system(fmt::format("command -v {} >/dev/null 2>&1", program).c_str()) == 0;
-}
-
 }  // namespace
 
 TEST_SUITE("unit") {
-    TEST_CASE("pictures of a diff: folded for each side, a differential flame graph, DOT, golden") {
+    TEST_CASE("pictures of a diff: folded for each side / a differential flame graph / DOT / golden") {
         const auto d = leak_diff();
         report::RenderOptions options;
         for (const auto& [side, name] :
@@ -163,17 +159,20 @@ TEST_SUITE("unit") {
         const auto dot = report::render(d, report::Format::dot, options);
         test::check_golden("pictures/leak_growth.dot", dot);
         CHECK(dot.find("digraph") != std::string::npos);
-        if (have("dot")) {
-            const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}.dot", ::getpid());
-            std::ofstream(path) << dot;
-            CHECK(run(fmt::format("dot -Tsvg '{}' -o /dev/null", path.string())).empty());
-            std::filesystem::remove(path);
-        } else {
-            MESSAGE("Graphviz not installed: DOT not checked with dot");
-        }
     }
 
-    TEST_CASE("pictures of one snapshot and of a trace: flame graphs, the timeline, golden") {
+    TEST_CASE("the DOT of a diff is accepted by Graphviz") {
+        if (!test::have_program("dot")) MEMSNAP_SKIP("Graphviz (dot) is not installed: DOT not checked with dot");
+        report::RenderOptions options;
+        options.side = analysis::Side::delta;
+        const auto dot = report::render(leak_diff(), report::Format::dot, options);
+        const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}.dot", ::getpid());
+        std::ofstream(path) << dot;
+        CHECK(run(fmt::format("dot -Tsvg '{}' -o /dev/null", path.string())).empty());
+        std::filesystem::remove(path);
+    }
+
+    TEST_CASE("pictures of one snapshot and of a trace: flame graphs / the timeline / golden") {
         const auto snap = relative("fixtures/pairs/leak/run_step500.pickle");
         const auto live = analysis::live_stacks(snap, {});
         const auto svg = report::render(live, report::Format::svg, {});
@@ -249,7 +248,7 @@ TEST_SUITE("unit") {
         test::check_golden("pictures/leak.pprof.txt", text);
     }
 
-    TEST_CASE("a .gz, a .zst and a _memory_viz.py page give what the plain file gives") {
+    TEST_CASE("a .gz / a .zst and a _memory_viz.py page give what the plain file gives") {
         const auto dir = test::fixtures_dir() / "snapshots";
         const auto plain_text = test::read_text(dir / "gen_torch2.5_settings_p4.pickle");
         const auto strip = [](const std::string& json) {
@@ -297,13 +296,14 @@ TEST_SUITE("unit") {
 }  // TEST_SUITE("unit")
 
 TEST_SUITE("cli") {
-    TEST_CASE("the HTML report loads in headless Chromium: no console error, no network request") {
-        const auto build = std::filesystem::path(MEMSNAP_BUILD_DIR);
-        // Run from the checkout with relative paths, as the README does: the golden names them.
-        const std::string in_checkout = "cd " + test::quote(test::source_dir()) + " &&";
-        const auto html = test::run_memsnap(
-            "diff --format html fixtures/pairs/leak/run_step100.pickle fixtures/pairs/leak/run_step500.pickle",
-            in_checkout);
+    // Run from the checkout with relative paths, as the README does: the golden names them.
+    const std::string in_checkout = "cd " + test::quote(test::source_dir()) + " &&";
+    const char* const html_diff =
+        "diff --format html fixtures/pairs/leak/run_step100.pickle fixtures/pairs/leak/run_step500.pickle";
+    const char* const html_trace = "trace --format html fixtures/snapshots/oom_loop.pickle";
+
+    TEST_CASE("the HTML report: golden / self-contained / a trace's holds a timeline") {
+        const auto html = test::run_memsnap(html_diff, in_checkout);
         REQUIRE(html.exit_code == 0);
         test::check_golden("pictures/leak_report.html", html.out);
         CHECK(html.out.find("Content-Security-Policy") != std::string::npos);
@@ -311,21 +311,24 @@ TEST_SUITE("cli") {
             CHECK(html.out.find(loaded) == std::string::npos);
         for (const char* part : {"Verdict", "Totals", "Categories", "<details>", "<svg"})
             CHECK(html.out.find(part) != std::string::npos);
-        const auto page = build / "leak_report.html";
-        std::ofstream(page) << html.out;
         // Trace and trend reports hold a timeline too.
-        const auto trace = test::run_memsnap("trace --format html fixtures/snapshots/oom_loop.pickle", in_checkout);
+        const auto trace = test::run_memsnap(html_trace, in_checkout);
         REQUIRE(trace.exit_code == 0);
         CHECK(trace.out.find("memory timeline") != std::string::npos);
-        std::ofstream(build / "oom_loop_report.html") << trace.out;
+    }
 
+    TEST_CASE("the HTML report loads in headless Chromium: no console error / no network request") {
         std::string chromium;
         for (const char* name : {"chromium", "chromium-browser", "google-chrome"})
-            if (have(name)) chromium = name;
-        if (chromium.empty()) {
-            MESSAGE("chromium is not installed: the HTML report was not loaded in a browser");
-            return;
-        }
+            if (test::have_program(name)) chromium = name;
+        if (chromium.empty()) MEMSNAP_SKIP("chromium is not installed: the HTML report was not loaded in a browser");
+        const auto build = std::filesystem::path(MEMSNAP_BUILD_DIR);
+        const auto html = test::run_memsnap(html_diff, in_checkout);
+        REQUIRE(html.exit_code == 0);
+        std::ofstream(build / "leak_report.html") << html.out;
+        const auto trace = test::run_memsnap(html_trace, in_checkout);
+        REQUIRE(trace.exit_code == 0);
+        std::ofstream(build / "oom_loop_report.html") << trace.out;
         const auto load = [&](const std::filesystem::path& file, const std::string& shot) {
             const auto netlog = build / (shot + ".netlog.json");
             const auto log = run(fmt::format(
@@ -357,34 +360,46 @@ TEST_SUITE("cli") {
 
 }  // TEST_SUITE("cli")
 
+namespace {
+
+// A pickle of 80 MiB, over the size from which reading shows progress on a terminal.
+std::filesystem::path write_big_pickle() {
+    // {'segments': [], 'a': 'x' * 40 MiB, 'b': 'x' * 40 MiB}, written by hand: PROTO 4, a dict.
+    std::string pickle = "\x80\x04}(\x8c\x08segments]";
+    const std::uint32_t length = 40u << 20;
+    for (const char key : {'a', 'b'}) {
+        pickle += "\x8c\x01";
+        pickle += key;
+        pickle += 'X';
+        for (int b = 0; b < 4; ++b) pickle += static_cast<char>((length >> (8 * b)) & 0xff);
+        pickle += std::string(length, 'x');
+    }
+    pickle += "u.";
+    const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_big_{}.pickle", ::getpid());
+    std::ofstream(path, std::ios::binary) << pickle;
+    return path;
+}
+
+}  // namespace
+
 TEST_SUITE("cli") {
-    TEST_CASE("reading a pickle over 64 MiB shows progress on a terminal, and nothing otherwise") {
-        // {'segments': [], 'a': 'x' * 40 MiB, 'b': 'x' * 40 MiB}, written by hand: PROTO 4, a dict.
-        std::string pickle = "\x80\x04}(\x8c\x08segments]";
-        const std::uint32_t length = 40u << 20;
-        for (const char key : {'a', 'b'}) {
-            pickle += "\x8c\x01";
-            pickle += key;
-            pickle += 'X';
-            for (int b = 0; b < 4; ++b) pickle += static_cast<char>((length >> (8 * b)) & 0xff);
-            pickle += std::string(length, 'x');
-        }
-        pickle += "u.";
-        const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_big_{}.pickle", ::getpid());
-        std::ofstream(path, std::ios::binary) << pickle;
+    TEST_CASE("reading a pickle over 64 MiB shows nothing when not on a terminal") {
+        const auto path = write_big_pickle();
         const auto quiet = test::run_memsnap("info " + test::quote(path));
         CAPTURE(quiet.err);
         CHECK(quiet.exit_code == 0);
         CHECK(quiet.err.empty());
-        if (have("script")) {
-            const auto shown =
-                run(fmt::format("script -qfec \"{} info '{}'\" /dev/null", MEMSNAP_BINARY, path.string()));
-            CHECK(shown.find("memsnap: reading") != std::string::npos);
-            CHECK(shown.find("80.00 MiB") != std::string::npos);
-            CHECK(shown.find("\x1b[K") != std::string::npos);  // the line is cleared after
-        } else {
-            MESSAGE("script (util-linux) is missing: the terminal case was not checked");
-        }
+        std::filesystem::remove(path);
+    }
+
+    TEST_CASE("reading a pickle over 64 MiB shows progress on a terminal") {
+        if (!test::have_program("script"))
+            MEMSNAP_SKIP("script (util-linux) is not installed: the terminal case was not checked");
+        const auto path = write_big_pickle();
+        const auto shown = run(fmt::format("script -qfec \"{} info '{}'\" /dev/null", MEMSNAP_BINARY, path.string()));
+        CHECK(shown.find("memsnap: reading") != std::string::npos);
+        CHECK(shown.find("80.00 MiB") != std::string::npos);
+        CHECK(shown.find("\x1b[K") != std::string::npos);  // the line is cleared after
         std::filesystem::remove(path);
     }
 

@@ -179,10 +179,7 @@ TEST_CASE("fixture pairs: verdicts / leak sites and growth per step exact to the
 namespace {}  // namespace
 
 TEST_CASE("an injected leak in real captures ranks first / exact to the byte" * doctest::test_suite("real")) {
-    if (!test::have_real()) {
-        MESSAGE("../shared/real is absent: skipping real captures");
-        return;
-    }
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
     int tested = 0;
     for (const auto& path : test::files_in(test::real_dir() / "snapshots", ".pickle")) {
         CAPTURE(path.string());
@@ -231,7 +228,7 @@ TEST_CASE("an injected leak in real captures ranks first / exact to the byte" * 
 }
 
 TEST_CASE("real pairs diff without error: fp32 vs bf16 / torch 2.0 history" * doctest::test_suite("real")) {
-    if (!test::have_real()) return;
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
     const auto dir = test::real_dir() / "snapshots";
     const auto fp32 = snapshot::load_snapshot((dir / "silmont2000-a2_forward_fp32.pickle").string());
     const auto bf16 = snapshot::load_snapshot((dir / "silmont2000-a2_forward_bf16.pickle").string());

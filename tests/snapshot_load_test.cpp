@@ -75,10 +75,7 @@ void check_invariants(const snapshot::Snapshot& snap) {
 }  // namespace
 
 TEST_CASE("real snapshots match expected.json on every key" * doctest::test_suite("real")) {
-    if (!test::have_real()) {
-        MESSAGE("../shared/real is absent: skipping real captures");
-        return;
-    }
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
     check_expected_figures(real_dir() / "snapshots");
 }
 

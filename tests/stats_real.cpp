@@ -27,7 +27,7 @@ const ByteRange& at(const stats::StatsTable& t, const std::string& key) {
 }  // namespace
 
 TEST_CASE("real summaries: gpt-neo before/after cells" * doctest::test_suite("real")) {
-    if (!test::have_real()) return;
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
     const auto before = load("gpt-neo-generation_pair_before.txt");
     REQUIRE(before.kind == stats::CaptureKind::memory_summary);
     REQUIRE(before.tables.size() == 1);
@@ -85,7 +85,7 @@ TEST_CASE("real summaries: gpt-neo before/after cells" * doctest::test_suite("re
 }
 
 TEST_CASE("real summaries: torch 1.9 notes with KB/MB/GB units" * doctest::test_suite("real")) {
-    if (!test::have_real()) return;
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
     const auto c = load("memory-notes_torch1.9_old-units.txt");
     REQUIRE(c.tables.size() == 1);
     const auto& t = c.tables[0];
@@ -106,7 +106,7 @@ TEST_CASE("real summaries: torch 1.9 notes with KB/MB/GB units" * doctest::test_
 }
 
 TEST_CASE("real summaries: gravitorch 1.13 docstring / indented / byte-sized values" * doctest::test_suite("real")) {
-    if (!test::have_real()) return;
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
     const auto c = load("gravitorch-docstring_torch1.13_indented.txt");
     REQUIRE(c.tables.size() == 1);
     const auto& t = c.tables[0];
@@ -124,7 +124,7 @@ TEST_CASE("real summaries: gravitorch 1.13 docstring / indented / byte-sized val
 }
 
 TEST_CASE("real summaries: sglang torch 2.x / KiB units" * doctest::test_suite("real")) {
-    if (!test::have_real()) return;
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
     const auto c = load("sglang-serving_torch2x_full.txt");
     REQUIRE(c.tables.size() == 1);
     const auto& t = c.tables[0];
@@ -137,7 +137,7 @@ TEST_CASE("real summaries: sglang torch 2.x / KiB units" * doctest::test_suite("
 }
 
 TEST_CASE("real summaries: comfyui docker log / cudaMallocAsync zeros" * doctest::test_suite("real")) {
-    if (!test::have_real()) return;
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
     const auto c = load("comfyui-docker-log_torch2.8_cudaMallocAsync.txt");
     REQUIRE(c.tables.size() == 1);
     const auto& t = c.tables[0];

@@ -246,7 +246,7 @@ TEST_CASE("reader: memory_stats forms" * doctest::test_suite("unit")) {
     }
 }
 
-TEST_CASE("reader: a hundred warnings per file, the rest counted" * doctest::test_suite("unit")) {
+TEST_CASE("reader: a hundred warnings per file / the rest counted" * doctest::test_suite("unit")) {
     std::string text = "| Allocated memory      |   5245 MiB |   5245 MiB |   1149 GiB |   1144 GiB |\n";
     for (int i = 0; i < 250; ++i) text += "...\n";
     const auto c = stats::read_stats_text(text, "w.txt");

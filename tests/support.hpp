@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,9 +21,40 @@ namespace memsnap::test {
 inline std::filesystem::path source_dir() { return MEMSNAP_SOURCE_DIR; }
 inline std::filesystem::path fixtures_dir() { return source_dir() / "fixtures"; }
 inline std::filesystem::path golden_dir() { return source_dir() / "tests" / "golden"; }
-// The real captures live beside the repository and are read in place.
+// The real captures live beside the repository and are read in place (-DMEMSNAP_REAL_DIR=DIR
+// at configure time reads them from elsewhere).
 inline std::filesystem::path real_dir() { return MEMSNAP_REAL_DIR; }
 inline bool have_real() { return std::filesystem::is_directory(real_dir()); }
+// Why a test of the real captures is skipped.
+inline std::string real_missing() { return real_dir().string() + " is absent: the real captures are not read"; }
+
+// Skipping. A test whose input or tool is missing says so with MEMSNAP_SKIP(why), before any
+// check, and returns: it is counted as skipped, never as passed. The binary (tests/main.cpp)
+// exits skip_exit_code when every case it ran skipped, as each ctest entry runs one case, and
+// ctest, told so by SKIP_RETURN_CODE, reports the entry as Skipped.
+inline constexpr int skip_exit_code = 77;
+
+struct Skips {
+    std::string pending;            // why the running test case skipped, "" while it has not
+    std::vector<std::string> done;  // "name: why" of each case that skipped
+};
+
+inline Skips& skips() {
+    static Skips s;
+    return s;
+}
+
+inline void skip(const std::string& why) {
+    std::cout << "SKIPPED: " << why << std::endl;
+    skips().pending = why.empty() ? "skipped" : why;
+}
+
+// Skips the running test case (see above): use it in the test case's own body.
+#define MEMSNAP_SKIP(why)           \
+    do {                            \
+        ::memsnap::test::skip(why); \
+        return;                     \
+    } while (false)
 
 inline std::string read_text(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -105,5 +137,10 @@ inline CommandResult run_memsnap(const std::string& args, const std::string& env
 }
 
 inline std::string quote(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+
+// Whether `program` is on the PATH.
+inline bool have_program(const std::string& program) {
+    return std::system(("command -v '" + program + "' >/dev/null 2>&1").c_str()) == 0;
+}
 
 }  // namespace memsnap::test

@@ -137,7 +137,7 @@ snapshot::Snapshot oom_model(std::int64_t segment, const std::vector<std::pair<s
 
 TEST_SUITE("real") {
     TEST_CASE("trace on real captures: the replay agrees with the snapshot / no site is called a leak") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         for (const char* name : {"kkaitlyn111-a2_ctx128_forward.pickle", "kkaitlyn111-a2_small_forward_compiled.pickle",
                                  "maphsge4-select-n_llama_4dev.pickle", "nothanmin-a2_train_step.pickle",
                                  "silmont2000-a2_forward_bf16.pickle", "silmont2000-a2_forward_fp32.pickle",
@@ -162,7 +162,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("trace: a leak of one allocation per iteration in a real trace run five times ranks first") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         const auto s = repeated_with_leak(real("silmont2000-a2_forward_fp32.pickle"), 5);
         const auto t = trace(s);
         CHECK(t.iteration_source == "annotations: ProfilerStep");
@@ -190,7 +190,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("trace: a ring buffer that lost its oldest entries is said to be truncated") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         auto s = real("silmont2000-a2_forward_fp32.pickle");
         s.events = {s.events.begin() + static_cast<std::ptrdiff_t>(s.events.size() * 2 / 5), s.events.end()};
         const auto t = trace(s);
@@ -202,7 +202,7 @@ TEST_SUITE("real") {
 }  // TEST_SUITE
 
 TEST_SUITE("unit") {
-    TEST_CASE("trace: out-of-memory events explained for each class, with the numbers of their moment") {
+    TEST_CASE("trace: out-of-memory events explained for each class with the numbers of their moment") {
         SUBCASE("device_full: everything reserved is live") {
             const auto t = trace(oom_model(GiB, {{0, GiB}}, 512 * MiB, 10 * MiB));
             REQUIRE(t.ooms.size() == 1);
@@ -261,7 +261,8 @@ TEST_SUITE("unit") {
 
 }  // TEST_SUITE
 
-TEST_CASE("trace: torch 2.0 and older captures with a history per block and no trace events") {
+TEST_CASE("trace: torch 2.0 and older captures with a history per block and no trace events" *
+          doctest::test_suite("unit")) {
     // memory_snapshot() of torch 1.13: the segments list, each block with its history.
     auto snap = snapshot::load_snapshot(
         (test::fixtures_dir() / "snapshots" / "gen_torch1.13_segments_history.pickle").string());
@@ -300,7 +301,8 @@ TEST_CASE("trace: torch 2.0 and older captures with a history per block and no t
     CHECK(j.at("timeline").empty());
 }
 
-TEST_CASE("trace: snapshot events are marked; the replay of the newest generation agrees with its snapshot") {
+TEST_CASE("trace: snapshot events are marked / the replay of the newest generation agrees with its snapshot" *
+          doctest::test_suite("unit")) {
     auto snap = snapshot::load_snapshot((test::fixtures_dir() / "snapshots" / "gen_torch2.9_newest.pickle").string());
     const auto t = trace(snap);
     REQUIRE(t.snapshot_events.size() == 1);

@@ -113,8 +113,8 @@ void check_three_changes(const analysis::TrendResult& t, const Injected& names) 
 }  // namespace
 
 TEST_SUITE("real") {
-    TEST_CASE("trend: a leak after warm-up, one-time growth and a sawtooth in a series of real training steps") {
-        if (!test::have_real()) return;
+    TEST_CASE("trend: a leak after warm-up / one-time growth and a sawtooth in a series of real training steps") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         for (const char* name : {"nothanmin-a2_train_step.pickle", "kkaitlyn111-a2_small_forward_compiled.pickle",
                                  "yiyi-llm-inference_opt1.3b_torch2.0.pickle"}) {
             CAPTURE(name);
@@ -128,7 +128,7 @@ TEST_SUITE("real") {
     }
 
     TEST_CASE("ranks: one rank of four real captures holds an injected allocation") {
-        if (!test::have_real()) return;
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         const auto base =
             snapshot::load_snapshot((test::real_dir() / "snapshots" / "nothanmin-a2_train_step.pickle").string());
         std::string dir;
@@ -165,7 +165,7 @@ TEST_SUITE("real") {
 }  // TEST_SUITE("real")
 
 TEST_SUITE("unit") {
-    TEST_CASE("trend: the bundled leak fixture as a series, golden in every format") {
+    TEST_CASE("trend: the bundled leak fixture as a series / golden in every format") {
         auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
         Injected names;
         analysis::AnalysisOptions options;
@@ -184,7 +184,7 @@ TEST_SUITE("unit") {
             CHECK(j.at("sites").at(0).contains(key));
     }
 
-    TEST_CASE("trend: without warm-up the jump is not called a leak; fewer than three captures are refused") {
+    TEST_CASE("trend: without warm-up the jump is not called a leak / fewer than three captures are refused") {
         auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
         Injected names;
         analysis::AnalysisOptions options;
@@ -243,7 +243,7 @@ TEST_SUITE("unit") {
         test::check_golden("trend/summary_log.json", report::render(t, report::Format::json, {}));
     }
 
-    TEST_CASE("ranks: four ranks of the bundled fixture, one with an extra allocation, golden in every format") {
+    TEST_CASE("ranks: four ranks of the bundled fixture / one with an extra allocation / golden in every format") {
         const auto base =
             snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
         std::string dir;
@@ -301,7 +301,7 @@ TEST_SUITE("unit") {
 }  // TEST_SUITE("unit")
 
 TEST_SUITE("cli") {
-    TEST_CASE("trend and ranks from the command line: directories, formats, the gate and exit codes") {
+    TEST_CASE("trend and ranks from the command line: directories / formats / the gate and exit codes") {
         const auto dir = std::filesystem::temp_directory_path() / fmt::format("memsnap_trend_{}", ::getpid());
         std::filesystem::remove_all(dir);
         std::filesystem::create_directories(dir / "series");
@@ -362,7 +362,7 @@ TEST_SUITE("cli") {
 }  // TEST_SUITE("cli")
 
 TEST_SUITE("unit") {
-    TEST_CASE("trend pictures: the totals over the steps and the HTML report, golden") {
+    TEST_CASE("trend pictures: the totals over the steps and the HTML report / golden") {
         const auto path = test::fixtures_dir() / "summaries" / "series_trend_7_steps.txt";
         const auto capture = stats::read_stats_text(test::read_text(path), "series_trend_7_steps.txt");
         const auto t = analysis::trend_stats({capture}, {}, {{}, 1});
@@ -375,7 +375,7 @@ TEST_SUITE("unit") {
 }  // TEST_SUITE("unit")
 
 TEST_SUITE("unit") {
-    TEST_CASE("trend: captures of different projects are compared as levels, and nothing is called a leak") {
+    TEST_CASE("trend: captures of different projects are compared as levels and nothing is called a leak") {
         auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
         Injected names;
         auto snaps = snapshots_of(base, names);

@@ -65,7 +65,7 @@ TEST_SUITE("unit") {
         CHECK(s.warnings.empty());
     }
 
-    TEST_CASE("negative sizes count as 0 bytes, with a count") {
+    TEST_CASE("negative sizes count as 0 bytes / with a count") {
         const auto s = load({segment(4096, -1024, {block(4096, -512), block(4608, -512)})});
         CHECK(s.segments[0].total_size == 0);
         CHECK(s.blocks[0].size == 0);
@@ -73,7 +73,7 @@ TEST_SUITE("unit") {
         CHECK(warning_with(s, "negative size") == "5 negative size(s) were counted as 0 bytes");
     }
 
-    TEST_CASE("blocks that do not add up to their segment, and overlapping blocks") {
+    TEST_CASE("blocks that do not add up to their segment and overlapping blocks") {
         const auto s = load({segment(4096, 4096, {block(4096, 1024), block(4608, 1024)}),
                              segment(1 << 20, 512, {block(1 << 20, 512)})});
         CHECK(warning_with(s, "do not add up") == "1 segment(s) hold blocks that do not add up to the segment's size");
@@ -94,7 +94,7 @@ TEST_SUITE("unit") {
         CHECK(warning_with(s, "wrong type").starts_with("1 frame(s) have a filename, name or line of the wrong type"));
     }
 
-    TEST_CASE("sizes beyond 2^63 bytes in total are refused, naming the file") {
+    TEST_CASE("sizes beyond 2^63 bytes in total are refused / naming the file") {
         const std::int64_t big = INT64_MAX;
         try {
             load({segment(0, big, {}), segment(0, big, {})});
@@ -145,7 +145,7 @@ TEST_SUITE("unit") {
         }
     }
 
-    TEST_CASE("trace side tables hold each stream once, and the names of actions torch added, however many there are") {
+    TEST_CASE("trace side tables hold each stream once / and the names of actions torch added however many there are") {
         std::vector<json> events;
         for (int round = 0; round < 2; ++round)
             for (int i = 0; i < 40; ++i) {

@@ -17,7 +17,9 @@ namespace fs = std::filesystem;
 struct Run {
     int exit_code = -1;
     int signal = 0;
-    double seconds = 0;
+    double seconds = 0;      // wall-clock time
+    double cpu_seconds = 0;  // user + system CPU time of the process (rusage)
+    bool timed_out = false;  // killed at the wall-clock limit
     double peak_mb = 0;
     bool peak_is_bound = false;  // peak_mb is an upper bound: the run was too short to sample
     std::string out, err;
