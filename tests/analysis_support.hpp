@@ -21,8 +21,12 @@ inline analysis::AnalysisOptions all_sites(std::optional<std::pair<std::int64_t,
 
 inline analysis::AnalysisOptions with_steps(std::int64_t a, std::int64_t b) { return all_sites(std::make_pair(a, b)); }
 
+// Pictures are drawn from the diff's stacks (made with AnalysisOptions::stack_samples).
 inline std::string render(const analysis::SnapshotDiff& d, report::Format f = report::Format::text,
                           report::RenderOptions o = {}) {
+    if (f == report::Format::folded || f == report::Format::svg || f == report::Format::dot ||
+        f == report::Format::pprof)
+        return report::render(analysis::diff_stacks(d), f, o);
     return report::render(analysis::DiffResult{d}, f, o);
 }
 inline std::string render(const analysis::StatsDiff& d, report::Format f = report::Format::text) {

@@ -46,7 +46,7 @@ TEST_CASE("info --format json has the public keys" * doctest::test_suite("cli"))
     const auto result = test::run_memsnap("info --format json " + test::quote(path));
     REQUIRE(result.exit_code == 0);
     const auto j = nlohmann::json::parse(result.out);
-    CHECK(j.at("schema_version") == 1);
+    CHECK(j.at("schema_version") == 2);
     CHECK(j.at("kind") == "snapshot");
     for (const char* key :
          {"segments", "blocks", "devices", "reserved_bytes", "allocated_bytes", "active_bytes", "inactive_bytes",
@@ -156,7 +156,7 @@ TEST_CASE("trace from the command line: formats / options / exit codes" * doctes
     test::check_golden("trace/oom_loop.txt", text.out);
     // The README shows it as printed, up to the first live site's stack.
     const auto readme = test::read_text(test::source_dir() / "README.md");
-    const auto shown = text.out.substr(0, text.out.find("      stack ("));
+    const auto shown = text.out.substr(0, text.out.find("        stack (6 allocations"));
     CHECK(readme.find(shown) != std::string::npos);
 
     const auto json = test::run_memsnap("trace --format json " + loop);

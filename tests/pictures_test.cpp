@@ -135,7 +135,7 @@ TEST_SUITE("unit") {
              {std::pair{analysis::Side::delta, "delta"}, std::pair{analysis::Side::before, "before"},
               std::pair{analysis::Side::after, "after"}}) {
             options.side = side;
-            const auto folded = report::render(d, report::Format::folded, options);
+            const auto folded = report::render(analysis::diff_stacks(d), report::Format::folded, options);
             test::check_golden(fmt::format("pictures/leak_{}.folded", name), folded);
             // The lines add up to the side's bytes.
             std::int64_t sum = 0;
@@ -149,14 +149,14 @@ TEST_SUITE("unit") {
             CHECK(sum == expected);
         }
         options.side = analysis::Side::delta;
-        const auto svg = report::render(d, report::Format::svg, options);
+        const auto svg = report::render(analysis::diff_stacks(d), report::Format::svg, options);
         check_xml(svg);
         test::check_golden("pictures/leak_growth.svg", svg);
         // The README's picture is this one.
         CHECK(test::read_text(test::source_dir() / "docs" / "leak-growth.svg") == svg);
         CHECK(svg.find("<script") == std::string::npos);
         CHECK(svg.find("train_step (/home/user/project/train.py:57)") != std::string::npos);
-        const auto dot = report::render(d, report::Format::dot, options);
+        const auto dot = report::render(analysis::diff_stacks(d), report::Format::dot, options);
         test::check_golden("pictures/leak_growth.dot", dot);
         CHECK(dot.find("digraph") != std::string::npos);
     }
@@ -165,7 +165,7 @@ TEST_SUITE("unit") {
         if (!test::have_program("dot")) MEMSNAP_SKIP("Graphviz (dot) is not installed: DOT not checked with dot");
         report::RenderOptions options;
         options.side = analysis::Side::delta;
-        const auto dot = report::render(leak_diff(), report::Format::dot, options);
+        const auto dot = report::render(analysis::diff_stacks(leak_diff()), report::Format::dot, options);
         const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}.dot", ::getpid());
         std::ofstream(path) << dot;
         CHECK(run(fmt::format("dot -Tsvg '{}' -o /dev/null", path.string())).empty());
@@ -199,7 +199,7 @@ TEST_SUITE("unit") {
 
     TEST_CASE("pprof: the profile decodes back to the diff's stacks and bytes") {
         const auto d = leak_diff();
-        const auto profile = decode(gunzip(report::render(d, report::Format::pprof, {})));
+        const auto profile = decode(gunzip(report::render(analysis::diff_stacks(d), report::Format::pprof, {})));
         std::vector<std::string> strings;
         for (auto [it, end] = profile.bytes.equal_range(6); it != end; ++it) strings.push_back(it->second);
         REQUIRE(!strings.empty());

@@ -335,7 +335,7 @@ TEST_CASE("CLI diff: formats / steps from names / --fail-on-growth exit 3" * doc
     REQUIRE(json.exit_code == 0);
     const auto j = nlohmann::json::parse(json.out);
     CHECK(j.at("kind") == "snapshot_diff");
-    CHECK(j.at("schema_version") == 1);
+    CHECK(j.at("schema_version") == 2);
     CHECK(j.at("steps") == nlohmann::json::array({100, 500}));
     CHECK(j.at("verdict") == "leak");
     for (const char* key : {"allocated_bytes", "reserved_bytes", "active_bytes", "requested_bytes", "inactive_bytes"})

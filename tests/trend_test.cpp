@@ -369,7 +369,12 @@ TEST_SUITE("unit") {
         const auto svg = report::render_timeline_svg(t);
         CHECK(svg.find("<polyline") != std::string::npos);
         test::check_golden("trend/summary_log.svg", svg);
-        test::check_golden("trend/summary_log.html", report::render_html(t));
+        analysis::Result result;
+        result.value = t;
+        std::string html;
+        report::write(result, report::Format::html, {}, [&html](std::string_view piece) { html += piece; });
+        CHECK(html.find("<svg") != std::string::npos);
+        test::check_golden("trend/summary_log.html", html);
     }
 
 }  // TEST_SUITE("unit")

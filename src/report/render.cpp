@@ -1,6 +1,9 @@
-#include "writers.hpp"
+#include "documents/documents.hpp"
+#include "pictures/pictures.hpp"
+#include "writers/writers.hpp"
 
 #include <memsnap/error.hpp>
+#include <memsnap/report/render.hpp>
 
 #include <fmt/format.h>
 
@@ -18,6 +21,77 @@ Error unsupported(Format format, std::string_view what) {
     return usage_error(fmt::format("--format {} is not available for {}", to_string(format), what));
 }
 
+// Formats drawn from stacks: folded stacks, flame graph, call graph, pprof.
+bool stack_picture(Format f) {
+    return f == Format::folded || f == Format::svg || f == Format::dot || f == Format::pprof;
+}
+
+const analysis::StackProfile& stacks_of(const analysis::Result& result, Format format) {
+    if (!result.stacks) throw unsupported(format, "this capture, which has no stacks");
+    return *result.stacks;
+}
+
+void write_document(const Document& d, Format format, const RenderOptions& options, const Sink& sink,
+                    const std::vector<std::string>& pictures = {}) {
+    switch (format) {
+        case Format::text:
+            return detail::write_text(d, options, sink);
+        case Format::json:
+            return detail::write_json(d, sink);
+        case Format::markdown:
+            return detail::write_markdown(d, options, sink);
+        case Format::csv:
+            return detail::write_csv(d, sink);
+        case Format::html:
+            return detail::write_html(d, pictures, options, sink);
+        default:
+            throw unsupported(format, fmt::format("a {} (text, json, markdown, csv, html)", d.kind));
+    }
+}
+
+void write_infos(const std::vector<analysis::InfoResult>& infos, const analysis::Result& result, Format format,
+                 const RenderOptions& options, const Sink& sink) {
+    if (stack_picture(format)) return sink(render(stacks_of(result, format), format, options));
+    if (format == Format::html) {
+        const auto& stacks = stacks_of(result, format);
+        return write_document(document(infos.at(0)), format, options, sink,
+                              {detail::profile_svg(stacks, analysis::Side::after)});
+    }
+    for (std::size_t i = 0; i < infos.size(); ++i) {
+        if (i) sink("\n");
+        write_document(document(infos[i]), format, options, sink);
+    }
+}
+
+void write_diff(const analysis::DiffResult& diff, const analysis::Result& result, Format format,
+                const RenderOptions& options, const Sink& sink) {
+    if (stack_picture(format)) return sink(render(stacks_of(result, format), format, options));
+    std::vector<std::string> pictures;
+    if (format == Format::html) pictures.push_back(detail::profile_svg(stacks_of(result, format), options.side));
+    write_document(document(diff), format, options, sink, pictures);
+}
+
+void write_trace(const analysis::TraceResult& trace, const analysis::Result& result, Format format,
+                 const RenderOptions& options, const Sink& sink) {
+    if (format == Format::svg && !options.flame_svg) return sink(render_timeline_svg(trace));
+    if (stack_picture(format)) return sink(render(stacks_of(result, format), format, options));
+    std::vector<std::string> pictures;
+    if (format == Format::html) {
+        if (trace.ordered()) pictures.push_back(render_timeline_svg(trace));
+        pictures.push_back(detail::profile_svg(stacks_of(result, format), analysis::Side::after));
+    }
+    write_document(document(trace), format, options, sink, pictures);
+}
+
+void write_trend(const analysis::TrendResult& trend, const analysis::Result& result, Format format,
+                 const RenderOptions& options, const Sink& sink) {
+    if (format == Format::svg) return sink(render_timeline_svg(trend));
+    if (stack_picture(format)) return sink(render(stacks_of(result, format), format, options));
+    std::vector<std::string> pictures;
+    if (format == Format::html) pictures.push_back(render_timeline_svg(trend));
+    write_document(document(trend), format, options, sink, pictures);
+}
+
 }  // namespace
 
 std::optional<Format> parse_format(std::string_view name) {
@@ -32,90 +106,24 @@ std::string_view to_string(Format format) {
     return "text";
 }
 
-std::string render(const analysis::InfoResult& result, Format format, const RenderOptions& options) {
-    if (const auto* snap = std::get_if<analysis::SnapshotInfo>(&result)) {
-        if (format == Format::text) return detail::snapshot_info_text(*snap, options);
-        if (format == Format::json) return detail::snapshot_info_json(*snap);
-        throw unsupported(format, "info (text, json)");
-    }
-    const auto& stats = std::get<analysis::StatsInfo>(result);
-    if (format == Format::text) return detail::stats_info_text(stats);
-    if (format == Format::json) return detail::stats_info_json(stats);
-    throw unsupported(format, "info (text, json)");
+Document document(const analysis::InfoResult& result) {
+    if (const auto* snap = std::get_if<analysis::SnapshotInfo>(&result)) return doc::snapshot_info(*snap);
+    return doc::stats_info(std::get<analysis::StatsInfo>(result));
 }
 
-std::string render(const analysis::DiffResult& result, Format format, const RenderOptions& options) {
-    if (const auto* snap = std::get_if<analysis::SnapshotDiff>(&result)) {
-        switch (format) {
-            case Format::text:
-                return detail::snapshot_diff_text(*snap, options);
-            case Format::json: {
-                std::string out;
-                detail::snapshot_diff_json(*snap, [&out](std::string_view piece) { out += piece; });
-                return out;
-            }
-            case Format::markdown:
-                return detail::snapshot_diff_markdown(*snap, options);
-            case Format::csv:
-                return detail::snapshot_diff_csv(*snap);
-            case Format::folded:
-            case Format::svg:
-            case Format::dot:
-            case Format::pprof:
-                return render(analysis::diff_stacks(*snap), format, options);
-            case Format::html:
-                return detail::snapshot_diff_html(*snap, analysis::diff_stacks(*snap), options);
-            default:
-                break;
-        }
-        throw unsupported(format, "diff (text, json, markdown, csv, folded)");
-    }
-    const auto& stats = std::get<analysis::StatsDiff>(result);
-    switch (format) {
-        case Format::text:
-            return detail::stats_diff_text(stats);
-        case Format::json:
-            return detail::stats_diff_json(stats);
-        case Format::markdown:
-            return detail::stats_diff_markdown(stats);
-        case Format::csv:
-            return detail::stats_diff_csv(stats);
-        default:
-            break;
-    }
-    throw unsupported(format, "summaries and stats, which have no stacks (folded needs two snapshots)");
+Document document(const analysis::DiffResult& result) {
+    if (const auto* snap = std::get_if<analysis::SnapshotDiff>(&result)) return doc::snapshot_diff(*snap);
+    return doc::stats_diff(std::get<analysis::StatsDiff>(result));
 }
 
-std::string render(const analysis::TrendResult& result, Format format, const RenderOptions& options) {
-    switch (format) {
-        case Format::text:
-            return detail::trend_text(result, options);
-        case Format::json:
-            return detail::trend_json(result);
-        case Format::markdown:
-            return detail::trend_markdown(result, options);
-        case Format::csv:
-            return detail::trend_csv(result);
-        default:
-            break;
-    }
-    throw unsupported(format, "trend (text, json, markdown, csv)");
-}
+Document document(const analysis::TraceResult& result) { return doc::trace(result); }
+Document document(const analysis::TrendResult& result) { return doc::trend(result); }
+Document document(const analysis::RanksResult& result) { return doc::ranks(result); }
 
-std::string render(const analysis::RanksResult& result, Format format, const RenderOptions& options) {
-    switch (format) {
-        case Format::text:
-            return detail::ranks_text(result, options);
-        case Format::json:
-            return detail::ranks_json(result);
-        case Format::markdown:
-            return detail::ranks_markdown(result, options);
-        case Format::csv:
-            return detail::ranks_csv(result);
-        default:
-            break;
-    }
-    throw unsupported(format, "ranks (text, json, markdown, csv)");
+std::string render(const Document& d, Format format, const RenderOptions& options) {
+    std::string out;
+    write_document(d, format, options, [&out](std::string_view piece) { out += piece; });
+    return out;
 }
 
 std::string render(const analysis::StackProfile& profile, Format format, const RenderOptions& options) {
@@ -134,100 +142,15 @@ std::string render(const analysis::StackProfile& profile, Format format, const R
     throw unsupported(format, "stack pictures (folded, svg, dot, pprof)");
 }
 
-std::string render_html(const analysis::SnapshotDiff& diff, const analysis::StackProfile& profile,
-                        const RenderOptions& options) {
-    return detail::snapshot_diff_html(diff, profile, options);
-}
-std::string render_html(const analysis::SnapshotInfo& info, const analysis::StackProfile& profile) {
-    return detail::snapshot_info_html(info, profile);
-}
-std::string render_html(const analysis::TraceResult& trace, const analysis::StackProfile& profile,
-                        const RenderOptions& options) {
-    return detail::trace_html(trace, profile, options);
-}
-std::string render_html(const analysis::TrendResult& trend) { return detail::trend_html(trend); }
 std::string render_timeline_svg(const analysis::TraceResult& trace) { return detail::trace_timeline_svg(trace); }
 std::string render_timeline_svg(const analysis::TrendResult& trend) { return detail::trend_svg(trend); }
 
 std::string render_jsonl(const analysis::InfoResult& result, const JsonlContext& context) {
-    return detail::info_jsonl(result, context);
+    std::string out;
+    detail::write_jsonl(document(result), {context.file, context.rank, context.step},
+                        [&out](std::string_view piece) { out += piece; });
+    return out;
 }
-
-std::string render(const analysis::TraceResult& result, Format format, const RenderOptions& options) {
-    switch (format) {
-        case Format::text:
-            return detail::trace_text(result, options);
-        case Format::json:
-            return detail::trace_json(result);
-        case Format::markdown:
-            return detail::trace_markdown(result, options);
-        case Format::csv:
-            return detail::trace_csv(result);
-        default:
-            break;
-    }
-    throw unsupported(format, "trace (text, json, markdown, csv, html, svg, folded, dot, pprof)");
-}
-
-void write(const analysis::DiffResult& result, Format format, const RenderOptions& options, const Sink& sink) {
-    if (const auto* snap = std::get_if<analysis::SnapshotDiff>(&result); snap && format == Format::json) {
-        detail::snapshot_diff_json(*snap, sink);
-        return;
-    }
-    sink(render(result, format, options));
-}
-
-namespace {
-
-// Formats drawn from stacks: folded stacks, flame graph, call graph, pprof.
-bool stack_picture(Format f) {
-    return f == Format::folded || f == Format::svg || f == Format::dot || f == Format::pprof;
-}
-
-const analysis::StackProfile& stacks_of(const analysis::Result& result) {
-    if (!result.stacks) throw usage_error("this output needs stacks, which the analysis did not keep");
-    return *result.stacks;
-}
-
-void write_infos(const std::vector<analysis::InfoResult>& infos, const analysis::Result& result, Format format,
-                 const RenderOptions& options, const Sink& sink) {
-    if (stack_picture(format)) return sink(render(stacks_of(result), format, options));
-    if (format == Format::html) {
-        const auto* snap = infos.empty() ? nullptr : std::get_if<analysis::SnapshotInfo>(&infos.front());
-        if (!snap) throw unsupported(format, "info of a memory_summary or memory_stats capture");
-        return sink(render_html(*snap, stacks_of(result)));
-    }
-    for (std::size_t i = 0; i < infos.size(); ++i) {
-        if (i) sink("\n");
-        sink(render(infos[i], format, options));
-    }
-}
-
-void write_diff(const analysis::DiffResult& diff, const analysis::Result& result, Format format,
-                const RenderOptions& options, const Sink& sink) {
-    const auto* snap = std::get_if<analysis::SnapshotDiff>(&diff);
-    if (snap && stack_picture(format)) return sink(render(stacks_of(result), format, options));
-    if (snap && format == Format::html) return sink(render_html(*snap, stacks_of(result), options));
-    write(diff, format, options, sink);
-}
-
-void write_trace(const analysis::TraceResult& trace, const analysis::Result& result, Format format,
-                 const RenderOptions& options, const Sink& sink) {
-    if (format == Format::svg && !options.flame_svg) return sink(render_timeline_svg(trace));
-    if (stack_picture(format)) return sink(render(stacks_of(result), format, options));
-    if (format == Format::html) return sink(render_html(trace, stacks_of(result), options));
-    sink(render(trace, format, options));
-}
-
-void write_trend(const analysis::TrendResult& trend, const analysis::Result& result, Format format,
-                 const RenderOptions& options, const Sink& sink) {
-    if (format == Format::svg) return sink(render_timeline_svg(trend));
-    if (stack_picture(format)) return sink(render(stacks_of(result), format, options));
-    if (format == Format::html) return sink(render_html(trend));
-    sink(render(trend, format, options));
-}
-
-}  // namespace
 
 analysis::StackNeed stack_need(analysis::Command command, Format format, const RenderOptions& options) {
     using analysis::StackNeed;
@@ -252,6 +175,13 @@ analysis::StackNeed stack_need(analysis::Command command, Format format, const R
 }
 
 void write(const analysis::Result& result, Format format, const RenderOptions& options, const Sink& sink) {
+    if (format == Format::jsonl) {
+        // info's records are usually written as each file is read (Request::on_info).
+        const auto* infos = std::get_if<std::vector<analysis::InfoResult>>(&result.value);
+        if (!infos) throw usage_error("--format jsonl is for `info` of many captures (info --format jsonl DIR)");
+        for (const auto& info : *infos) detail::write_jsonl(document(info), {}, sink);
+        return;
+    }
     std::visit(
         [&](const auto& value) {
             using T = std::decay_t<decltype(value)>;
@@ -264,9 +194,9 @@ void write(const analysis::Result& result, Format format, const RenderOptions& o
             else if constexpr (std::is_same_v<T, analysis::TrendResult>)
                 write_trend(value, result, format, options, sink);
             else if (stack_picture(format))
-                sink(render(stacks_of(result), format, options));
+                sink(render(stacks_of(result, format), format, options));
             else
-                sink(render(value, format, options));
+                write_document(document(value), format, options, sink);
         },
         result.value);
 }

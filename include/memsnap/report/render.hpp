@@ -1,13 +1,11 @@
 #pragma once
-// The one dispatch point of the report layer: a result and a format in, text out. Writers
-// never compute: every figure comes from the analysis result, which holds exactly the sites
-// to print.
+// The report layer's one entry: a Result of the analysis in a format. Every result becomes a
+// Document (model.hpp), and each format has one writer for any Document; pictures and other
+// tools' formats are drawn from the result's stacks. Writers never compute: every figure comes
+// from the analysis result.
 
 #include <memsnap/analysis/run.hpp>
-#include <memsnap/analysis/series/ranks.hpp>
-#include <memsnap/analysis/series/trend.hpp>
-#include <memsnap/analysis/sites/stack_profile.hpp>
-#include <memsnap/analysis/trace/trace.hpp>
+#include <memsnap/report/model.hpp>
 
 #include <functional>
 #include <optional>
@@ -33,36 +31,31 @@ struct RenderOptions {
 analysis::StackNeed stack_need(analysis::Command command, Format format, const RenderOptions& options);
 
 using Sink = std::function<void(std::string_view)>;
-// A command's whole output in `format`, given to `sink` in pieces (a snapshot diff's JSON site
-// list one site at a time). Throws Error (usage) for a format the result cannot be shown in,
-// before anything is written.
+// A command's whole output in `format`, given to `sink` in pieces (a long list one part at a
+// time). Throws Error (usage) for a format the result cannot be shown in, before anything is
+// written.
 void write(const analysis::Result& result, Format format, const RenderOptions& options, const Sink& sink);
 
+// Each result as its Document.
+Document document(const analysis::InfoResult& result);
+Document document(const analysis::DiffResult& result);
+Document document(const analysis::TraceResult& result);
+Document document(const analysis::TrendResult& result);
+Document document(const analysis::RanksResult& result);
+
+// A Document in a format of documents: text, json, markdown, csv, html (without pictures).
+std::string render(const Document& document, Format format, const RenderOptions& options = {});
+// The same for a result.
+template <class Result>
+std::string render(const Result& result, Format format, const RenderOptions& options = {}) {
+    return render(document(result), format, options);
+}
 // Pictures and interop of a stack profile: folded, svg (flame graph), dot, pprof (gzipped
 // profile.proto, binary).
 std::string render(const analysis::StackProfile& profile, Format format, const RenderOptions& options);
-// Self-contained HTML reports, with the profile's flame graph inline.
-std::string render_html(const analysis::SnapshotDiff& diff, const analysis::StackProfile& profile,
-                        const RenderOptions& options);
-std::string render_html(const analysis::SnapshotInfo& info, const analysis::StackProfile& profile);
-std::string render_html(const analysis::TraceResult& trace, const analysis::StackProfile& profile,
-                        const RenderOptions& options);
-std::string render_html(const analysis::TrendResult& trend);
-// The second kind of SVG: a trace's timeline (allocated and reserved, iterations, the peak,
-// the OOMs), and a trend's totals over the steps.
+// The timeline of a trace or a trend as SVG.
 std::string render_timeline_svg(const analysis::TraceResult& trace);
 std::string render_timeline_svg(const analysis::TrendResult& trend);
-
-// Throws Error (usage) for a format the result has no writer for (info: text and json;
-// folded needs snapshots).
-std::string render(const analysis::InfoResult& result, Format format, const RenderOptions& options);
-std::string render(const analysis::DiffResult& result, Format format, const RenderOptions& options);
-// trace: text, json, markdown, csv.
-std::string render(const analysis::TraceResult& result, Format format, const RenderOptions& options);
-
-// trend and ranks: text, json, markdown, csv.
-std::string render(const analysis::TrendResult& result, Format format, const RenderOptions& options);
-std::string render(const analysis::RanksResult& result, Format format, const RenderOptions& options);
 
 // `info --format jsonl`: one self-describing JSON object per line, per total, category and
 // site (snapshots) or per table total (summaries), each naming its file, rank, step and
@@ -72,10 +65,5 @@ struct JsonlContext {
     std::optional<std::int64_t> rank, step;  // from the file name
 };
 std::string render_jsonl(const analysis::InfoResult& result, const JsonlContext& context);
-
-// The same output given to `sink` in pieces: a snapshot diff's JSON site list is written one
-// site at a time and never held whole, so a long list costs no memory. Throws as render does,
-// before anything is written.
-void write(const analysis::DiffResult& result, Format format, const RenderOptions& options, const Sink& sink);
 
 }  // namespace memsnap::report

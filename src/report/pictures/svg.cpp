@@ -1,9 +1,9 @@
 // SVG pictures, self-contained (no script, font or style loaded from anywhere): the flame
 // graph of a stack profile in icicle layout (root on top, width is bytes), and the timeline
 // of a trace (allocated and reserved over time, iterations, the peak and the OOMs marked).
-#include "format.hpp"
+#include "../format.hpp"
+#include "pictures.hpp"
 #include "profile_support.hpp"
-#include "writers.hpp"
 
 #include <memsnap/util/format.hpp>
 

@@ -2,9 +2,9 @@
 // Boost.Graph's Graphviz writer. Frames are nodes with exclusive and inclusive bytes,
 // caller->callee edges carry bytes, and frames below --node-fraction of the total are pruned
 // (analysis::GrowthGraph::pruned).
-#include "format.hpp"
+#include "../format.hpp"
+#include "pictures.hpp"
 #include "profile_support.hpp"
-#include "writers.hpp"
 
 #include <memsnap/analysis/sites/growth_graph.hpp>
 #include <memsnap/util/format.hpp>

@@ -1,8 +1,8 @@
 // Folded stacks ("outer;...;inner bytes", one line per stack) for flamegraph.pl and
 // speedscope: live bytes, or one side of a diff (the growth by default; flame graphs take no
 // negative widths, so shrinking stacks are left out of it).
+#include "pictures.hpp"
 #include "profile_support.hpp"
-#include "writers.hpp"
 
 #include <memsnap/util/format.hpp>
 

@@ -1,7 +1,7 @@
 // pprof's profile.proto, gzipped: `pprof -top`, `-http` and `-diff_base` read memsnap's
 // stacks. Sample types inuse_space/bytes and inuse_objects/count; a diff's before side goes
 // in as negative samples, so the profile is the change.
-#include "writers.hpp"
+#include "pictures.hpp"
 
 #include <memsnap/error.hpp>
 

@@ -1,0 +1,166 @@
+#include "common.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace memsnap::report::doc {
+
+Value site(const analysis::SiteKey& s) {
+    auto v = Value::frame(s.filename, s.line, s.name);
+    v.compiled = s.compiled_graph;
+    return v;
+}
+
+Value frame(const analysis::FrameText& f) { return Value::frame(f.filename, f.line, f.name, f.python); }
+
+void add_site(Node& record, const analysis::SiteKey& s, bool headline) {
+    auto& shown = record.add("site", site(s)).people_only();
+    shown.headline = headline;
+    record.add("frame", Value::frame(s.filename, s.line, s.name)).machines_only();
+    record.add("user_code", Value::flag(s.user_code)).machines_only();
+    record.add("compiled_graph", Value::flag(s.compiled_graph)).machines_only();
+}
+
+Node stack(const analysis::RepresentativeStack& s, const std::vector<analysis::FrameText>& table, std::string label,
+           bool shown) {
+    auto out = Node::object("", Layout::section);
+    out.add("size", Value::bytes(s.size)).machines_only();
+    out.add("delta_blocks", Value::signed_count(s.delta_blocks)).machines_only();
+    out.add("delta_bytes", Value::signed_bytes(s.delta_bytes)).machines_only();
+    out.add("category", Value::word(analysis::to_string(s.category))).machines_only();
+    auto& frames = out.add(Node::list("frames", shown ? Layout::stack : Layout::hidden, std::move(label)));
+    for (const auto i : s.frames) frames.add(Node::of("", frame(table[i])));
+    if (s.frames_omitted)
+        frames.add(Node::of("", Value::text_of(fmt::format("... {} outer frames not kept", s.frames_omitted))))
+            .people_only();
+    out.add("frames_omitted", Value::count(static_cast<std::int64_t>(s.frames_omitted))).machines_only();
+    return out;
+}
+
+Node diagnosis(const analysis::Diagnosis& d, std::string key) {
+    if (d.empty()) return Node::of(std::move(key), Value::none()).machines_only();
+    auto out = Node::object(std::move(key), Layout::section);
+    out.add("pattern", d.pattern.empty() ? Value::none() : Value::word(d.pattern));
+    out.add("summary", Value::text_of(d.summary), "likely");
+    out.add("fix", Value::text_of(d.fix));
+    out.add(sentences("evidence", d.evidence));
+    return out;
+}
+
+Node sentences(std::string key, const std::vector<std::string>& lines, std::string label) {
+    auto out = Node::list(std::move(key), Layout::bullets, std::move(label));
+    for (const auto& line : lines) out.add(Node::of("", Value::text_of(line)));
+    return out;
+}
+
+void add_usage(Node& parent, const analysis::MomentUsage& usage) {
+    auto& categories = parent.add(Node::object("categories", Layout::line));
+    for (const auto c : analysis::all_categories()) {
+        const auto bytes = usage.category_bytes[static_cast<std::size_t>(c)];
+        auto& n = categories.add(std::string(analysis::to_string(c)), Value::bytes(bytes));
+        if (bytes == 0) n.machines_only();
+    }
+    categories.note = "none";
+    auto& sites = parent.add(Node::list("sites", Layout::records));
+    for (const auto& s : usage.sites) {
+        auto& r = sites.add(Node::object("", Layout::facts));
+        r.add("rank", Value::count(static_cast<std::int64_t>(s.rank))).in_headline();
+        r.add("bytes", Value::bytes(s.bytes)).in_headline();
+        r.add("allocations", Value::count(s.allocations, "allocation")).in_headline();
+        add_site(r, s.site);
+        r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
+    }
+}
+
+Node oom(const analysis::OomExplanation& o, const std::vector<analysis::FrameText>& table, std::string when) {
+    auto out = Node::object("", Layout::facts);
+    out.add("what",
+            Value::text_of(fmt::format("Out of memory {}: requested {}, {} free on the device", when,
+                                       util::human_bytes(o.requested_bytes), util::human_bytes(o.device_free_bytes))))
+        .people_only()
+        .in_headline();
+    out.add("classification", Value::verdict(o.classification)).in_headline();
+    out.add("device", Value::count(o.device)).machines_only();
+    out.add("time_us", time_us(o.time_us)).machines_only();
+    out.add("event", Value::count(static_cast<std::int64_t>(o.event))).machines_only();
+    out.add("requested_bytes", Value::bytes(o.requested_bytes)).machines_only();
+    out.add("device_free_bytes", Value::bytes(o.device_free_bytes)).machines_only();
+    out.add("allocated_bytes", Value::bytes(o.allocated_bytes)).machines_only();
+    out.add("reserved_bytes", Value::bytes(o.reserved_bytes)).machines_only();
+    out.add("largest_free_block_bytes", Value::bytes(o.largest_free_block_bytes)).machines_only();
+    out.add("largest_free_block_same_stream_bytes", Value::bytes(o.largest_free_block_same_stream_bytes))
+        .machines_only();
+    out.add("stream", Value::count(o.stream)).machines_only();
+    out.add("device_memory_bytes", Value::optional<std::int64_t>(o.device_memory_bytes, Value::bytes)).machines_only();
+    out.add("frame", o.frame ? frame(*o.frame) : Value::none(), "at");
+    out.add(sentences("evidence", o.evidence));
+    out.add(sentences("advice", o.advice, "fix"));
+    out.add(stack(o.stack, table, "stack of the failing request")).key = "stack";
+    auto& live = out.add(Node::object("live", Layout::section, "live at that moment"));
+    live.merge = true;
+    add_usage(live, o.usage);
+    return out;
+}
+
+std::string steps_text(const util::Steps& steps) {
+    if (!steps.known()) return "unknown";
+    return fmt::format("{} → {} ({} steps, from {})", steps.span->first, steps.span->second, steps.distance(),
+                       steps.source);
+}
+
+std::string device_list(const std::vector<int>& devices) {
+    return devices.empty() ? std::string("none") : fmt::format("{}", fmt::join(devices, ", "));
+}
+
+Value time_us(std::int64_t us) { return us >= 0 ? Value::count(us) : Value::none(); }
+
+std::string sparkline(const std::vector<std::int64_t>& all) {
+    static constexpr const char* bars[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    constexpr std::size_t kWidth = 60;
+    if (all.empty()) return "";
+    std::vector<std::int64_t> values;
+    if (all.size() <= kWidth) {
+        values = all;
+    } else {
+        for (std::size_t b = 0; b < kWidth; ++b) {
+            const auto begin = all.begin() + static_cast<std::ptrdiff_t>(b * all.size() / kWidth);
+            const auto end = all.begin() + static_cast<std::ptrdiff_t>((b + 1) * all.size() / kWidth);
+            values.push_back(*std::max_element(begin, end));
+        }
+    }
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    std::string out;
+    for (const auto v : values) {
+        const double share = *hi == *lo ? 0.0 : static_cast<double>(v - *lo) / static_cast<double>(*hi - *lo);
+        out += bars[std::min<std::size_t>(7, static_cast<std::size_t>(share * 8))];
+    }
+    return out;
+}
+
+std::string run_lengths(const std::vector<std::int64_t>& counts) {
+    std::string out;
+    for (std::size_t i = 0; i < counts.size();) {
+        std::size_t j = i;
+        while (j < counts.size() && counts[j] == counts[i]) ++j;
+        out += fmt::format("{}{}", out.empty() ? "" : " ", counts[i]);
+        if (j - i > 1) out += fmt::format("×{}", j - i);
+        i = j;
+    }
+    return out;
+}
+
+Node numbers(std::string key, const std::vector<std::int64_t>& values) {
+    auto out = Node::list(std::move(key), Layout::hidden);
+    for (const auto v : values) out.add(Node::of("", Value::count(v)));
+    return out;
+}
+
+std::string counted(std::int64_t n, std::string_view noun) {
+    return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
+}  // namespace memsnap::report::doc

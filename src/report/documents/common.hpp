@@ -1,0 +1,49 @@
+#pragma once
+// Internal: the pieces several documents share: sites, frames, stacks, diagnoses, what was
+// live at a moment, an out-of-memory event, lists of sentences.
+
+#include <memsnap/analysis/judge/diagnosis.hpp>
+#include <memsnap/analysis/sites/site_rules.hpp>
+#include <memsnap/analysis/sites/stacks.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
+#include <memsnap/report/model.hpp>
+#include <memsnap/util/steps.hpp>
+
+#include <string>
+#include <vector>
+
+namespace memsnap::report::doc {
+
+Value site(const analysis::SiteKey& site);
+Value frame(const analysis::FrameText& frame);
+// A site as JSON has always had it: frame, user_code, compiled_graph; the frame alone for people.
+void add_site(Node& record, const analysis::SiteKey& site, bool headline = true);
+// One representative stack: its numbers for machines, its frames under `label` for people.
+// `shown` false: for machines only (an unchanged stack says nothing to people).
+Node stack(const analysis::RepresentativeStack& stack, const std::vector<analysis::FrameText>& table, std::string label,
+           bool shown = true);
+// The likely cause, its fix and evidence; JSON null when there is none.
+Node diagnosis(const analysis::Diagnosis& diagnosis, std::string key = "diagnosis");
+// Sentences as bullets under `label` (none shown when empty and `label` is empty).
+Node sentences(std::string key, const std::vector<std::string>& lines, std::string label = {});
+// Categories and sites live at one moment of a trace.
+void add_usage(Node& parent, const analysis::MomentUsage& usage);
+// One out-of-memory event explained; `when` says when it happened, for people.
+Node oom(const analysis::OomExplanation& oom, const std::vector<analysis::FrameText>& table, std::string when);
+// "100 → 500 (400 steps, from file names)" or "unknown".
+std::string steps_text(const util::Steps& steps);
+// "0, 1", or "none".
+std::string device_list(const std::vector<int>& devices);
+// A whole number that may be unknown (-1 and below).
+Value time_us(std::int64_t us);
+// "▁▂▃▄▅▆▇█" bars of the values, lowest to highest; more than 60 values are shown as the
+// highest of each of 60 buckets.
+std::string sparkline(const std::vector<std::int64_t>& values);
+// Counts with runs written once: "2×31", "0×3 1 0×414".
+std::string run_lengths(const std::vector<std::int64_t>& counts);
+// A list of whole numbers, for machines.
+Node numbers(std::string key, const std::vector<std::int64_t>& values);
+// "1 allocation", "6 allocations".
+std::string counted(std::int64_t n, std::string_view noun);
+
+}  // namespace memsnap::report::doc

@@ -1,0 +1,216 @@
+// The documents of `trend` ("kind": "trend") and `ranks` ("kind": "ranks").
+#include "common.hpp"
+#include "documents.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
+
+namespace memsnap::report::doc {
+
+namespace {
+
+void add_fit(Node& out, const analysis::SeriesFit& f, bool steps_known) {
+    out.add("slope_bytes_per_step", Value::rate(f.slope_bytes_per_step, steps_known), "slope");
+    out.add("r2", Value::number(f.r2, 2), "R²");
+    out.add("monotonic_share", Value::share(f.monotonic_share), "not down");
+    out.add("first_step", Value::optional<std::int64_t>(f.first_step, Value::count)).machines_only();
+    out.add("verdict", Value::verdict(f.verdict));
+}
+
+Node series_table(std::string key, std::string label, const std::vector<analysis::TrendSeries>& all, bool steps_known) {
+    auto out = Node::list(std::move(key), Layout::table, std::move(label));
+    out.keyed_by = "name";
+    for (const auto& s : all) {
+        auto& row = out.add(Node::object("", Layout::facts));
+        row.add("name", Value::word(s.name));
+        row.add("first", Value::bytes(s.bytes.front())).people_only();
+        row.add("last", Value::bytes(s.bytes.back())).people_only();
+        row.add("shape", Value::text_of(sparkline(s.bytes))).people_only();
+        add_fit(row, s.fit, steps_known);
+        row.add(numbers("bytes_by_step", s.bytes));
+        if (!s.blocks.empty()) row.add(numbers("blocks_by_step", s.blocks));
+    }
+    return out;
+}
+
+std::string joined_steps(const std::vector<std::int64_t>& steps) {
+    std::string out;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        if (i == 8 && steps.size() > 10) {
+            out += fmt::format(", … {} more", steps.size() - 9);
+            i = steps.size() - 1;
+        }
+        out += fmt::format("{}{}", out.empty() ? "" : ", ", steps[i]);
+    }
+    return out;
+}
+
+Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
+    auto r = Node::object("", Layout::facts);
+    r.add("rank", Value::count(static_cast<std::int64_t>(s.rank))).in_headline();
+    r.add("slope_text", Value::rate(s.fit.slope_bytes_per_step, t.steps_known)).people_only().in_headline();
+    r.add("verdict_text", Value::verdict(s.fit.verdict)).people_only().in_headline();
+    add_site(r, s.site);
+    r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
+    add_fit(r, s.fit, t.steps_known);
+    for (auto& field : r.items)
+        if (field.key == "slope_bytes_per_step" || field.key == "verdict") field.machines_only();
+    std::string shape = fmt::format(
+        "{} {} → {}, blocks {} → {}", sparkline(s.bytes_by_step), util::human_bytes(s.bytes_by_step.front()),
+        util::human_bytes(s.bytes_by_step.back()), s.blocks_by_step.front(), s.blocks_by_step.back());
+    if (s.fit.first_step)
+        shape += t.steps_known ? fmt::format(", first seen at step {}", *s.fit.first_step)
+                               : fmt::format(", first seen in capture {}", *s.fit.first_step + 1);
+    r.add("shape", Value::text_of(shape)).people_only();
+    r.add(numbers("bytes_by_step", s.bytes_by_step));
+    r.add(numbers("blocks_by_step", s.blocks_by_step));
+    r.add(diagnosis(s.diagnosis));
+    return r;
+}
+
+}  // namespace
+
+Document trend(const analysis::TrendResult& t) {
+    Document doc;
+    doc.kind = "trend";
+    doc.title = fmt::format("trend of {} {} captures{}", t.steps.size(), t.kind == "snapshot" ? "snapshot" : t.kind,
+                            t.device ? fmt::format(", device {}", *t.device) : "");
+    auto& root = doc.root;
+    root.add("input_kind", Value::word(t.kind)).machines_only();
+    auto& files = root.add(Node::list("files", Layout::hidden));
+    for (const auto& f : t.files) files.add(Node::of("", Value::text_of(f)));
+    root.add(numbers("steps", t.steps));
+    root.add("steps_text",
+             Value::text_of(fmt::format("{} ({}{})", joined_steps(t.steps), t.steps_source,
+                                        t.steps_known ? "" : ": positions, not steps")),
+             "steps")
+        .people_only();
+    root.add("steps_source", Value::word(t.steps_source)).machines_only();
+    root.add("steps_known", Value::flag(t.steps_known)).machines_only();
+    auto& warmup = root.add("warmup", Value::count(static_cast<std::int64_t>(t.warmup)), "warm-up");
+    warmup.note = "interval(s) left out of the fit";
+    if (t.warmup == 0) warmup.machines_only();
+    root.add("device", Value::optional<int>(t.device, [](int v) { return Value::count(v); })).machines_only();
+    auto& verdict = root.add(Node::object("verdict_block", Layout::section, "Verdict"));
+    verdict.merge = true;
+    verdict.add("verdict", Value::verdict(t.verdict)).in_headline();
+    verdict.add(sentences("evidence", t.evidence));
+    root.add(series_table("totals", "Totals", t.totals, t.steps_known));
+    root.add(series_table("categories", "Categories of live memory", t.categories, t.steps_known));
+    auto& sites = root.add(Node::list(
+        "sites", Layout::records,
+        fmt::format("Sites ({} of {}, by slope weighted by R² and monotonic share)", t.sites.size(), t.sites_total)));
+    sites.primary = true;
+    if (t.kind != "snapshot") sites.machines_only();
+    for (const auto& s : t.sites) sites.add(trend_site(s, t));
+    root.add("sites_total", Value::count(static_cast<std::int64_t>(t.sites_total))).machines_only();
+    root.add(sentences("notes", t.notes, "Notes"));
+    root.add(sentences("warnings", t.warnings)).machines_only();
+    return doc;
+}
+
+namespace {
+
+Node categories_of(const std::array<analysis::CategoryUsage, analysis::category_count>& usage) {
+    auto out = Node::object("categories", Layout::hidden);
+    for (std::size_t k = 0; k < analysis::category_count; ++k)
+        if (usage[k].blocks != 0) {
+            auto& c = out.add(
+                Node::object(std::string(analysis::to_string(static_cast<analysis::Category>(k))), Layout::facts));
+            c.add("bytes", Value::bytes(usage[k].bytes));
+            c.add("blocks", Value::count(usage[k].blocks));
+        }
+    return out;
+}
+
+Node rank_row(const analysis::RankSummary& k, const analysis::RanksResult& r) {
+    auto row = Node::object("", Layout::facts);
+    row.add("rank", Value::count(k.rank));
+    auto& totals = row.add(Node::object("totals", Layout::line));
+    totals.merge = false;
+    totals.add("allocated_bytes", Value::bytes(k.totals.allocated_bytes), "allocated");
+    totals.add("reserved_bytes", Value::bytes(k.totals.reserved_bytes), "reserved");
+    totals.add("active_bytes", Value::bytes(k.totals.active_bytes), "active");
+    totals.add("inactive_split_bytes", Value::bytes(k.totals.inactive_split_bytes), "inactive split");
+    totals.machines_only();
+    row.add("allocated", Value::bytes(k.totals.allocated_bytes)).people_only();
+    row.add("vs_median", Value::signed_bytes(k.totals.allocated_bytes - r.median.allocated_bytes), "vs median")
+        .people_only();
+    row.add("reserved", Value::bytes(k.totals.reserved_bytes)).people_only();
+    row.add("file", Value::text_of(k.file));
+    row.add(categories_of(k.categories));
+    auto& top = row.add(Node::list("top_sites", Layout::hidden));
+    for (const auto& s : k.top_sites) {
+        auto& site = top.add(Node::object("", Layout::facts));
+        add_site(site, s.site, false);
+        site.add("category", Value::word(analysis::to_string(s.category)));
+        site.add("bytes", Value::bytes(s.bytes));
+        site.add("blocks", Value::count(s.blocks));
+    }
+    return row;
+}
+
+Node outlier_record(const analysis::RankOutlier& o) {
+    auto r = Node::object("", Layout::facts);
+    r.add("rank", Value::count(o.rank)).in_headline();
+    r.add("file", Value::text_of(o.file)).machines_only();
+    r.add("allocated_bytes", Value::bytes(o.allocated_bytes), "allocated").in_headline();
+    r.add("delta_bytes", Value::signed_bytes(o.delta_bytes), "against the median").in_headline();
+    auto& cats = r.add(Node::object("categories", Layout::line, "categories"));
+    for (const auto& [category, delta] : o.categories)
+        cats.add(std::string(analysis::to_string(category)), Value::signed_bytes(delta),
+                 std::string(analysis::to_string(category)));
+    auto& sites = r.add(Node::list("sites", Layout::table, "sites"));
+    for (const auto& s : o.sites) {
+        auto& row = sites.add(Node::object("", Layout::facts));
+        row.add("delta_bytes", Value::signed_bytes(s.delta_bytes), "change");
+        row.add("bytes", Value::bytes(s.bytes), "here");
+        row.add("median_bytes", Value::bytes(s.median_bytes), "median");
+        row.add("category", Value::word(analysis::to_string(s.category)));
+        row.add("site", site(s.site)).people_only();
+        row.add("frame", Value::frame(s.site.filename, s.site.line, s.site.name)).machines_only();
+    }
+    return r;
+}
+
+}  // namespace
+
+Document ranks(const analysis::RanksResult& r) {
+    Document doc;
+    doc.kind = "ranks";
+    doc.title = fmt::format("ranks: {} captures (ranks from {})", r.ranks.size(), r.rank_source);
+    auto& root = doc.root;
+    root.add("rank_source", Value::word(r.rank_source)).machines_only();
+    auto& median = root.add(Node::object("median", Layout::line, "median rank"));
+    median.add("allocated_bytes", Value::bytes(r.median.allocated_bytes), "allocated");
+    median.add("reserved_bytes", Value::bytes(r.median.reserved_bytes), "reserved");
+    median.add("active_bytes", Value::bytes(r.median.active_bytes)).machines_only();
+    median.add("inactive_split_bytes", Value::bytes(r.median.inactive_split_bytes)).machines_only();
+    auto& median_categories = median.add(Node::object("categories", Layout::hidden));
+    for (std::size_t k = 0; k < analysis::category_count; ++k)
+        if (r.median.category_bytes[k] != 0)
+            median_categories.add(std::string(analysis::to_string(static_cast<analysis::Category>(k))),
+                                  Value::bytes(r.median.category_bytes[k]));
+    root.add("noise_bytes", Value::bytes(r.noise_bytes), "a rank stands out beyond ±");
+    auto& ranks = root.add(Node::list("ranks", Layout::table, "Per rank"));
+    ranks.primary = true;
+    for (const auto& k : r.ranks) ranks.add(rank_row(k, r));
+    auto& outliers = root.add(
+        Node::list("outliers", Layout::records, r.outliers.empty() ? "No rank stands out" : "Ranks that stand out"));
+    for (const auto& o : r.outliers) outliers.add(outlier_record(o));
+    auto& top = root.add(Node::list("top_sites_text", Layout::table, "Top sites per rank")).people_only();
+    for (const auto& k : r.ranks)
+        for (const auto& s : k.top_sites) {
+            auto& row = top.add(Node::object("", Layout::facts));
+            row.add("rank", Value::count(k.rank));
+            row.add("bytes", Value::bytes(s.bytes));
+            row.add("category", Value::word(analysis::to_string(s.category)));
+            row.add("site", site(s.site));
+        }
+    root.add(sentences("notes", r.notes, "Notes"));
+    root.add(sentences("warnings", r.warnings)).machines_only();
+    return doc;
+}
+
+}  // namespace memsnap::report::doc

@@ -1,0 +1,189 @@
+// The document of a snapshot diff ("kind": "snapshot_diff").
+#include "common.hpp"
+#include "documents.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
+
+namespace memsnap::report::doc {
+
+namespace {
+
+using analysis::SnapshotDiff;
+
+std::string same_process_text(const analysis::SameProcess& same) {
+    const char* answer = !same.value ? "unknown" : *same.value ? "yes" : "no";
+    if (same.evidence.empty()) return answer;
+    return fmt::format("{}: {}", answer, same.evidence.front());
+}
+
+void add_header(Node& root, const SnapshotDiff& d) {
+    root.add("before", Value::text_of(d.before_file)).machines_only();
+    root.add("after", Value::text_of(d.after_file)).machines_only();
+    root.add("steps_text", Value::text_of(steps_text(d.steps)), "steps").people_only();
+    auto& steps = root.add(Node::list("steps", Layout::hidden));
+    if (d.steps.span) {
+        steps.add(Node::of("", Value::count(d.steps.span->first)));
+        steps.add(Node::of("", Value::count(d.steps.span->second)));
+    } else {
+        steps = Node::of("steps", Value::none()).machines_only();
+    }
+    root.add("steps_source", Value::word(d.steps.source)).machines_only();
+    root.add("same_process_text", Value::text_of(same_process_text(d.same_process)), "same process").people_only();
+    root.add("same_process", d.same_process.value ? Value::flag(*d.same_process.value) : Value::none()).machines_only();
+    root.add(sentences("same_process_evidence", d.same_process.evidence)).machines_only();
+    root.add("device", Value::optional<int>(d.device, [](int v) { return Value::count(v); })).machines_only();
+    auto& devices = root.add(Node::object("devices", Layout::hidden));
+    for (const auto* side : {&d.devices.before, &d.devices.after}) {
+        auto& list = devices.add(Node::list(side == &d.devices.before ? "before" : "after", Layout::hidden));
+        for (const int id : *side) list.add(Node::of("", Value::count(id)));
+    }
+    root.add("devices_text",
+             Value::text_of(d.devices.differ() ? fmt::format("{} before, {} after", device_list(d.devices.before),
+                                                             device_list(d.devices.after))
+                                               : device_list(d.devices.after)),
+             "devices")
+        .people_only();
+}
+
+void add_verdict(Node& root, const SnapshotDiff& d) {
+    auto& v = root.add(Node::object("verdict_block", Layout::section, "Verdict"));
+    v.merge = true;
+    v.add("verdict", Value::verdict(analysis::to_string(d.verdict.verdict))).in_headline();
+    auto& rates = v.add(Node::object("rates", Layout::line)).people_only();
+    rates.in_headline();
+    rates.add("allocated", Value::rate(d.totals.allocated.per_step, d.steps.known()), "allocated");
+    rates.add("reserved", Value::rate(d.totals.reserved.per_step, d.steps.known()), "reserved");
+    v.add(sentences("evidence", d.verdict.evidence));
+    std::vector<std::string> same;
+    for (const auto& e : d.same_process.evidence) same.push_back("same process: " + e);
+    v.add(sentences("same_process_lines", same)).people_only();
+    v.add(sentences("advice", d.verdict.advice, "advice"));
+}
+
+void add_totals(Node& root, const SnapshotDiff& d) {
+    auto& totals = root.add(Node::list("totals", Layout::table, "Totals"));
+    totals.keyed_by = "name";
+    for (const auto& field : analysis::TotalsChange::fields()) {
+        const auto& t = d.totals.*field.member;
+        auto& row = totals.add(Node::object("", Layout::facts));
+        row.add("name", Value::word(field.name), "total");
+        row.add("before", Value::bytes(t.before));
+        row.add("after", Value::bytes(t.after));
+        row.add("delta", Value::signed_bytes(t.delta));
+        row.add("per_step", Value::rate(t.per_step, d.steps.known()), util::per_unit(d.steps.known()).data());
+    }
+    auto& blocks = root.add(Node::object("blocks", Layout::line, "live blocks"));
+    blocks.add("live_before", Value::count(d.live_blocks_before), "before");
+    blocks.add("live_after", Value::count(d.live_blocks_after), "after");
+    blocks.add("survivors", Value::count(d.survivors), "survivors");
+    blocks.add("new", Value::count(d.new_blocks), "new");
+    blocks.add("gone", Value::count(d.gone_blocks), "gone");
+    auto& pending = root.add(Node::object("pending_free_bytes", Layout::line, "pending free"));
+    pending.add("before", Value::bytes(d.pending_free_before), "before");
+    pending.add("after", Value::bytes(d.pending_free_after), "after");
+    if (d.pending_free_before == 0 && d.pending_free_after == 0) pending.machines_only();
+    auto& categories = root.add(Node::list("categories", Layout::table, "Categories"));
+    categories.keyed_by = "name";
+    for (const auto c : analysis::all_categories()) {
+        const auto& cc = d.categories[static_cast<std::size_t>(c)];
+        auto& row = categories.add(Node::object("", Layout::facts));
+        row.add("name", Value::word(analysis::to_string(c)), "category");
+        row.add("before_bytes", Value::bytes(cc.before_bytes), "before");
+        row.add("after_bytes", Value::bytes(cc.after_bytes), "after");
+        row.add("delta_bytes", Value::signed_bytes(cc.delta_bytes()), "delta");
+        row.add("before_blocks", Value::count(cc.before_blocks)).machines_only();
+        row.add("after_blocks", Value::count(cc.after_blocks)).machines_only();
+        if (cc.before_blocks == 0 && cc.after_blocks == 0) row.machines_only();
+    }
+}
+
+void add_diagnosis(Node& root, const SnapshotDiff& d) {
+    auto& overall = root.add(diagnosis(d.overall));
+    overall.label = "Diagnosis";
+    root.add("stacks_recorded", Value::flag(d.stacks_recorded)).machines_only();
+    if (!d.convergence) {
+        root.add("convergence", Value::none()).machines_only();
+        return;
+    }
+    const auto& c = *d.convergence;
+    auto& n = root.add(Node::object("convergence", Layout::line, "growth converges in"));
+    n.add("frame", frame(c.frame));
+    n.add("share", Value::share(c.share), "share of the growth");
+    n.add("sites", Value::count(static_cast<std::int64_t>(c.sites)), "sites below it");
+    n.add("inclusive_bytes", Value::bytes(c.inclusive_bytes), "inclusive");
+    n.add("exclusive_bytes", Value::bytes(c.exclusive_bytes), "in the frame itself");
+}
+
+Node site_record(const analysis::SiteChange& s, const SnapshotDiff& d) {
+    auto r = Node::object("", Layout::facts);
+    r.add("rank", Value::count(static_cast<std::int64_t>(s.rank))).in_headline();
+    r.add("growth_bytes_per_step", Value::rate(s.growth_bytes_per_step, d.steps.known()), "growth").in_headline();
+    r.add("verdict", Value::verdict(analysis::to_string(s.verdict))).in_headline();
+    add_site(r, s.site);
+    r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
+    auto& bytes = r.add(Node::object("bytes", Layout::line));
+    bytes.merge = true;
+    bytes.add("before_bytes", Value::bytes(s.before_bytes), "before");
+    bytes.add("after_bytes", Value::bytes(s.after_bytes), "after");
+    bytes.add("delta_bytes", Value::signed_bytes(s.delta_bytes), "change");
+    auto& blocks = r.add(Node::object("blocks", Layout::line));
+    blocks.merge = true;
+    blocks.add("before_blocks", Value::count(s.before_blocks), "before");
+    blocks.add("after_blocks", Value::count(s.after_blocks), "after");
+    blocks.add("delta_blocks", Value::signed_count(s.delta_blocks), "change");
+    blocks.add("new_blocks", Value::count(s.new_blocks), "new");
+    blocks.add("gone_blocks", Value::count(s.gone_blocks), "gone");
+    blocks.add("survivor_blocks", Value::count(s.survivor_blocks), "survivors");
+    auto& share = r.add("share", s.share ? Value::share(*s.share) : Value::none(), "share of the growth");
+    if (!s.share) share.machines_only();
+    r.add(diagnosis(s.diagnosis));
+    auto& stacks = r.add(Node::list("stacks", Layout::section));
+    for (const auto& st : s.stacks) {
+        // Unchanged stacks say nothing to people.
+        stacks.add(
+            stack(st, d.frame_table,
+                  fmt::format("stack ({} x {})", util::signed_count(st.delta_blocks), util::human_bytes(st.size)),
+                  st.delta_blocks != 0));
+    }
+    return r;
+}
+
+void add_sites(Node& root, const SnapshotDiff& d) {
+    const std::size_t hidden = d.sites_beyond_top + d.sites_below_min_growth;
+    std::string why;
+    if (d.sites_beyond_top) why += fmt::format(", {} beyond --top (--top 0 lists all)", d.sites_beyond_top);
+    if (d.sites_below_min_growth) why += fmt::format(", {} below --min-growth", d.sites_below_min_growth);
+    auto& sites = root.add(
+        Node::list("sites", Layout::records,
+                   fmt::format("Sites ranked by growth per {} ({} of {} sites{})", d.steps.known() ? "step" : "capture",
+                               d.sites_total - hidden, d.sites_total, why)));
+    sites.primary = true;
+    sites.note = d.sites_total == 0 ? "No live blocks in either capture." : "No site passes the filters.";
+    sites.count = d.sites.size();
+    sites.make = [&d](std::size_t i) { return site_record(d.sites[i], d); };
+    root.add("sites_total", Value::count(static_cast<std::int64_t>(d.sites_total))).machines_only();
+    auto& not_listed = root.add(Node::object("sites_not_listed", Layout::hidden));
+    not_listed.add("beyond_top", Value::count(static_cast<std::int64_t>(d.sites_beyond_top)));
+    not_listed.add("below_min_growth", Value::count(static_cast<std::int64_t>(d.sites_below_min_growth)));
+    not_listed.add("delta_bytes", Value::signed_bytes(d.sites_not_listed_delta_bytes));
+}
+
+}  // namespace
+
+Document snapshot_diff(const SnapshotDiff& d) {
+    Document doc;
+    doc.kind = "snapshot_diff";
+    doc.title = fmt::format("memsnap diff {} → {}", d.before_file, d.after_file);
+    add_header(doc.root, d);
+    add_verdict(doc.root, d);
+    add_totals(doc.root, d);
+    add_diagnosis(doc.root, d);
+    add_sites(doc.root, d);
+    doc.root.add(sentences("notes", d.notes, "Notes"));
+    doc.root.add(sentences("warnings", d.warnings)).machines_only();
+    return doc;
+}
+
+}  // namespace memsnap::report::doc

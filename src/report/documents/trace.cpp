@@ -1,0 +1,153 @@
+// The document of `trace` ("kind": "trace"): one device's replayed trace.
+#include "common.hpp"
+#include "documents.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace memsnap::report::doc {
+
+namespace {
+
+using analysis::TraceResult;
+
+std::string seconds_since(std::int64_t first_us, std::int64_t us) {
+    if (first_us < 0 || us < 0) return "time unknown";
+    return fmt::format("+{:.3f} s", static_cast<double>(us - first_us) / 1e6);
+}
+
+void add_header(Node& root, const TraceResult& t) {
+    root.add("file", Value::text_of(t.file)).machines_only();
+    root.add("generation", Value::text_of(t.generation)).machines_only();
+    root.add("device", Value::count(t.device)).machines_only();
+    root.add(numbers("devices", std::vector<std::int64_t>(t.devices.begin(), t.devices.end())));
+    if (t.devices.size() > 1)
+        root.add("devices_text", Value::text_of(fmt::format("{} (--device N for another)", device_list(t.devices))),
+                 "devices with a trace")
+            .people_only();
+    root.add("source", Value::word(t.source));
+    root.add("events", Value::count(static_cast<std::int64_t>(t.events)), t.ordered() ? "events" : "allocations");
+    root.add("time_first_us", time_us(t.time_first_us)).machines_only();
+    root.add("time_last_us", time_us(t.time_last_us)).machines_only();
+    if (t.time_first_us >= 0 && t.time_last_us >= 0)
+        root.add("span", Value::seconds(static_cast<double>(t.time_last_us - t.time_first_us) / 1e6)).people_only();
+    if (t.ordered())
+        root.add("ring_buffer",
+                 Value::text_of(t.truncated ? "truncated: the trace does not reach back to the start"
+                                            : "complete as far as the trace shows"),
+                 "ring buffer")
+            .people_only();
+    root.add("truncated", Value::flag(t.truncated)).machines_only();
+    root.add(sentences("truncation_evidence", t.truncation_evidence, "truncation"));
+    root.add(sentences("disagreements", t.disagreements, "disagrees"));
+    root.add("iterations_text", Value::text_of(fmt::format("{} ({})", t.iterations, t.iteration_source)), "iterations")
+        .people_only();
+    root.add("iterations", Value::count(static_cast<std::int64_t>(t.iterations))).machines_only();
+    root.add("iteration_source", Value::text_of(t.iteration_source)).machines_only();
+    root.add(
+        numbers("iteration_starts", std::vector<std::int64_t>(t.iteration_starts.begin(), t.iteration_starts.end())));
+    root.add(numbers("snapshot_events", std::vector<std::int64_t>(t.snapshot_events.begin(), t.snapshot_events.end())));
+    if (!t.snapshot_events.empty())
+        root.add("snapshots", Value::text_of(fmt::format("{} taken while recording (first at event {})",
+                                                         t.snapshot_events.size(), t.snapshot_events.front())))
+            .people_only();
+    if (!t.allocated_by_iteration.empty()) {
+        const auto [lo, hi] = std::minmax_element(t.allocated_by_iteration.begin(), t.allocated_by_iteration.end());
+        root.add("allocated",
+                 Value::text_of(fmt::format("{}  highest per iteration, {} → {}", sparkline(t.allocated_by_iteration),
+                                            util::human_bytes(*lo), util::human_bytes(*hi))))
+            .people_only();
+    }
+}
+
+void add_peak(Node& root, const TraceResult& t) {
+    if (!t.ordered()) {
+        root.add("peak", Value::none()).machines_only();  // block history says nothing of when
+        return;
+    }
+    auto& peak = root.add(
+        Node::object("peak", Layout::section,
+                     fmt::format("Peak {} allocated, {} into the trace (event {})", util::human_bytes(t.peak.bytes),
+                                 seconds_since(t.time_first_us, t.peak.time_us), t.peak.event)));
+    peak.add("bytes", Value::bytes(t.peak.bytes)).machines_only();
+    peak.add("time_us", time_us(t.peak.time_us)).machines_only();
+    peak.add("event", Value::count(static_cast<std::int64_t>(t.peak.event))).machines_only();
+    add_usage(peak, t.peak.usage);
+}
+
+Node site_record(const analysis::TraceSite& s, const TraceResult& t) {
+    auto r = Node::object("", Layout::facts);
+    r.add("rank", Value::count(static_cast<std::int64_t>(s.rank))).in_headline();
+    r.add("live_bytes", Value::bytes(s.live_bytes), "live").in_headline();
+    r.add("live_allocations", Value::count(s.live_allocations, "allocation"), "allocations").in_headline();
+    r.add("verdict", Value::verdict(s.verdict)).in_headline();
+    add_site(r, s.site);
+    r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
+    if (s.verdict == "leak")
+        r.add("leak",
+              Value::text_of(fmt::format("+{} ({}) every iteration, still live",
+                                         counted(s.leak_allocations_per_iteration, "allocation"),
+                                         util::human_bytes(s.leak_bytes_per_iteration))),
+              "kept")
+            .people_only();
+    r.add(numbers("per_iteration", s.per_iteration));
+    r.add("per_iteration_first", Value::count(static_cast<std::int64_t>(s.per_iteration_first))).machines_only();
+    if (!s.per_iteration.empty())
+        r.add("made", Value::text_of(
+                          fmt::format("per iteration{}: {}; before the first: {}; in the unfinished last: {}",
+                                      s.per_iteration_first ? fmt::format(" from #{}", s.per_iteration_first + 1) : "",
+                                      run_lengths(s.per_iteration), s.warmup_allocations, s.current_allocations)))
+            .people_only();
+    r.add("warmup_allocations", Value::count(s.warmup_allocations)).machines_only();
+    r.add("current_allocations", Value::count(s.current_allocations)).machines_only();
+    r.add("leak_allocations_per_iteration", Value::count(s.leak_allocations_per_iteration)).machines_only();
+    r.add("leak_bytes_per_iteration", Value::bytes(s.leak_bytes_per_iteration)).machines_only();
+    auto& stacks = r.add(Node::list("stacks", Layout::section));
+    for (const auto& st : s.stacks)
+        stacks.add(stack(
+            st, t.frame_table,
+            fmt::format("stack ({}, {})", counted(st.delta_blocks, "allocation"), util::human_bytes(st.delta_bytes)),
+            !st.frames.empty()));
+    return r;
+}
+
+void add_timeline(Node& root, const TraceResult& t) {
+    auto& timeline = root.add(Node::list("timeline", Layout::hidden));
+    for (const auto& p : t.timeline) {
+        auto& point = timeline.add(Node::object("", Layout::facts));
+        point.add("event", Value::count(static_cast<std::int64_t>(p.event)));
+        point.add("time_us", time_us(p.time_us));
+        point.add("allocated_bytes", Value::bytes(p.allocated));
+        point.add("reserved_bytes", Value::bytes(p.reserved));
+    }
+    root.add(numbers("allocated_by_iteration", t.allocated_by_iteration));
+}
+
+}  // namespace
+
+Document trace(const TraceResult& t) {
+    Document doc;
+    doc.kind = "trace";
+    doc.title = fmt::format("trace of {}, device {} ({})", t.file, t.device,
+                            t.generation.empty() ? "generation unknown" : t.generation);
+    add_header(doc.root, t);
+    add_peak(doc.root, t);
+    auto& ooms = doc.root.add(Node::list("ooms", Layout::records, "Out-of-memory events"));
+    if (t.ooms.empty()) ooms.layout = Layout::hidden;
+    for (const auto& o : t.ooms) ooms.add(oom(o, t.frame_table, seconds_since(t.time_first_us, o.time_us)));
+    doc.root.add("ooms_total", Value::count(static_cast<std::int64_t>(t.ooms_total))).machines_only();
+    auto& sites = doc.root.add(
+        Node::list("sites", Layout::records,
+                   fmt::format("Live at the end, by site ({} of {} sites)", t.sites.size(), t.sites_total)));
+    sites.primary = true;
+    for (const auto& s : t.sites) sites.add(site_record(s, t));
+    doc.root.add("sites_total", Value::count(static_cast<std::int64_t>(t.sites_total))).machines_only();
+    add_timeline(doc.root, t);
+    doc.root.add(sentences("notes", t.notes, "Notes"));
+    return doc;
+}
+
+}  // namespace memsnap::report::doc

@@ -1,0 +1,20 @@
+#pragma once
+// Internal: the pictures and other tools' formats, drawn from stacks (a stack profile) or from
+// a timeline. render.cpp is the only caller.
+
+#include <memsnap/analysis/series/trend.hpp>
+#include <memsnap/analysis/sites/stack_profile.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
+
+#include <string>
+
+namespace memsnap::report::detail {
+
+std::string profile_folded(const analysis::StackProfile& profile, analysis::Side side);
+std::string profile_svg(const analysis::StackProfile& profile, analysis::Side side);
+std::string profile_dot(const analysis::StackProfile& profile, analysis::Side side, double node_fraction);
+std::string profile_pprof(const analysis::StackProfile& profile);
+std::string trace_timeline_svg(const analysis::TraceResult& trace);
+std::string trend_svg(const analysis::TrendResult& trend);
+
+}  // namespace memsnap::report::detail

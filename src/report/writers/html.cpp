@@ -1,0 +1,197 @@
+// The HTML writer: any Document as one self-contained page, its pictures (SVG) inline. No
+// script, font, style sheet or image is loaded from anywhere, and a Content-Security-Policy
+// says so to the browser. Facts as a table, sections as headings, records in <details>.
+#include "../pictures/profile_support.hpp"
+#include "values.hpp"
+#include "writers.hpp"
+
+#include <fmt/format.h>
+
+namespace memsnap::report::detail {
+
+namespace {
+
+constexpr const char* kStyle =
+    "body{font-family:sans-serif;margin:24px;color:#222;max-width:1240px}"
+    "h1{font-size:22px}h2{font-size:17px;margin-top:28px}h3{font-size:15px}"
+    "table{border-collapse:collapse;font-size:13px}td,th{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left;"
+    "vertical-align:top}td.n{text-align:right;font-family:monospace}code,pre{font-family:monospace;font-size:12px}"
+    "pre{white-space:pre-wrap;overflow-wrap:anywhere}"
+    ".verdict{font-weight:bold;padding:2px 8px;border-radius:4px;background:#eee}"
+    ".leak{background:#f4c7c3}.stable,.shrink,.freed{background:#cde8cd}"
+    "details{margin:2px 0}summary{cursor:pointer}svg{max-width:100%;height:auto}";
+
+class HtmlWriter {
+  public:
+    explicit HtmlWriter(const RenderOptions& options) : options_(options) {}
+
+    std::string page(const Document& d, const std::vector<std::string>& pictures) {
+        for (const auto& svg : pictures) {
+            const auto start = svg.find("<svg");
+            body_ += "<div>" + (start == std::string::npos ? svg : svg.substr(start)) + "</div>\n";
+        }
+        body(d.root, 2);
+        return fmt::format(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+            "<title>{0}</title>\n<style>{1}</style>\n</head>\n<body>\n<h1>{0}</h1>\n{2}</body>\n</html>\n",
+            xml_text(d.title), kStyle, body_);
+    }
+
+  private:
+    const RenderOptions& options_;
+    std::string body_;
+
+    static std::string value(const Value& v) {
+        if (v.kind == Value::Kind::verdict)
+            return fmt::format("<span class=\"verdict {0}\">{1}</span>", xml_text(v.text), xml_text(for_people(v)));
+        if (v.kind == Value::Kind::frame || v.kind == Value::Kind::word)
+            return "<code>" + xml_text(for_people(v)) + "</code>";
+        return xml_text(for_people(v));
+    }
+
+    static std::string fact_value(const Node& n) {
+        if (n.kind == Node::Kind::value) return value(n.value) + (n.note.empty() ? "" : " (" + xml_text(n.note) + ")");
+        std::string out;
+        for (std::size_t i = 0; i < n.size(); ++i) {
+            const Node item = n.item(i);
+            if (!for_people(item)) continue;
+            if (!out.empty()) out += ", ";
+            out += n.layout == Layout::line && !item.label.empty() ? xml_text(label_of(item)) + " " + value(item.value)
+                                                                   : value(item.value);
+        }
+        return out.empty() ? xml_text(n.note) : out;
+    }
+
+    static std::string headline(const Node& n) {
+        std::string out;
+        for (const auto& item : n.items)
+            if (item.headline && for_people(item)) out += (out.empty() ? "" : " &mdash; ") + fact_value(item);
+        return out;
+    }
+
+    void heading(const Node& n, int level) {
+        if (n.label.empty()) return;
+        const auto head = n.kind == Node::Kind::object ? headline(n) : std::string();
+        const int h = std::min(level, 6);
+        body_ += fmt::format("<h{0}>{1}{2}</h{0}>\n", h, xml_text(n.label), head.empty() ? "" : ": " + head);
+    }
+
+    void body(const Node& object, int level) {
+        bool open = false;
+        for (const auto& item : object.items) {
+            if (!for_people(item) || (item.headline && !object.label.empty())) continue;
+            if (item.kind == Node::Kind::value || item.layout == Layout::line || item.layout == Layout::inline_list) {
+                if (!open) body_ += "<table class=\"facts\">\n";
+                open = true;
+                body_ += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", xml_text(label_of(item)), fact_value(item));
+                continue;
+            }
+            if (open) body_ += "</table>\n";
+            open = false;
+            node(item, level);
+        }
+        if (open) body_ += "</table>\n";
+    }
+
+    void node(const Node& n, int level) {
+        switch (n.layout) {
+            case Layout::facts:
+            case Layout::section:
+                heading(n, level);
+                if (n.kind == Node::Kind::list) {
+                    for (std::size_t i = 0; i < n.size(); ++i)
+                        if (const Node item = n.item(i); for_people(item)) node(item, level + 1);
+                    return;
+                }
+                return body(n, level + 1);
+            case Layout::table:
+                return table(n, level);
+            case Layout::records:
+                return records(n, level);
+            case Layout::bullets:
+                return bullets(n);
+            case Layout::stack:
+                return stack(n);
+            case Layout::line:
+            case Layout::inline_list:
+                body_ += fmt::format("<p><b>{}</b>: {}</p>\n", xml_text(label_of(n)), fact_value(n));
+                return;
+            case Layout::hidden:
+                return;
+        }
+    }
+
+    void bullets(const Node& list) {
+        if (list.size() == 0) return;
+        if (!list.label.empty()) body_ += fmt::format("<p><b>{}</b></p>\n", xml_text(list.label));
+        body_ += "<ul>\n";
+        for (std::size_t i = 0; i < list.size(); ++i)
+            if (const Node item = list.item(i); for_people(item)) body_ += "<li>" + fact_value(item) + "</li>\n";
+        body_ += "</ul>\n";
+    }
+
+    void stack(const Node& list) {
+        body_ += fmt::format("<p>{}:</p><pre>", xml_text(label_of(list)));
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const Node item = list.item(i);
+            if (item.kind != Node::Kind::value) continue;
+            if (item.value.kind == Value::Kind::frame && !item.value.python && !options_.cpp_frames) continue;
+            body_ += xml_text(for_people(item.value)) + "\n";
+        }
+        body_ += "</pre>\n";
+    }
+
+    void table(const Node& list, int level) {
+        std::vector<Node> rows;
+        for (std::size_t i = 0; i < list.size(); ++i)
+            if (auto row = list.item(i); for_people(row)) rows.push_back(std::move(row));
+        heading(list, level);
+        if (rows.empty()) {
+            if (!list.note.empty()) body_ += "<p>" + xml_text(list.note) + "</p>\n";
+            return;
+        }
+        std::vector<std::string> keys;
+        body_ += "<table>\n<tr>";
+        for (const auto& cell : rows.front().items)
+            if (for_people(cell) && cell.kind == Node::Kind::value) {
+                keys.push_back(cell.key);
+                body_ += "<th>" + xml_text(label_of(cell)) + "</th>";
+            }
+        body_ += "</tr>\n";
+        for (const auto& row : rows) {
+            body_ += "<tr>";
+            for (const auto& key : keys)
+                for (const auto& c : row.items)
+                    if (c.key == key && c.kind == Node::Kind::value)
+                        body_ +=
+                            fmt::format("<td{}>{}</td>", is_numeric(c.value) ? " class=\"n\"" : "", value(c.value));
+            body_ += "</tr>\n";
+        }
+        body_ += "</table>\n";
+    }
+
+    void records(const Node& list, int level) {
+        heading(list, level);
+        if (list.size() == 0 && !list.note.empty()) body_ += "<p>" + xml_text(list.note) + "</p>\n";
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const Node item = list.item(i);
+            if (!for_people(item)) continue;
+            body_ += fmt::format("<details><summary>{}</summary>\n", headline(item));
+            Node details = Node::object("", Layout::facts);
+            for (const auto& field : item.items)
+                if (!field.headline) details.items.push_back(field);
+            body(details, level + 1);
+            body_ += "</details>\n";
+        }
+    }
+};
+
+}  // namespace
+
+void write_html(const Document& document, const std::vector<std::string>& pictures, const RenderOptions& options,
+                const Sink& sink) {
+    sink(HtmlWriter(options).page(document, pictures));
+}
+
+}  // namespace memsnap::report::detail

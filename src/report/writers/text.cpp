@@ -1,0 +1,309 @@
+// The text writer: any Document for a terminal. Facts as aligned "label  value" lines, tables
+// with aligned columns, records as a headline and their details, bullets and stacks indented
+// under the node that holds them.
+#include "../format.hpp"
+#include "values.hpp"
+#include "writers.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace memsnap::report::detail {
+
+namespace {
+
+constexpr std::size_t kMaxLabelWidth = 32;
+constexpr std::size_t kMaxCellWidth = 40;
+constexpr std::size_t kStackPythonFrames = 8;
+
+// Display width: UTF-8 continuation bytes take no column.
+std::size_t width(std::string_view text) {
+    std::size_t n = 0;
+    for (const unsigned char c : text) n += (c & 0xC0) != 0x80;
+    return n;
+}
+
+std::string pad_right(std::string text, std::size_t to) {
+    const auto w = width(text);
+    if (w < to) text.append(to - w, ' ');
+    return text;
+}
+
+std::string pad_left(const std::string& text, std::size_t to) {
+    const auto w = width(text);
+    return w < to ? std::string(to - w, ' ') + text : text;
+}
+
+class TextWriter {
+  public:
+    TextWriter(const RenderOptions& options, const Sink& sink)
+        : style_{options.color}, options_(options), sink_(sink) {}
+
+    void document(const Document& d) {
+        out_ += style_.bold(util::printable(d.title)) + "\n";
+        body(d.root, 1);
+        flush();
+    }
+
+  private:
+    Style style_;
+    const RenderOptions& options_;
+    const Sink& sink_;
+    std::string out_;
+
+    void flush() {
+        sink_(out_);
+        out_.clear();
+    }
+
+    static std::string indent(int depth) { return std::string(static_cast<std::size_t>(2 * depth), ' '); }
+
+    std::string shown(const Value& v) const {
+        if (v.kind == Value::Kind::verdict) return style_.verdict(v.text);
+        return for_people(v);
+    }
+
+    // The nodes of an object in order: runs of values as aligned facts, the rest by layout.
+    void body(const Node& object, int depth) {
+        std::vector<const Node*> facts;
+        const auto flush_facts = [&] {
+            fact_lines(facts, depth);
+            facts.clear();
+        };
+        for (const auto& item : object.items) {
+            if (!for_people(item) || (item.headline && !object.label.empty())) continue;
+            if (item.kind == Node::Kind::list && item.size() == 0 && item.note.empty() && item.label.empty()) continue;
+            if (item.layout == Layout::bullets && item.size() == 0 && item.note.empty()) continue;
+            if (item.kind == Node::Kind::value || item.layout == Layout::inline_list || item.layout == Layout::line) {
+                facts.push_back(&item);
+                continue;
+            }
+            flush_facts();
+            node(item, depth);
+        }
+        flush_facts();
+    }
+
+    std::string fact_value(const Node& n) const {
+        if (n.kind == Node::Kind::value) return shown(n.value);
+        std::string out;
+        for (std::size_t i = 0; i < n.size(); ++i) {
+            const Node item = n.item(i);
+            if (!for_people(item)) continue;
+            if (!out.empty()) out += ", ";
+            out += n.layout == Layout::line && item.kind == Node::Kind::value
+                       ? fmt::format("{} {}", label_of(item), shown(item.value))
+                       : shown(item.value);
+        }
+        return out.empty() && !n.note.empty() ? n.note : out;
+    }
+
+    // Labels aligned; numbers right-aligned among themselves.
+    void fact_lines(const std::vector<const Node*>& facts, int depth) {
+        std::size_t label_width = 0, number_width = 0;
+        const auto numeric = [](const Node* f) { return f->kind == Node::Kind::value && is_numeric(f->value); };
+        for (const auto* f : facts) {
+            label_width = std::max(label_width, std::min(kMaxLabelWidth, width(label_of(*f))));
+            if (numeric(f)) number_width = std::max(number_width, width(fact_value(*f)));
+        }
+        for (const auto* f : facts) {
+            const auto value = numeric(f) ? pad_left(fact_value(*f), number_width) : fact_value(*f);
+            std::string line = indent(depth) + pad_right(label_of(*f), label_width) + "  " + value;
+            if (f->kind == Node::Kind::value && !f->note.empty()) line += "  " + f->note;
+            out_ += line + "\n";
+        }
+    }
+
+    // A section's title, and after it the values of its headline fields.
+    void heading(const Node& n, int depth) {
+        if (n.label.empty()) return;
+        std::string head;
+        if (n.kind == Node::Kind::object)
+            for (const auto& item : n.items)
+                if (item.headline && for_people(item)) head += (head.empty() ? "" : "  ") + fact_value(item);
+        out_ +=
+            "\n" + indent(depth - 1) + style_.bold(util::printable(n.label)) + (head.empty() ? "" : ": " + head) + "\n";
+    }
+
+    void node(const Node& n, int depth) {
+        switch (n.layout) {
+            case Layout::facts:
+            case Layout::section:
+                heading(n, depth);
+                if (n.kind == Node::Kind::list) return items(n, depth);
+                return body(n, depth);
+            case Layout::table:
+                return table(n, depth);
+            case Layout::records:
+                return records(n, depth);
+            case Layout::bullets:
+                return bullets(n, depth);
+            case Layout::stack:
+                return stack(n, depth);
+            case Layout::line:
+            case Layout::inline_list:
+                return fact_lines({&n}, depth);
+            case Layout::hidden:
+                return;
+        }
+    }
+
+    void items(const Node& list, int depth) {
+        if (list.size() == 0 && !list.note.empty()) out_ += indent(depth) + list.note + "\n";
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const Node item = list.item(i);
+            if (!for_people(item)) continue;
+            if (item.kind == Node::Kind::value)
+                out_ += indent(depth) + shown(item.value) + "\n";
+            else
+                node(item, depth);
+        }
+    }
+
+    // At the top, a titled block; deeper, "label:" and the items under it.
+    void bullets(const Node& list, int depth) {
+        if (list.size() == 0 && list.note.empty()) return;
+        int inner = depth;
+        if (!list.label.empty() && depth <= 1) {
+            heading(list, depth);
+        } else if (!list.label.empty()) {
+            out_ += indent(depth) + util::printable(list.label) + ":\n";
+            inner = depth + 1;
+        }
+        if (list.size() == 0) out_ += indent(inner) + list.note + "\n";
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const Node item = list.item(i);
+            if (for_people(item)) out_ += indent(inner) + "- " + fact_value(item) + "\n";
+        }
+    }
+
+    // Columns: the people's value fields of the first row.
+    void table(const Node& list, int depth) {
+        heading(list, depth);
+        if (list.size() == 0) {
+            if (!list.note.empty()) out_ += indent(depth) + list.note + "\n";
+            return;
+        }
+        std::vector<Node> rows;
+        for (std::size_t i = 0; i < list.size(); ++i)
+            if (auto row = list.item(i); for_people(row)) rows.push_back(std::move(row));
+        if (rows.empty()) return;
+        std::vector<std::string> keys;
+        std::vector<std::string> header;
+        for (const auto& cell : rows.front().items)
+            if (for_people(cell) && cell.kind == Node::Kind::value) {
+                keys.push_back(cell.key);
+                header.push_back(label_of(cell));
+            }
+        std::vector<std::vector<std::string>> cells(rows.size(), std::vector<std::string>(keys.size()));
+        std::vector<bool> numeric(keys.size(), false);
+        std::vector<std::size_t> widths(keys.size());
+        for (std::size_t c = 0; c < keys.size(); ++c) widths[c] = width(header[c]);
+        for (std::size_t r = 0; r < rows.size(); ++r)
+            for (const auto& cell : rows[r].items) {
+                const auto at = std::find(keys.begin(), keys.end(), cell.key);
+                if (at == keys.end() || cell.kind != Node::Kind::value) continue;
+                const auto c = static_cast<std::size_t>(at - keys.begin());
+                cells[r][c] = for_people(cell.value);
+                numeric[c] = numeric[c] || is_numeric(cell.value);
+                widths[c] = std::max(widths[c], std::min(kMaxCellWidth, width(cells[r][c])));
+            }
+        const auto line = [&](const std::vector<std::string>& row) {
+            std::string text = indent(depth);
+            for (std::size_t c = 0; c < row.size(); ++c) {
+                const bool last = c + 1 == row.size();
+                text += c == 0 ? "" : "  ";
+                text += numeric[c] ? pad_left(row[c], widths[c]) : last ? row[c] : pad_right(row[c], widths[c]);
+            }
+            while (!text.empty() && text.back() == ' ') text.pop_back();
+            out_ += text + "\n";
+        };
+        line(header);
+        for (const auto& row : cells) line(row);
+    }
+
+    std::string headline_cell(const Node& cell) const {
+        const auto text = shown(cell.value);
+        using K = Value::Kind;
+        if (cell.key == "rank") return pad_right("#" + text, 4);
+        switch (cell.value.kind) {
+            case K::rate:
+                return pad_left(text, 18);
+            case K::bytes:
+            case K::signed_bytes:
+                return pad_left(text, 12);
+            case K::verdict:
+                return pad_right(text, 13 + (text.size() - width(for_people(cell.value))));
+            case K::word:
+                return "[" + text + "]";
+            default:
+                return text;
+        }
+    }
+
+    void records(const Node& list, int depth) {
+        heading(list, depth);
+        if (list.size() == 0 && !list.note.empty()) out_ += indent(depth) + list.note + "\n";
+        bool spaced = false;  // records with details are set apart by a blank line
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const Node item = list.item(i);
+            if (!for_people(item)) continue;
+            std::string head;
+            Node details = Node::object("", Layout::facts);
+            for (const auto& field : item.items) {
+                if (!for_people(field)) continue;
+                if (field.headline && field.kind == Node::Kind::value) {
+                    head += (head.empty() ? "" : "  ") + headline_cell(field);
+                } else {
+                    details.items.push_back(field);
+                }
+            }
+            while (!head.empty() && head.back() == ' ') head.pop_back();
+            const bool detailed =
+                std::any_of(details.items.begin(), details.items.end(), [](const Node& n) { return for_people(n); });
+            if (!head.empty()) out_ += (i && (spaced || detailed) ? "\n" : "") + indent(depth) + head + "\n";
+            spaced = detailed;
+            body(details, depth + 3);
+            if (i % 64 == 63) flush();  // long lists are written as they are made
+        }
+    }
+
+    void stack(const Node& list, int depth) {
+        out_ += indent(depth) + util::printable(label_of(list)) + ":\n";
+        if (list.size() == 0) out_ += indent(depth + 1) + (list.note.empty() ? "(no frames)" : list.note) + "\n";
+        std::size_t python = 0, cpp = 0;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const Node item = list.item(i);
+            if (item.kind != Node::Kind::value) continue;
+            if (item.value.kind != Value::Kind::frame) {
+                out_ += indent(depth + 1) + shown(item.value) + "\n";
+                continue;
+            }
+            if (!options_.cpp_frames && !item.value.python) {
+                ++cpp;
+                continue;
+            }
+            if (options_.cpp_frames || python++ < kStackPythonFrames)
+                out_ += indent(depth + 1) + shown(item.value) + "\n";
+        }
+        if (!options_.cpp_frames && python > kStackPythonFrames)
+            out_ += indent(depth + 1) +
+                    fmt::format("... {} more Python frame{}", python - kStackPythonFrames,
+                                python - kStackPythonFrames == 1 ? "" : "s") +
+                    "\n";
+        if (cpp > 0)
+            out_ += indent(depth + 1) +
+                    fmt::format("({} C++ frame{} not shown: --cpp-frames shows them)", cpp, cpp == 1 ? "" : "s") + "\n";
+    }
+};
+
+}  // namespace
+
+void write_text(const Document& document, const RenderOptions& options, const Sink& sink) {
+    TextWriter(options, sink).document(document);
+}
+
+}  // namespace memsnap::report::detail

@@ -1,0 +1,136 @@
+#include "values.hpp"
+
+#include <memsnap/util/format.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace memsnap::report::detail {
+
+namespace {
+
+// Whole numbers as integers ("growth exact to the byte"), fractions as doubles, null for
+// what is not finite.
+Json number(double value) {
+    if (std::isfinite(value) && std::floor(value) == value && std::abs(value) < 9.0e15)
+        return static_cast<std::int64_t>(value);
+    if (!std::isfinite(value)) return nullptr;
+    return value;
+}
+
+// Fixed notation without "-0.000".
+std::string fixed(double value, int decimals) {
+    if (!std::isfinite(value)) return "—";
+    std::string out = fmt::format("{:.{}f}", value, decimals);
+    if (out.find_first_not_of("-0.") == std::string::npos && out.front() == '-') out.erase(0, 1);
+    return out;
+}
+
+}  // namespace
+
+std::string for_people(const Value& v) {
+    using K = Value::Kind;
+    switch (v.kind) {
+        case K::none:
+            return "—";
+        case K::flag:
+            return v.integer ? "yes" : "no";
+        case K::count:
+            return fmt::format("{}", v.integer);
+        case K::signed_count:
+            return util::signed_count(v.integer);
+        case K::number:
+            return fixed(v.real, v.decimals);
+        case K::bytes:
+            return util::human_bytes(v.integer);
+        case K::signed_bytes:
+            return util::signed_bytes(v.integer);
+        case K::rate:
+            return util::rate(v.real, v.per_step);
+        case K::share:
+            return util::percent(v.real) + "%";
+        case K::seconds:
+            return fmt::format("{:.3f} s", v.real);
+        case K::text:
+        case K::word:
+        case K::verdict:
+        case K::json:
+            return util::printable(v.text);
+        case K::frame: {
+            std::string out = v.text.empty()   ? v.name
+                              : v.integer == 0 ? fmt::format("{} {}", v.text, v.name)
+                                               : fmt::format("{}:{} {}", v.text, v.integer, v.name);
+            if (v.compiled) out += " (torch.compile graph)";
+            return util::printable(out);
+        }
+        case K::range:
+            return util::format_range_compact({v.integer, v.high}, true);
+        case K::count_range:
+            return util::format_range_compact({v.integer, v.high}, false);
+    }
+    return "";
+}
+
+Json to_json(const Value& v) {
+    using K = Value::Kind;
+    switch (v.kind) {
+        case K::none:
+            return nullptr;
+        case K::flag:
+            return v.integer != 0;
+        case K::count:
+        case K::signed_count:
+        case K::bytes:
+        case K::signed_bytes:
+            return v.integer;
+        case K::number:
+        case K::rate:
+        case K::share:
+        case K::seconds:
+            return number(v.real);
+        case K::text:
+        case K::word:
+        case K::verdict:
+            return v.text;
+        case K::json: {
+            auto parsed = Json::parse(v.text, nullptr, false);
+            return parsed.is_discarded() ? Json(v.text) : parsed;
+        }
+        case K::frame:
+            return {{"filename", v.text}, {"line", v.integer}, {"name", v.name}};
+        case K::range:
+        case K::count_range:
+            return {{"low", v.integer}, {"high", v.high}};
+    }
+    return nullptr;
+}
+
+bool is_numeric(const Value& v) {
+    using K = Value::Kind;
+    switch (v.kind) {
+        case K::count:
+        case K::signed_count:
+        case K::number:
+        case K::bytes:
+        case K::signed_bytes:
+        case K::rate:
+        case K::share:
+        case K::seconds:
+        case K::range:
+        case K::count_range:
+            return true;
+        default:
+            return false;
+    }
+}
+
+std::string label_of(const Node& node) {
+    if (!node.label.empty()) return node.label;
+    std::string out = node.key;
+    for (char& c : out)
+        if (c == '_') c = ' ';
+    return out;
+}
+
+}  // namespace memsnap::report::detail

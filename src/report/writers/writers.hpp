@@ -1,0 +1,27 @@
+#pragma once
+// Internal: one writer per format, each for any Document. render.cpp is the only caller.
+
+#include <memsnap/report/model.hpp>
+#include <memsnap/report/render.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memsnap::report::detail {
+
+void write_text(const Document& document, const RenderOptions& options, const Sink& sink);
+void write_json(const Document& document, const Sink& sink);
+void write_markdown(const Document& document, const RenderOptions& options, const Sink& sink);
+void write_csv(const Document& document, const Sink& sink);
+// The context every record starts with (file, rank, step from the file name).
+struct JsonlFile {
+    std::string file;
+    std::optional<std::int64_t> rank, step;
+};
+void write_jsonl(const Document& document, const JsonlFile& file, const Sink& sink);
+// A self-contained page: the document, with `pictures` (SVG documents) inline above it.
+void write_html(const Document& document, const std::vector<std::string>& pictures, const RenderOptions& options,
+                const Sink& sink);
+
+}  // namespace memsnap::report::detail
