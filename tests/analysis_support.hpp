@@ -39,6 +39,25 @@ inline std::string render(const stats::StatsCapture& c, report::Format f = repor
     return report::render(analysis::InfoResult{analysis::StatsInfo{c, std::nullopt}}, f, {});
 }
 
+// Trace events with a time: what two captures of one process share.
+inline bool has_timed_trace(const snapshot::Snapshot& snap) {
+    for (std::size_t i = 0; i < snap.events.size(); ++i)
+        if (snap.events[i].time_us >= 0) return true;
+    return false;
+}
+
+// The share of live bytes whose blocks carry a stack: below half, a capture cannot show its
+// workload (judge/comparability.hpp).
+inline double stacked_share(const snapshot::Snapshot& snap) {
+    std::int64_t live = 0, stacked = 0;
+    for (const auto& b : snap.blocks)
+        if (b.live()) {
+            live += b.size;
+            if (b.stack != snapshot::no_stack) stacked += b.size;
+        }
+    return live > 0 ? static_cast<double>(stacked) / static_cast<double>(live) : 0.0;
+}
+
 inline analysis::SnapshotInfo describe(const snapshot::Snapshot& snap, analysis::AnalysisOptions o = {}) {
     return analysis::snapshot_info(snap, o);
 }
@@ -48,11 +67,19 @@ inline analysis::StatsDiff stats_diff(const stats::StatsCapture& a, const stats:
     return analysis::diff_stats(a, b, all_sites(steps));
 }
 
+// --fail-on-growth RATE on a diff: the gate's line, or none when it passes.
+inline std::optional<std::string> growth_gate(const analysis::DiffResult& d, std::int64_t rate) {
+    analysis::Gates gates;
+    gates.growth_per_step = rate;
+    analysis::Result result;
+    result.gate = analysis::check_gates(d, gates);
+    return report::gate_line(result);
+}
 inline std::optional<std::string> gate(const analysis::StatsDiff& d, std::int64_t rate) {
-    return analysis::check_growth_gate(analysis::DiffResult{d}, rate);
+    return growth_gate(analysis::DiffResult{d}, rate);
 }
 inline std::optional<std::string> gate(const analysis::SnapshotDiff& d, std::int64_t rate) {
-    return analysis::check_growth_gate(analysis::DiffResult{d}, rate);
+    return growth_gate(analysis::DiffResult{d}, rate);
 }
 
 }  // namespace memsnap::test

@@ -9,11 +9,16 @@
 #include <memsnap/analysis/diff/group_sites.hpp>
 #include <memsnap/analysis/diff/match_blocks.hpp>
 #include <memsnap/analysis/diff/rank.hpp>
-#include <memsnap/analysis/judge/same_process.hpp>
+#include <memsnap/analysis/judge/comparability.hpp>
+#include <memsnap/analysis/judge/trace_overlap.hpp>
+
+#include <algorithm>
 
 using namespace memsnap;
+using analysis::Answer;
 using analysis::Category;
-using analysis::SiteVerdict;
+using analysis::FactKind;
+using analysis::Pattern;
 using analysis::Verdict;
 
 namespace {
@@ -62,17 +67,28 @@ const analysis::StackIndex& empty_index() {
 
 const util::Steps kSteps{std::make_pair(std::int64_t{100}, std::int64_t{500}), "--steps", ""};
 
-analysis::Explanation explain(const std::vector<analysis::SiteGroups>& sites, std::optional<bool> same_process) {
+// Captures of one process shown (yes), ruled out (no), or neither shown nor ruled out with
+// the same workload (unknown) or with nothing known of the workload.
+analysis::Comparability comparable(Answer process, Answer workload = Answer::unknown) {
+    analysis::Comparability c;
+    c.same_process = process;
+    c.same_workload = workload;
+    return c;
+}
+
+analysis::Explanation explain(const std::vector<analysis::SiteGroups>& sites, const analysis::Comparability& c) {
     const auto totals = totals_of(sites);
-    const analysis::SameProcess same{same_process, {"test"}};
-    return analysis::explain({totals, sites, empty_index(), same, kSteps, true, 0, false, 0, 0});
+    return analysis::explain({totals, sites, empty_index(), c, kSteps, true, 0, false, 0, 0});
 }
 
 // The diagnosis a report would print for site i.
 analysis::Diagnosis diagnosis_of(const std::vector<analysis::SiteGroups>& sites, const analysis::Explanation& e,
-                                 std::optional<bool> same_process, std::size_t i) {
-    const analysis::SameProcess same{same_process, {"test"}};
-    return analysis::SiteDiagnoser(empty_index(), kSteps, same, e.noise_threshold)(sites[i], e.sites[i]);
+                                 const analysis::Comparability& c, std::size_t i) {
+    return analysis::SiteDiagnoser(empty_index(), kSteps, c)(sites[i], e.sites[i]);
+}
+
+bool has_fact(const analysis::Facts& facts, FactKind kind) {
+    return std::any_of(facts.begin(), facts.end(), [&](const analysis::Fact& f) { return f.kind == kind; });
 }
 
 }  // namespace
@@ -114,21 +130,28 @@ TEST_SUITE("unit") {
         test::ModelMaker a;
         const auto s1 = a.stack(kModel);
         const auto s2 = a.stack({{"/x/site-packages/torch/nn/functional.py", 10, "linear"}, kModel[0], kModel[1]});
-        a.segment(0, 0x1000, {{MiB, s1}, {2 * MiB, s2}});
+        a.segment(0, 0x1000, {{MiB, s1}, {2 * MiB, s2}, {4 * MiB, snapshot::no_stack}, {4 * MiB, snapshot::no_stack}});
         analysis::StackIndex index({&a.model(), &a.model()}, {}, {});
         const auto blocks = analysis::collect_blocks(a.model(), 0, index, std::nullopt);
         const auto same = analysis::collect_blocks(a.model(), 1, index, std::nullopt);
         const util::Steps steps;
-        const auto sites = analysis::group_sites(analysis::match_blocks(blocks, same), index, true, steps);
-        REQUIRE(sites.size() == 1);  // both stacks meet in model.py:80 forward
-        CHECK(sites[0].change.site.label() == "/p/model.py:80 forward");
-        CHECK(sites[0].groups.size() == 2);
-        CHECK(sites[0].change.after_bytes == 3 * MiB);
-        CHECK(sites[0].change.category == Category::activation);
-        CHECK(test::describe(a.model()).top_sites.front().site == sites[0].change.site);
-        // Without any recorded stack, a group is a site of its own, named by its block size.
-        const auto by_size = analysis::group_sites(analysis::match_blocks(blocks, same), index, false, steps);
-        CHECK(by_size.front().change.site.name.find("-byte blocks") != std::string::npos);
+        const auto sites = analysis::group_sites(analysis::match_blocks(blocks, same), index, steps);
+        // Both stacks meet in model.py:80 forward; blocks without a stack are a site of their
+        // own per block size, which has no stack to name a cause by.
+        REQUIRE(sites.size() == 2);
+        const auto& forward = sites[0].change.site.name == "forward" ? sites[0] : sites[1];
+        const auto& unplaced = sites[0].change.site.name == "forward" ? sites[1] : sites[0];
+        CHECK(forward.change.site.label() == "/p/model.py:80 forward");
+        CHECK(forward.groups.size() == 2);
+        CHECK(forward.change.after_bytes == 3 * MiB);
+        CHECK(forward.change.category == Category::activation);
+        CHECK(forward.change.has_stack);
+        CHECK(unplaced.change.site.name == "<no stack: 4194304-byte blocks>");
+        CHECK(unplaced.change.after_blocks == 2);
+        CHECK_FALSE(unplaced.change.has_stack);
+        const auto info = test::describe(a.model());
+        CHECK(std::any_of(info.top_sites.begin(), info.top_sites.end(),
+                          [&](const auto& t) { return t.site == forward.change.site; }));
     }
 
     TEST_CASE("explain: new blocks that stay in one process are a leak even when frees hide them") {
@@ -137,43 +160,88 @@ TEST_SUITE("unit") {
         const std::vector<analysis::SiteGroups> sites = {site("leaky", 10, 50, 3 * MiB, 10),
                                                          site("freed", 100, 75, 4 * MiB, 75),
                                                          site("big", 4000, 4000, 4 * MiB, 4000)};
-        const auto e = explain(sites, true);
-        CHECK(e.verdict.verdict == Verdict::leak);
-        CHECK(e.sites[0].verdict == SiteVerdict::leak);
-        CHECK(e.sites[1].verdict == SiteVerdict::freed);
-        CHECK(e.sites[2].verdict == SiteVerdict::stable);
-        CHECK(diagnosis_of(sites, e, true, 0).pattern == "retained_tensors");
-        CHECK(diagnosis_of(sites, e, true, 2).empty());  // stable: nothing to say
+        const auto one = comparable(Answer::yes);
+        const auto e = explain(sites, one);
+        CHECK(e.verdict == Verdict::leak);
+        CHECK(e.sites[0].verdict == Verdict::leak);
+        CHECK(e.sites[1].verdict == Verdict::freed);
+        CHECK(e.sites[2].verdict == Verdict::stable);
+        CHECK(diagnosis_of(sites, e, one, 0).pattern == Pattern::retained_tensors);
+        CHECK(diagnosis_of(sites, e, one, 2).empty());  // stable: nothing to say
+        CHECK(has_fact(e.evidence, FactKind::sites_stay));
+        CHECK_FALSE(has_fact(e.evidence, FactKind::growth_reason));
         // The allocated change is within its noise floor: no shares.
         CHECK_FALSE(e.sites[0].share.has_value());
+        // No caveat when one process is shown.
+        CHECK(std::find(e.advice.begin(), e.advice.end(), analysis::Advice::caveat_same_workload) == e.advice.end());
 
-        // The same sites from two processes: growth, never leak, and no retained-reference advice.
-        const auto other = explain(sites, false);
-        CHECK(other.verdict.verdict != Verdict::leak);
-        for (const auto& j : other.sites) CHECK(j.verdict != SiteVerdict::leak);
-        CHECK(other.sites[0].verdict == SiteVerdict::growth);
-        CHECK(diagnosis_of(sites, other, false, 0).pattern == "different_workload");
-        const auto unknown = explain(sites, std::nullopt);
-        for (const auto& j : unknown.sites) CHECK(j.verdict != SiteVerdict::leak);
+        SUBCASE("two processes: levels only, no leak and no cause named") {
+            const auto two = comparable(Answer::no, Answer::yes);
+            const auto other = explain(sites, two);
+            CHECK(other.verdict == Verdict::stable);  // allocated within its floor
+            for (const auto& j : other.sites) CHECK(j.verdict != Verdict::leak);
+            CHECK(other.sites[0].verdict == Verdict::growth);
+            CHECK(diagnosis_of(sites, other, two, 0).empty());
+        }
+        SUBCASE("one process not shown, nothing known of the workload: levels only") {
+            const auto unknown = comparable(Answer::unknown, Answer::unknown);
+            const auto e2 = explain(sites, unknown);
+            for (const auto& j : e2.sites) CHECK(j.verdict != Verdict::leak);
+            CHECK(diagnosis_of(sites, e2, unknown, 0).empty());
+        }
+        SUBCASE("one process not ruled out and the same workload: the leak, with its caveat") {
+            const auto caveat = comparable(Answer::unknown, Answer::yes);
+            const auto e3 = explain(sites, caveat);
+            CHECK(e3.verdict == Verdict::leak);
+            CHECK(e3.advice.front() == analysis::Advice::caveat_same_workload);
+        }
+        SUBCASE("an unknown order: levels only") {
+            auto unordered = one;
+            unordered.order_known = false;
+            const auto e4 = explain(sites, unordered);
+            CHECK(e4.verdict == Verdict::stable);
+            CHECK(e4.sites[0].verdict == Verdict::growth);
+        }
+    }
+
+    TEST_CASE("explain: allocated growth without a comparable pair is growth with the reason") {
+        const std::vector<analysis::SiteGroups> sites = {site("leaky", 10, 200, 3 * MiB, 10),
+                                                         site("big", 1000, 1000, 4 * MiB, 1000)};
+        const auto e = explain(sites, comparable(Answer::no));
+        CHECK(e.verdict == Verdict::growth);
+        const auto reason = std::find_if(e.evidence.begin(), e.evidence.end(),
+                                         [](const auto& f) { return f.kind == FactKind::growth_reason; });
+        REQUIRE(reason != e.evidence.end());
+        CHECK(reason->word("reason") == "other_process");
+        CHECK(std::find(e.advice.begin(), e.advice.end(), analysis::Advice::growth_cannot_tell) != e.advice.end());
+        CHECK(std::find(e.advice.begin(), e.advice.end(), analysis::Advice::leak_references) == e.advice.end());
+        // Growth of blocks without a stack: nothing places it, even in one process.
+        auto unplaced = sites;
+        unplaced[0].change.has_stack = false;
+        const auto u = explain(unplaced, comparable(Answer::yes));
+        CHECK(u.verdict == Verdict::growth);
+        CHECK(u.sites[0].verdict == Verdict::growth);
+        CHECK(diagnosis_of(unplaced, u, comparable(Answer::yes), 0).empty());
     }
 
     TEST_CASE("explain: first appearances of gradients and optimizer state are one-time growth") {
         const std::vector<analysis::SiteGroups> sites = {site("params", 100, 100, 4 * MiB, 100, Category::parameter),
                                                          site("grads", 0, 100, 4 * MiB, 0, Category::gradient),
                                                          site("adam", 0, 200, 4 * MiB, 0, Category::optimizer_state)};
-        const auto e = explain(sites, true);
-        CHECK(e.verdict.verdict == Verdict::one_time_growth);
-        CHECK(e.sites[1].verdict == SiteVerdict::one_time);
-        CHECK(e.sites[2].verdict == SiteVerdict::one_time);
-        CHECK(e.overall.pattern == "optimizer_first_step");
-        for (const auto& a : e.verdict.advice) CHECK(a.find("append") == std::string::npos);
+        const auto one = comparable(Answer::yes);
+        const auto e = explain(sites, one);
+        CHECK(e.verdict == Verdict::one_time_growth);
+        CHECK(e.sites[1].verdict == Verdict::one_time_growth);
+        CHECK(e.sites[2].verdict == Verdict::one_time_growth);
+        CHECK(e.overall.pattern == Pattern::optimizer_first_step);
+        for (const auto a : e.advice) CHECK(a != analysis::Advice::leak_detach);
         // Optimizer state that was there and keeps growing is not a first step.
         const std::vector<analysis::SiteGroups> again = {
             site("adam", 200, 400, 4 * MiB, 200, Category::optimizer_state)};
-        CHECK(explain(again, true).sites[0].verdict == SiteVerdict::leak);
+        CHECK(explain(again, one).sites[0].verdict == Verdict::leak);
     }
 
-    TEST_CASE("explain: as many blocks holding more bytes is shape growth / in words that follow the numbers") {
+    TEST_CASE("explain: as many blocks holding more bytes is shape growth / with the counts it rests on") {
         auto same_count = site("attn", 10, 10, 0, 0);
         same_count.change.before_bytes = 10 * MiB;
         same_count.change.after_bytes = 40 * MiB;
@@ -186,35 +254,50 @@ TEST_SUITE("unit") {
         fewer.change.delta_blocks = -5;
         fewer.change.new_blocks = 5;
         const std::vector<analysis::SiteGroups> sites = {same_count, fewer};
-        const auto e = explain(sites, true);
-        CHECK(e.verdict.verdict == Verdict::shape_growth);
-        CHECK(e.sites[0].verdict == SiteVerdict::shape_growth);
-        CHECK(diagnosis_of(sites, e, true, 0).evidence.front().find("the same 10 blocks") != std::string::npos);
-        CHECK(diagnosis_of(sites, e, true, 1).evidence.front().find("fewer blocks (10 → 5)") != std::string::npos);
+        const auto one = comparable(Answer::yes);
+        const auto e = explain(sites, one);
+        CHECK(e.verdict == Verdict::shape_growth);
+        CHECK(e.sites[0].verdict == Verdict::shape_growth);
+        const auto same = diagnosis_of(sites, e, one, 0);
+        REQUIRE_FALSE(same.evidence.empty());
+        CHECK(same.evidence.front().kind == FactKind::site_same_blocks);
+        CHECK(same.evidence.front().integer("blocks") == 10);
+        const auto less = diagnosis_of(sites, e, one, 1);
+        REQUIRE_FALSE(less.evidence.empty());
+        CHECK(less.evidence.front().kind == FactKind::site_fewer_blocks);
+        CHECK(less.evidence.front().integer("before") == 10);
+        CHECK(less.evidence.front().integer("after") == 5);
+        // Shape growth is a level: two processes give it too.
+        CHECK(explain(sites, comparable(Answer::no)).verdict == Verdict::shape_growth);
     }
 
     TEST_CASE("explain: growth below the noise floor is no leak / and no site says otherwise") {
         const std::vector<analysis::SiteGroups> sites = {site("tiny", 10, 12, 512, 10),
                                                          site("big", 4000, 4000, 4 * MiB, 4000)};
-        const auto e = explain(sites, true);
-        CHECK(e.verdict.verdict == Verdict::stable);
-        CHECK(e.sites[0].verdict == SiteVerdict::growth);
-        CHECK(diagnosis_of(sites, e, true, 0).pattern == "below_noise");
+        const auto one = comparable(Answer::yes);
+        const auto e = explain(sites, one);
+        CHECK(e.verdict == Verdict::stable);
+        CHECK(e.sites[0].verdict == Verdict::growth);
+        CHECK(diagnosis_of(sites, e, one, 0).empty());
+        const auto stays = std::find_if(e.evidence.begin(), e.evidence.end(),
+                                        [](const auto& f) { return f.kind == FactKind::sites_stay; });
+        REQUIRE(stays != e.evidence.end());
+        CHECK_FALSE(stays->is("above"));
     }
 
     TEST_CASE("rank: leak sites first / then growth per step / bytes / name") {
         std::vector<analysis::SiteGroups> sites = {site("grads", 0, 100, 4 * MiB, 0, Category::gradient),
                                                    site("leaky", 10, 20, MiB, 10), site("a", 5, 5, MiB, 5),
                                                    site("b", 5, 5, MiB, 5)};
-        const auto e = explain(sites, true);
-        const analysis::SameProcess same{true, {"test"}};
-        const analysis::SiteDiagnoser diagnose(empty_index(), kSteps, same, e.noise_threshold);
+        const auto one = comparable(Answer::yes);
+        const auto e = explain(sites, one);
+        const analysis::SiteDiagnoser diagnose(empty_index(), kSteps, one);
         const auto r = analysis::rank_sites(sites, e.sites, diagnose, empty_index(), true,
                                             {0, 0, analysis::StackSamples::changed});
         REQUIRE(r.sites.size() == 4);
-        CHECK(r.sites[0].diagnosis.pattern == "retained_tensors");
+        CHECK(r.sites[0].diagnosis.pattern == Pattern::retained_tensors);
         CHECK(r.sites[0].site.name == "leaky");  // a leak outranks bigger one-time growth
-        CHECK(r.sites[0].verdict == SiteVerdict::leak);
+        CHECK(r.sites[0].verdict == Verdict::leak);
         CHECK(r.sites[1].site.name == "grads");
         CHECK(r.sites[2].site.name == "a");  // ties broken by name
         CHECK(r.sites[3].site.name == "b");

@@ -49,17 +49,30 @@ analysis::SnapshotDiff hand_built() {
     d.after_file = "runs/step500.pickle";
     d.steps = {std::pair<std::int64_t, std::int64_t>{100, 500}, "file names", ""};
     d.devices = {{0}, {0}};
-    d.same_process = {true, {"990 live blocks survive at the same address with the same size and stack"}};
+    d.comparability.same_process = analysis::Answer::yes;
+    d.comparability.process_evidence = {analysis::Fact(analysis::FactKind::traces_share_events).count("events", 412)};
+    d.comparability.same_workload = analysis::Answer::yes;
+    d.comparability.workload_evidence = {
+        analysis::Fact(analysis::FactKind::same_sites).count("sites", 3).real("share", 1.0)};
     d.totals.allocated = {8000 * MiB, 8400 * MiB, 400 * MiB, 1.0 * MiB};
     d.totals.active = {8000 * MiB, 8400 * MiB, 400 * MiB, 1.0 * MiB};
     d.totals.reserved = {9000 * MiB, 9600 * MiB, 600 * MiB, 1.5 * MiB};
     d.totals.inactive_split = {100 * MiB, 100 * MiB, 0, 0};
     d.pending_free_before = 0;
     d.pending_free_after = 2 * MiB;
-    d.verdict.verdict = analysis::Verdict::leak;
-    d.verdict.evidence = {"allocated grew by 400.00 MiB (threshold 40.00 MiB)",
-                          "reserved grew by 600.00 MiB (threshold 45.00 MiB)"};
-    d.verdict.advice = {"Find what keeps tensors alive between steps: the sites below."};
+    d.verdict = analysis::Verdict::leak;
+    const auto metric = [](const char* name, std::int64_t before, std::int64_t delta, std::int64_t threshold) {
+        return analysis::Fact(analysis::FactKind::metric_change)
+            .text("metric", name)
+            .range("before", ByteRange::exact(before), true)
+            .range("delta", ByteRange::exact(delta), true)
+            .bytes("threshold", threshold)
+            .text("change", "grows")
+            .flag("uncertain", false);
+    };
+    d.evidence = {metric("allocated", 8000 * MiB, 400 * MiB, 42 * MiB),
+                  metric("reserved", 9000 * MiB, 600 * MiB, 48 * MiB)};
+    d.advice = {analysis::Advice::leak_kept, analysis::Advice::leak_references};
     d.categories[static_cast<std::size_t>(analysis::Category::activation)] = {100 * MiB, 500 * MiB, 100, 500};
     d.live_blocks_before = 1000;
     d.live_blocks_after = 1396;
@@ -67,11 +80,13 @@ analysis::SnapshotDiff hand_built() {
     d.new_blocks = 406;
     d.gone_blocks = 10;
     d.convergence = analysis::Convergence{{"train.py", 42, "train_step", true}, 400 * MiB, 0, 1.0, 2};
-    d.overall.pattern = "retained_graph";
-    d.overall.summary = "likely one autograd graph kept per step (e.g. losses.append(loss))";
-    d.overall.fix = "append loss.item(), or loss.detach().cpu() for non-scalars";
-    d.overall.evidence = {"2 forward sites grow by 1 block per step each"};
-    d.notes = {"pending frees are counted apart from allocated memory"};
+    d.overall.pattern = analysis::Pattern::retained_graph;
+    d.overall.evidence = {analysis::Fact(analysis::FactKind::forward_sites_alike)
+                              .count("sites", 2)
+                              .count("blocks_each", 1)
+                              .count("blocks", 400)
+                              .bytes("bytes", 400 * MiB)};
+    d.notes = {analysis::Fact(analysis::FactKind::pending_free).bytes("before", 0).bytes("after", 2 * MiB)};
 
     analysis::SiteChange leak;
     leak.rank = 1;
@@ -88,11 +103,9 @@ analysis::SnapshotDiff hand_built() {
     leak.survivor_blocks = 95;
     leak.growth_bytes_per_step = 300.0 * MiB / 400;
     leak.share = 0.75;
-    leak.verdict = analysis::SiteVerdict::leak;
-    leak.diagnosis = {"retained_graph",
-                      "likely activations kept across steps",
-                      "call .detach() before storing",
-                      {"+1 block per step, same size each time"}};
+    leak.verdict = analysis::Verdict::leak;
+    leak.diagnosis.pattern = analysis::Pattern::retained_graph_site;
+    leak.diagnosis.evidence = {analysis::Fact(analysis::FactKind::blocks_per_step).real("rate", 0.75)};
     leak.stacks = {stack_of(d, MiB, 300, analysis::Category::activation,
                             {{"torch/nn/functional.py", 2000, "linear", true},
                              {"??", 0, "at::native::addmm", false},
@@ -110,7 +123,7 @@ analysis::SnapshotDiff hand_built() {
     odd.new_blocks = 100;
     odd.growth_bytes_per_step = 100.0 * MiB / 400;
     odd.share = 0.25;
-    odd.verdict = analysis::SiteVerdict::shape_growth;
+    odd.verdict = analysis::Verdict::shape_growth;
     odd.stacks = {
         stack_of(d, MiB, 100, analysis::Category::unknown, {{"<ipython-input-3>", 5, "<lambda> | a, \"b\"", true}})};
 
@@ -125,7 +138,8 @@ analysis::SnapshotDiff hand_built() {
     freed.gone_blocks = 10;
     freed.growth_bytes_per_step = -4.0 * MiB / 400;
     freed.share = 0;
-    freed.verdict = analysis::SiteVerdict::freed;
+    freed.verdict = analysis::Verdict::freed;
+    freed.has_stack = false;
 
     d.sites = {leak, odd, freed};
     d.sites_total = 3;
@@ -174,12 +188,16 @@ TEST_CASE("snapshot diff report: csv golden / hand-built diff" * doctest::test_s
     const auto rows = lines(csv);
     REQUIRE(rows.size() == 4);
     CHECK(rows[0] ==
-          "rank,growth_bytes_per_step,verdict,filename,line,name,user_code,compiled_graph,category,before_bytes,"
+          "rank,growth_bytes_per_step,verdict,filename,line,name,user_code,compiled_graph,has_stack,category,before_"
+          "bytes,"
           "after_bytes,delta_bytes,before_blocks,after_blocks,delta_blocks,new_blocks,gone_blocks,survivor_blocks,"
           "share,pattern,summary,fix");
     CHECK(rows[1] ==
-          "1,786432.000,leak,model.py,17,forward,true,false,activation,104857600,419430400,314572800,100,400,300,305,"
-          "5,95,0.750000,retained_graph,likely activations kept across steps,call .detach() before storing");
+          "1,786432.000,leak,model.py,17,forward,true,false,true,activation,104857600,419430400,314572800,100,400,300,"
+          "305,"
+          "5,95,0.750000,retained_graph_site,likely part of a retained autograd graph (see the overall diagnosis): "
+          "saved activations of a forward pass that is never freed,\"keep Python numbers or detached copies: "
+          "`loss.item()`, `out.detach().cpu()`; wrap evaluation in `with torch.no_grad():`\"");
     CHECK(rows[2].find(",\"<lambda> | a, \"\"b\"\"\",") != std::string::npos);
     CHECK(rows[3].starts_with("3,-10485.760,freed,,0,<no stack>,"));
     CHECK(rows[3].find(",0.000000,") != std::string::npos);
@@ -203,11 +221,11 @@ TEST_CASE("snapshot diff report: sites left out by --top and --min-growth are co
 TEST_CASE("snapshot diff report: steps unknown / and shares within the noise floor" * doctest::test_suite("unit")) {
     auto d = hand_built();
     d.steps = {};
-    d.notes = {"steps unknown: growth is given per capture (give --steps A,B)"};
+    d.notes = {analysis::Fact(analysis::FactKind::steps_unknown).text("source", "no --steps, no step words")};
     for (auto& s : d.sites) s.share.reset();
     const auto md = test::render(d, report::Format::markdown);
     // The sentence comes from the analysis once; writers print the field "unknown".
-    CHECK(count(md, "steps unknown: growth is given per capture") == 1);
+    CHECK(count(md, "steps unknown (no --steps, no step words): growth is given per capture") == 1);
     CHECK(md.find("- **steps**: unknown") != std::string::npos);
     CHECK(md.find("/step ") == std::string::npos);
     CHECK(md.find("| total | before | after | delta | per capture |") != std::string::npos);
@@ -215,7 +233,7 @@ TEST_CASE("snapshot diff report: steps unknown / and shares within the noise flo
     const auto text = test::render(d);
     CHECK(count(text, "steps unknown") == 1);
     CHECK(text.find("75.0% of the growth") == std::string::npos);  // no share per site
-    CHECK(test::render(d, report::Format::csv).find(",,retained_graph,") != std::string::npos);
+    CHECK(test::render(d, report::Format::csv).find(",,retained_graph_site,") != std::string::npos);
     const auto json = nlohmann::json::parse(test::render(d, report::Format::json));
     CHECK(json.at("sites").at(0).at("share").is_null());
 }

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ostream>
 
 using namespace memsnap;
@@ -30,17 +31,24 @@ analysis::StatsDiff pair(const std::string& name, const std::string& after_ext =
 }  // namespace
 
 TEST_CASE("stats diff: generated pairs give their verdicts" * doctest::test_suite("unit")) {
+    // Two summary files show neither one process nor one workload: their levels are compared,
+    // and behaviour (leak, fragmentation) is left unjudged, with the reason.
     const auto leak = pair("leak");
-    CHECK(leak.primary().verdict.verdict == analysis::Verdict::leak);
+    CHECK(leak.comparability.same_process == analysis::Answer::unknown);
+    CHECK_FALSE(leak.comparability.behaviour_allowed());
+    CHECK(leak.primary().verdict == analysis::Verdict::growth);
+    CHECK(std::find(leak.primary().advice.begin(), leak.primary().advice.end(), analysis::Advice::growth_summaries) !=
+          leak.primary().advice.end());
     const auto frag = pair("fragmentation");
-    CHECK(frag.primary().verdict.verdict == analysis::Verdict::fragmentation);
+    CHECK(frag.primary().verdict == analysis::Verdict::growth);
     // Mixed kinds: a summary table (device 0) against a stats dump (device unknown).
     const auto cache = pair("cache_growth", ".json");
     CHECK(cache.before_kind == stats::CaptureKind::memory_summary);
     CHECK(cache.after_kind == stats::CaptureKind::memory_stats);
     REQUIRE(cache.devices.size() == 1);
-    CHECK(cache.primary().verdict.verdict == analysis::Verdict::cache_growth);
-    CHECK(cache.primary().notes.front().find("only device on each side") != std::string::npos);
+    CHECK(cache.primary().verdict == analysis::Verdict::cache_growth);
+    REQUIRE_FALSE(cache.primary().notes.empty());
+    CHECK(cache.primary().notes.front().kind == analysis::FactKind::devices_paired);
 
     for (const auto& [name, diff] : {std::pair<std::string, const analysis::StatsDiff&>{"leak", leak},
                                      {"fragmentation", frag},
@@ -69,11 +77,11 @@ TEST_CASE("stats diff: diff(a / a) is flat / diff(a / b) mirrors diff(b / a)" * 
     const auto a = fixture("pair_leak_before.txt");
     const auto b = fixture("pair_leak_after.txt");
     const auto same = test::stats_diff(a, a);
-    CHECK(same.primary().verdict.verdict == analysis::Verdict::stable);
+    CHECK(same.primary().verdict == analysis::Verdict::stable);
     for (const auto& [key, m] : same.primary().metrics) CHECK(m.delta == ByteRange{0, 0});
     const auto ab = test::stats_diff(a, b);
     const auto ba = test::stats_diff(b, a);
-    CHECK(ba.primary().verdict.verdict == analysis::Verdict::shrink);
+    CHECK(ba.primary().verdict == analysis::Verdict::shrink);
     for (const auto& [key, m] : ab.primary().metrics) {
         const auto& r = ba.primary().metrics.at(key).delta;
         CHECK(r == ByteRange{-m.delta.high, -m.delta.low});
@@ -99,7 +107,7 @@ TEST_CASE("stats diff: a file with three tables is a series" * doctest::test_sui
     const auto& m = d.metrics.at("allocated_bytes.all.current");
     REQUIRE(m.per_step.has_value());
     CHECK(m.per_step->contains(512 * MiB / 200));
-    CHECK(d.verdict.verdict == analysis::Verdict::leak);
+    CHECK(d.verdict == analysis::Verdict::leak);
 
     // Gate: growth certainly above 2 MiB/step, not certainly above 3 MiB/step.
     CHECK(test::gate(diff, 2 * MiB).has_value());

@@ -73,7 +73,7 @@ TEST_CASE("real summaries: gpt-neo before/after cells" * doctest::test_suite("re
     CHECK(reserved.contains(138 * MiB));
     // +8 MiB on 5114 MiB is below the noise threshold (0.5% ≈ 25.6 MiB), reserved +138 MiB is
     // above it, non-releasable fell: the caching allocator grew, nothing leaked.
-    CHECK(d.verdict.verdict == analysis::Verdict::cache_growth);
+    CHECK(d.verdict == analysis::Verdict::cache_growth);
     CHECK_FALSE(test::gate(diff, 10 * MiB).has_value());
     CHECK(test::gate(diff, 1 * MiB).has_value());
 

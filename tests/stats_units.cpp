@@ -3,12 +3,14 @@
 #include "stats_support.hpp"
 #include "support.hpp"
 
-#include <memsnap/analysis/judge/advice.hpp>
+#include <memsnap/analysis/judge/diagnosis.hpp>
+#include <memsnap/analysis/judge/rules.hpp>
 #include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/stats/text_reader.hpp>
 #include <memsnap/util/format.hpp>
 
+#include <algorithm>
 #include <ostream>
 
 using namespace memsnap;
@@ -68,79 +70,120 @@ TEST_CASE("ranges: delta and division round outward" * doctest::test_suite("unit
     CHECK(util::format_delta({8 * MiB, 8 * MiB}, true) == "+8.00 MiB");
 }
 
+namespace {
+
+// The verdict of a pair of summaries from the rules of judge/rules.hpp, in one comparable
+// workload (`behaviour`) or between captures that are not.
+analysis::PairVerdict judge(const analysis::TotalsInput& in, bool behaviour = true) {
+    const auto reading = analysis::read_totals(in);
+    analysis::Comparability c;
+    c.same_process = behaviour ? analysis::Answer::yes : analysis::Answer::no;
+    analysis::PairReading r;
+    r.totals = &reading;
+    r.comparability = &c;
+    if (in.allocated) r.allocated_threshold = analysis::noise_threshold(in.allocated->before);
+    if (in.reserved) r.reserved_threshold = analysis::noise_threshold(in.reserved->before);
+    return analysis::judge_pair(r);
+}
+
+bool has_fact(const analysis::Facts& facts, analysis::FactKind kind, std::string_view metric = {}) {
+    return std::any_of(facts.begin(), facts.end(), [&](const analysis::Fact& f) {
+        return f.kind == kind && (metric.empty() || f.word("metric") == metric);
+    });
+}
+
+}  // namespace
+
 TEST_CASE("verdict: the totals read by the table of leak-patterns.md on exact values" * doctest::test_suite("unit")) {
     auto input = [](std::int64_t alloc, std::int64_t reserved, std::int64_t inactive) {
         analysis::TotalsInput in;
         in.allocated = analysis::MetricChange{ByteRange::exact(4 * GiB), ByteRange::exact(alloc)};
         in.reserved = analysis::MetricChange{ByteRange::exact(5 * GiB), ByteRange::exact(reserved)};
-        in.inactive_split = analysis::MetricChange{ByteRange::exact(100 * MiB), ByteRange::exact(inactive)};
+        in.non_releasable = analysis::MetricChange{ByteRange::exact(100 * MiB), ByteRange::exact(inactive)};
         return in;
     };
-    using analysis::read_totals;
     using analysis::Verdict;
-    CHECK(read_totals(input(GiB, GiB, 0)).verdict == Verdict::leak);
-    CHECK(read_totals(input(GiB, 0, 0)).verdict == Verdict::leak);
-    CHECK(read_totals(input(0, GiB, 500 * MiB)).verdict == Verdict::fragmentation);
-    CHECK(read_totals(input(0, GiB, 0)).verdict == Verdict::cache_growth);
-    CHECK(read_totals(input(0, 0, 0)).verdict == Verdict::stable);
-    CHECK(read_totals(input(-GiB, -GiB, 0)).verdict == Verdict::shrink);
+    CHECK(judge(input(GiB, GiB, 0)).verdict == Verdict::leak);
+    CHECK(judge(input(GiB, 0, 0)).verdict == Verdict::leak);
+    CHECK(judge(input(0, GiB, 500 * MiB)).verdict == Verdict::fragmentation);
+    CHECK(judge(input(0, GiB, 0)).verdict == Verdict::cache_growth);
+    CHECK(judge(input(0, 0, 0)).verdict == Verdict::stable);
+    CHECK(judge(input(-GiB, -GiB, 0)).verdict == Verdict::shrink);
     // 0.5% of 4 GiB ≈ 20.5 MiB: +20 MiB is noise, +21 MiB is growth.
     CHECK(analysis::noise_threshold(ByteRange::exact(4 * GiB)) == 4 * GiB / 200);
     CHECK(analysis::noise_threshold(ByteRange::exact(10 * MiB)) == MiB);
-    CHECK(read_totals(input(20 * MiB, 0, 0)).verdict == Verdict::stable);
-    CHECK(read_totals(input(21 * MiB, 0, 0)).verdict == Verdict::leak);
+    CHECK(judge(input(20 * MiB, 0, 0)).verdict == Verdict::stable);
+    CHECK(judge(input(21 * MiB, 0, 0)).verdict == Verdict::leak);
+    // As many live allocations as before, holding more bytes: shape growth, in any pair.
+    auto same_count = input(GiB, GiB, 0);
+    same_count.live_blocks = analysis::MetricChange{ByteRange::exact(1000), ByteRange::exact(0)};
+    CHECK(judge(same_count).verdict == Verdict::shape_growth);
+    CHECK(judge(same_count, false).verdict == Verdict::shape_growth);
 
-    const auto joined = [](const std::vector<std::string>& v) {
-        std::string s;
-        for (const auto& x : v) s += x + "\n";
-        return s;
-    };
+    // Captures that are not comparable: the levels only, with the reason.
+    const auto apart = judge(input(GiB, GiB, 0), false);
+    CHECK(apart.verdict == Verdict::growth);
+    CHECK(has_fact(apart.evidence, analysis::FactKind::growth_reason));
+    CHECK(judge(input(0, GiB, 500 * MiB), false).verdict == Verdict::growth);  // no fragmentation
+    CHECK(judge(input(0, GiB, 0), false).verdict == Verdict::cache_growth);    // a level
+    CHECK(judge(input(-GiB, -GiB, 0), false).verdict == Verdict::shrink);
+
     auto with_ooms = input(0, 0, 0);
     with_ooms.ooms_delta = ByteRange::exact(2);
     with_ooms.retries_delta = ByteRange::exact(5);
-    const auto oom = read_totals(with_ooms);
-    CHECK(oom.verdict == Verdict::stable);
+    const auto oom = analysis::read_totals(with_ooms);
+    CHECK(judge(with_ooms).verdict == Verdict::stable);
     CHECK(oom.new_ooms);
     CHECK(oom.new_retries);
-    CHECK(joined(oom.evidence).find("num_ooms") != std::string::npos);
-    CHECK(joined(oom.evidence).find("num_alloc_retries") != std::string::npos);
+    CHECK(has_fact(oom.evidence, analysis::FactKind::new_ooms));
+    CHECK(has_fact(oom.evidence, analysis::FactKind::new_retries));
+    CHECK(has_fact(oom.evidence, analysis::FactKind::metric_change, "allocated_bytes"));
 
     // Partial tables: allocated alone still gives leak, shrink or stable; reserved alone
     // cannot tell a leak from cache growth; neither is an input error.
     analysis::TotalsInput allocated_only;
     allocated_only.allocated = analysis::MetricChange{ByteRange::exact(5121 * MiB), ByteRange::exact(-5121 * MiB)};
-    CHECK(read_totals(allocated_only).verdict == Verdict::shrink);
+    CHECK(judge(allocated_only).verdict == Verdict::shrink);
     analysis::TotalsInput reserved_only;
     reserved_only.reserved = analysis::MetricChange{ByteRange::exact(GiB), ByteRange::exact(GiB)};
-    CHECK(read_totals(reserved_only).verdict == Verdict::growth);
-    CHECK_THROWS_AS(read_totals(analysis::TotalsInput{}), Error);
+    CHECK(judge(reserved_only).verdict == Verdict::growth);
+    CHECK(has_fact(analysis::read_totals(reserved_only).evidence, analysis::FactKind::metric_missing));
+    CHECK_THROWS_AS(analysis::read_totals(analysis::TotalsInput{}), Error);
 }
 
 TEST_CASE("advice: every verdict has its own / and retained-reference advice only for a leak" *
           doctest::test_suite("unit")) {
-    const auto joined = [](const std::vector<std::string>& v) {
-        std::string s;
-        for (const auto& x : v) s += x + "\n";
-        return s;
-    };
+    using analysis::Advice;
     using analysis::Verdict;
-    analysis::advice::Context snapshots;
+    const auto has = [](const std::vector<Advice>& list, Advice a) {
+        return std::find(list.begin(), list.end(), a) != list.end();
+    };
+    analysis::AdviceContext snapshots;
     snapshots.from_snapshots = true;
-    CHECK(joined(analysis::advice::for_verdict(Verdict::fragmentation, {})).find("expandable_segments:True") !=
-          std::string::npos);
-    CHECK(joined(analysis::advice::for_verdict(Verdict::cache_growth, {})).find("empty_cache") != std::string::npos);
-    CHECK(joined(analysis::advice::for_verdict(Verdict::leak, snapshots)).find(".item()") != std::string::npos);
+    CHECK(has(analysis::advice_for(Verdict::fragmentation, {}), Advice::fragmentation_fix));
+    CHECK(has(analysis::advice_for(Verdict::cache_growth, {}), Advice::cache_fix));
+    CHECK(has(analysis::advice_for(Verdict::leak, snapshots), Advice::leak_detach));
+    CHECK(has(analysis::advice_for(Verdict::leak, {}), Advice::leak_take_snapshots));
     for (const auto v : {Verdict::one_time_growth, Verdict::shape_growth, Verdict::growth, Verdict::fragmentation,
                          Verdict::cache_growth, Verdict::stable, Verdict::shrink}) {
         CAPTURE(analysis::to_string(v));
-        const auto text = joined(analysis::advice::for_verdict(v, snapshots));
-        CHECK(!text.empty());
-        CHECK(text.find("losses.append") == std::string::npos);
-        CHECK(text.find(".item()") == std::string::npos);
+        const auto list = analysis::advice_for(v, snapshots);
+        CHECK(!list.empty());
+        for (const auto leak : {Advice::leak_kept, Advice::leak_references, Advice::leak_detach})
+            CHECK_FALSE(has(list, leak));
     }
-    analysis::advice::Context oom;
+    // The caveat comes first, and only on behaviour verdicts.
+    analysis::AdviceContext caveat;
+    caveat.caveat = true;
+    CHECK(analysis::advice_for(Verdict::leak, caveat).front() == Advice::caveat_same_workload);
+    CHECK_FALSE(has(analysis::advice_for(Verdict::shape_growth, caveat), Advice::caveat_same_workload));
+    // Between processes, no allocator advice.
+    analysis::AdviceContext apart;
+    apart.one_process_ruled_out = true;
+    CHECK_FALSE(has(analysis::advice_for(Verdict::cache_growth, apart), Advice::cache_fix));
+    analysis::AdviceContext oom;
     oom.new_ooms = true;
-    CHECK(joined(analysis::advice::for_verdict(Verdict::stable, oom)).find("more than the card") != std::string::npos);
+    CHECK(has(analysis::advice_for(Verdict::stable, oom), Advice::ooms_without_growth));
 }
 
 TEST_CASE("verdict: a range straddling the threshold counts as flat / with a note" * doctest::test_suite("unit")) {
@@ -149,8 +192,10 @@ TEST_CASE("verdict: a range straddling the threshold counts as flat / with a not
     in.allocated = analysis::MetricChange{{4 * GiB, 4 * GiB + MiB - 1}, {10 * MiB, 30 * MiB}};
     in.reserved = analysis::MetricChange{{5 * GiB, 5 * GiB + MiB - 1}, {0, 0}};
     const auto r = analysis::read_totals(in);
-    CHECK(r.verdict == analysis::Verdict::stable);
-    CHECK(r.evidence[0].find("uncertain") != std::string::npos);
+    CHECK(judge(in).verdict == analysis::Verdict::stable);
+    REQUIRE_FALSE(r.evidence.empty());
+    CHECK(r.evidence[0].kind == analysis::FactKind::metric_change);
+    CHECK(r.evidence[0].is("uncertain"));
     const auto call = analysis::judge_change(in.allocated->before, in.allocated->delta);
     CHECK(call.change == analysis::Change::flat);
     CHECK(call.uncertain);

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace memsnap;
@@ -87,11 +88,11 @@ const analysis::TrendSite* site_in(const analysis::TrendResult& t, const std::st
 void check_three_changes(const analysis::TrendResult& t, const Injected& names) {
     CHECK(t.steps == kSteps);
     CHECK(t.steps_source == "file names");
-    CHECK(t.verdict == "leak");
+    CHECK(t.verdict == analysis::Verdict::leak);
     REQUIRE_FALSE(t.sites.empty());
     const auto& top = t.sites.front();
     CHECK(top.site.filename == names.leak);
-    CHECK(top.fit.verdict == "leak");
+    CHECK(top.fit.verdict == analysis::Verdict::leak);
     // 10 MiB more every 100 steps after warm-up: exactly 104857.6 bytes per step.
     CHECK(top.fit.slope_bytes_per_step == doctest::Approx(10 * MiB / 100.0).epsilon(1e-12));
     CHECK(top.fit.r2 == doctest::Approx(1.0));
@@ -100,13 +101,13 @@ void check_three_changes(const analysis::TrendResult& t, const Injected& names) 
     CHECK(top.blocks_by_step.back() == 50);
     const auto* once = site_in(t, names.once);
     REQUIRE(once != nullptr);
-    CHECK(once->fit.verdict == "one_time");
+    CHECK(once->fit.verdict == analysis::Verdict::one_time_growth);
     const auto* saw = site_in(t, names.sawtooth);
     REQUIRE(saw != nullptr);
-    CHECK(saw->fit.verdict == "sawtooth");
+    CHECK(saw->fit.verdict == analysis::Verdict::sawtooth);
     for (const auto& s : t.sites) {
         CAPTURE(s.site.label());
-        if (s.site.filename != names.leak) CHECK(s.fit.verdict != "leak");
+        if (s.site.filename != names.leak) CHECK(s.fit.verdict != analysis::Verdict::leak);
     }
 }
 
@@ -145,7 +146,7 @@ TEST_SUITE("real") {
             analysis::AnalysisOptions every;
             every.top = 0;
             ranks.push_back(
-                {std::nullopt, fmt::format("snapshot_rank{}.pickle", r), analysis::describe_snapshot(snap, every)});
+                {std::nullopt, fmt::format("snapshot_rank{}.pickle", r), analysis::describe_snapshot(snap, every), {}});
             ranks.back().rank = 3 - r;  // given out of order
         }
         analysis::AnalysisOptions options;
@@ -191,8 +192,8 @@ TEST_SUITE("unit") {
         const auto all = series_of(base, names);
         const auto t = analysis::trend_snapshots(all, options, {});
         // From the first capture the leak site is flat, then grows steadily: still a leak.
-        CHECK(site_in(t, names.leak)->fit.verdict == "leak");
-        CHECK(site_in(t, names.once)->fit.verdict == "one_time");
+        CHECK(site_in(t, names.leak)->fit.verdict == analysis::Verdict::leak);
+        CHECK(site_in(t, names.once)->fit.verdict == analysis::Verdict::one_time_growth);
         std::vector<analysis::SeriesCapture> two(all.begin(), all.begin() + 2);
         CHECK_THROWS_AS(analysis::trend_snapshots(two, options, {}), Error);
         CHECK_THROWS_AS(analysis::trend_snapshots(all, options, {{100, 200}, 0}), Error);  // wrong number of steps
@@ -201,21 +202,21 @@ TEST_SUITE("unit") {
     TEST_CASE("trend: series fits by hand") {
         const std::vector<std::int64_t> x = {0, 1, 2, 3, 4};
         const auto fit = [&](std::vector<std::int64_t> y, std::vector<std::int64_t> blocks = {}) {
-            return analysis::fit_series(x, y, blocks.empty() ? nullptr : &blocks, 0, 0);
+            return analysis::fit_series(x, y, blocks.empty() ? nullptr : &blocks, 0, 0, true);
         };
-        CHECK(fit({5, 5, 5, 5, 5}).verdict == "stable");
+        CHECK(fit({5, 5, 5, 5, 5}).verdict == analysis::Verdict::stable);
         const auto steady = fit({0, 10, 20, 30, 40});
-        CHECK(steady.verdict == "leak");
+        CHECK(steady.verdict == analysis::Verdict::leak);
         CHECK(steady.slope_bytes_per_step == doctest::Approx(10));
         CHECK(steady.r2 == doctest::Approx(1));
         CHECK(steady.first_step == 1);
-        CHECK(fit({0, 0, 100, 100, 100}).verdict == "one_time");
-        CHECK(fit({0, 100, 0, 100, 0}).verdict == "sawtooth");
-        CHECK(fit({100, 80, 60, 40, 20}).verdict == "shrinking");
-        CHECK(fit({10, 20, 30, 40, 50}, {4, 4, 4, 4, 4}).verdict == "shape_growth");
+        CHECK(fit({0, 0, 100, 100, 100}).verdict == analysis::Verdict::one_time_growth);
+        CHECK(fit({0, 100, 0, 100, 0}).verdict == analysis::Verdict::sawtooth);
+        CHECK(fit({100, 80, 60, 40, 20}).verdict == analysis::Verdict::shrink);
+        CHECK(fit({10, 20, 30, 40, 50}, {4, 4, 4, 4, 4}).verdict == analysis::Verdict::shape_growth);
         const auto mixed = fit({0, 10, 5, 30, 40});  // a small dip in steady growth
         CHECK(mixed.monotonic_share == doctest::Approx(0.75));
-        CHECK(mixed.verdict == "leak");
+        CHECK(mixed.verdict == analysis::Verdict::leak);
     }
 
     TEST_CASE("trend: a summary log with a table every 100 steps") {
@@ -226,19 +227,19 @@ TEST_SUITE("unit") {
         const auto t = analysis::trend_stats({capture}, options, {{}, 1});
         CHECK(t.steps_source == "log lines");
         CHECK(t.steps == truth.at("steps").get<std::vector<std::int64_t>>());
-        CHECK(t.verdict == "leak");
+        CHECK(t.verdict == analysis::Verdict::leak);
         const auto& allocated = t.totals.front();
         CHECK(allocated.name == "allocated_bytes");
-        CHECK(allocated.fit.verdict == "leak");
+        CHECK(allocated.fit.verdict == analysis::Verdict::leak);
         // 64 MiB every 100 steps; a summary's unit offsets every value alike, so the slope is exact.
         CHECK(allocated.fit.slope_bytes_per_step == doctest::Approx(64.0 * MiB / 100).epsilon(1e-12));
         // Non-releasable memory comes and goes: a sawtooth, not a leak.
         const auto& split = t.totals.back();
         CHECK(split.name == "inactive_split_bytes");
-        CHECK(split.fit.verdict == "sawtooth");
+        CHECK(split.fit.verdict == analysis::Verdict::sawtooth);
         // Without --warmup the one jump of the optimizer state dominates: not called a leak.
         const auto raw = analysis::trend_stats({capture}, options, {});
-        CHECK(raw.verdict != "leak");
+        CHECK(raw.verdict != analysis::Verdict::leak);
         test::check_golden("trend/summary_log.txt", report::render(t, report::Format::text, {}));
         test::check_golden("trend/summary_log.json", report::render(t, report::Format::json, {}));
     }
@@ -257,7 +258,7 @@ TEST_SUITE("unit") {
                                     4 * MiB, 5, 0x7f0000000000);
             analysis::AnalysisOptions every;
             every.top = 0;
-            ranks.push_back({r, fmt::format("job-r{}.pickle", r), analysis::describe_snapshot(snap, every)});
+            ranks.push_back({r, fmt::format("job-r{}.pickle", r), analysis::describe_snapshot(snap, every), {}});
         }
         analysis::AnalysisOptions options;
         options.top = 3;
@@ -395,10 +396,12 @@ TEST_SUITE("unit") {
             series.push_back({fmt::format("run_step{}.pickle", kSteps[i]), analysis::describe_snapshot(snap, every)});
         }
         const auto t = analysis::trend_snapshots(std::move(series), {}, {{}, 2});
-        CHECK(t.verdict != "leak");
-        for (const auto& s : t.sites) CHECK(s.fit.verdict != "leak");
+        CHECK(t.verdict != analysis::Verdict::leak);
+        for (const auto& s : t.sites) CHECK(s.fit.verdict != analysis::Verdict::leak);
         REQUIRE_FALSE(t.warnings.empty());
-        CHECK(t.warnings.front().find("different project roots") != std::string::npos);
+        CHECK(t.comparability.same_process == analysis::Answer::no);
+        CHECK(std::any_of(t.warnings.begin(), t.warnings.end(),
+                          [](const auto& f) { return f.kind == analysis::FactKind::roots_differ; }));
     }
 
 }  // TEST_SUITE("unit")

@@ -40,51 +40,8 @@ DiffResult diff(const capture::Capture& before, const capture::Capture& after, c
     return diff_stats(before.stats(), after.stats(), options);
 }
 
-namespace {
-
-__extension__ using Wide = __int128;
-
-std::optional<std::string> gate(const SnapshotDiff& d, std::int64_t rate) {
-    const auto unit = d.steps.known() ? "step" : "capture";
-    if (d.totals.allocated.per_step > static_cast<double>(rate))
-        return fmt::format("allocated memory grows {}, over the limit of {}/{}",
-                           util::rate(d.totals.allocated.per_step, d.steps.known()), util::human_bytes(rate), unit);
-    if (d.fastest_site && d.fastest_site->growth_bytes_per_step > static_cast<double>(rate))
-        return fmt::format("site {} grows {}, over the limit of {}/{}", util::printable(d.fastest_site->site.label()),
-                           util::rate(d.fastest_site->growth_bytes_per_step, d.steps.known()), util::human_bytes(rate),
-                           unit);
-    return std::nullopt;
-}
-
-std::optional<std::string> gate(const StatsDiff& diff, std::int64_t rate) {
-    std::string out;
-    for (const auto& d : diff.devices) {
-        const auto it = d.metrics.find("allocated_bytes.all.current");
-        if (it == d.metrics.end()) continue;
-        const auto& delta = it->second.delta;
-        const bool per_step = diff.steps.known();
-        const std::int64_t span =
-            per_step ? diff.steps.distance() : static_cast<std::int64_t>(std::max<std::size_t>(d.series.size(), 2) - 1);
-        if (static_cast<Wide>(delta.low) <= static_cast<Wide>(rate) * span) continue;
-        out += fmt::format(
-            "{}allocated memory (allocated_bytes.all.current) on {} grows by at least {} per {} (limit "
-            "{} per {}): {} over {} {}(s)",
-            out.empty() ? "" : "; ", util::device_name(d.device), util::signed_bytes(range_divide(delta, span).low),
-            per_step ? "step" : "capture", util::human_bytes(rate), per_step ? "step" : "capture",
-            util::format_delta(delta, true), span, per_step ? "step" : "capture");
-    }
-    if (out.empty()) return std::nullopt;
-    return out;
-}
-
-}  // namespace
-
-std::optional<std::string> check_growth_gate(const DiffResult& diff, std::int64_t bytes_per_step) {
-    return std::visit([&](const auto& d) { return gate(d, bytes_per_step); }, diff);
-}
-
-const std::vector<std::string>& warnings_of(const DiffResult& diff) {
-    return std::visit([](const auto& d) -> const std::vector<std::string>& { return d.warnings; }, diff);
+const Facts& warnings_of(const DiffResult& diff) {
+    return std::visit([](const auto& d) -> const Facts& { return d.warnings; }, diff);
 }
 
 }  // namespace memsnap::analysis

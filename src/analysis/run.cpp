@@ -1,4 +1,5 @@
 #include <memsnap/analysis/run.hpp>
+#include <memsnap/analysis/sites/totals.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/parallel.hpp>
 #include <memsnap/util/steps.hpp>
@@ -24,7 +25,7 @@ std::vector<Input> named(const std::vector<std::string>& names) {
 template <class Value>
 struct Read {
     std::vector<Value> values;
-    std::vector<std::string> skipped;
+    Facts skipped;
 };
 
 // `work(i)` for every file, one file per core at a time: each worker holds one capture while
@@ -37,7 +38,7 @@ template <class Value, class Work, class Emit>
 Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit) {
     const std::size_t count = files.size();
     std::vector<std::optional<Value>> slots(count);
-    std::vector<std::string> skip_reason(count);
+    std::vector<std::optional<Fact>> skip_reason(count);
     std::vector<bool> done(count, false);
     std::size_t next_emit = 0;
     std::mutex emitting;
@@ -55,7 +56,7 @@ Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit)
                 finish(i);
                 throw;
             }
-            skip_reason[i] = fmt::format("skipped {}", e.describe());
+            skip_reason[i] = Fact(FactKind::file_skipped).text("file", files[i].path).text("reason", e.what());
         }
         finish(i);
     });
@@ -64,8 +65,8 @@ Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit)
     Read<Value> out;
     std::size_t read = 0;
     for (std::size_t i = 0; i < count; ++i) {
-        if (!skip_reason[i].empty())
-            out.skipped.push_back(std::move(skip_reason[i]));
+        if (skip_reason[i])
+            out.skipped.push_back(std::move(*skip_reason[i]));
         else
             ++read;
         if (slots[i]) out.values.push_back(std::move(*slots[i]));
@@ -132,7 +133,9 @@ Result run_trace(const Request& rq) {
     if (need == StackNeed::trace_end) trace.stacks = TraceOptions::Stacks::end;
     auto result = analyze_trace(capture.snapshot(), rq.options, trace);
     Result out;
-    out.warnings = capture.snapshot().warnings;
+    for (const auto& w : capture.snapshot().warnings)
+        out.warnings.push_back(Fact(FactKind::reader_warning).text("file", capture.path).text("text", w));
+    out.gate = check_gates(result, rq.gates);
     out.stacks = std::move(result.stacks);
     result.stacks.reset();
     out.value = std::move(result);
@@ -140,6 +143,28 @@ Result run_trace(const Request& rq) {
 }
 
 Result run_trend(const Request& rq);
+
+// What each side's trace adds to a snapshot diff: its peak, and the OOMs it records.
+void add_traces(const snapshot::Snapshot& before, const snapshot::Snapshot& after, const AnalysisOptions& options,
+                SnapshotDiff& diff) {
+    for (const auto* side : {&before, &after})
+        for (const auto& [device, events] : ooms_by_device(*side))
+            diff.headline.push_back(Fact(FactKind::oom_in_capture)
+                                        .text("side", side == &before ? "before" : "after")
+                                        .count("device", device)
+                                        .count("events", events));
+    diff.peak_before = trace_peak(before, options);
+    diff.peak_after = trace_peak(after, options);
+    if (!diff.peak_before || !diff.peak_after || diff.peak_before->bytes == diff.peak_after->bytes) return;
+    const bool later = diff.peak_after->bytes > diff.peak_before->bytes;
+    const auto& high = later ? *diff.peak_after : *diff.peak_before;
+    const auto& low = later ? *diff.peak_before : *diff.peak_after;
+    diff.headline.push_back(Fact(FactKind::peak_higher)
+                                .text("side", later ? "second" : "first")
+                                .bytes("bytes", high.bytes)
+                                .bytes("other", low.bytes)
+                                .bytes("delta", high.bytes - low.bytes));
+}
 
 Result run_diff(const Request& rq) {
     if (rq.names.size() > 2) return run_trend(rq);
@@ -162,10 +187,11 @@ Result run_diff(const Request& rq) {
     const capture::Capture& before = loaded.values[0];
     const capture::Capture& after = same_file ? before : loaded.values[1];
     auto result = diff(before, after, options);
+    if (auto* snap = std::get_if<SnapshotDiff>(&result))
+        add_traces(before.snapshot(), after.snapshot(), options, *snap);
     Result out;
     out.warnings = warnings_of(result);
-    if (rq.fail_on_growth)
-        if (auto message = check_growth_gate(result, *rq.fail_on_growth)) out.gate = *message;
+    out.gate = check_gates(result, rq.gates);
     if (options.stack_samples != StackSamples::none)
         if (const auto* snap = std::get_if<SnapshotDiff>(&result)) out.stacks = diff_stacks(*snap);
     out.value = std::move(result);
@@ -217,8 +243,7 @@ Result run_trend(const Request& rq) {
     Result out;
     out.warnings = std::move(read.skipped);
     out.warnings.insert(out.warnings.end(), result.warnings.begin(), result.warnings.end());
-    if (rq.fail_on_growth)
-        if (auto message = check_trend_gate(result, *rq.fail_on_growth)) out.gate = *message;
+    out.gate = check_gates(result, rq.gates);
     if (stacks_for(rq, Command::trend) == StackNeed::sites) {
         if (result.kind != "snapshot")
             throw usage_error(
@@ -231,10 +256,24 @@ Result run_trend(const Request& rq) {
 
 Result run_ranks(const Request& rq) {
     const auto files = capture::expand_inputs(rq.names);
+    // One capture of several devices: its devices are the ranks (DataParallel replicas).
+    if (files.size() == 1 && !rq.options.device) {
+        const auto capture = rq.load(files[0].path);
+        require_snapshot(capture, "ranks needs snapshots");
+        if (devices_of(capture.snapshot()).size() > 1) {
+            auto result = compare_ranks(devices_as_ranks(capture.snapshot(), files[0].path, rq.options), rq.options);
+            Result out;
+            out.warnings = result.warnings;
+            if (stacks_for(rq, Command::ranks) == StackNeed::sites) out.stacks = ranks_stacks(result);
+            out.value = std::move(result);
+            return out;
+        }
+    }
     auto read = read_each<RankCapture>(files, [&](std::size_t i) {
         const auto capture = rq.load(files[i].path);
         require_snapshot(capture, "ranks needs snapshots");
-        return RankCapture{util::rank_from_file_name(files[i].path), files[i].path, reduce(capture, rq.options)};
+        return RankCapture{util::rank_from_file_name(files[i].path), files[i].path, reduce(capture, rq.options),
+                           std::nullopt};
     });
     auto result = compare_ranks(std::move(read.values), rq.options);
     Result out;

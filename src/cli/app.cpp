@@ -81,6 +81,11 @@ CLI::App* add_trace(CLI::App& app, TraceOptions& trace) {
     cmd->add_option("--focus", trace.focus, "Keep only allocations whose stack has a frame matching this regex")
         ->allow_extra_args(false);
     cmd->add_flag("--cpp-frames", trace.cpp_frames, "Show C++ frames in text and markdown stacks (default: a count)");
+    cmd->add_option("--fail-on-growth", trace.fail_on_growth,
+                    "Exit 3 when the most allocated memory per iteration grows faster than RATE bytes per iteration "
+                    "(e.g. 10MiB): growth, not a leak verdict");
+    cmd->add_flag("--fail-on-leak", trace.fail_on_leak,
+                  "Exit 3 when a site is a leak (three whole iterations or more, each keeping the same allocations)");
     return cmd;
 }
 
@@ -103,7 +108,10 @@ CLI::App* add_diff(CLI::App& app, DiffOptions& diff) {
                     "1000 in json and csv)");
     cmd->add_option("--min-growth", diff.min_growth, "Hide sites whose absolute change is below this size (e.g. 1MiB)");
     cmd->add_option("--fail-on-growth", diff.fail_on_growth,
-                    "Exit 3 when allocated memory or any site grows faster than RATE bytes per step (e.g. 10MiB)");
+                    "Exit 3 when allocated memory or any site grows faster than RATE bytes per step, or per capture "
+                    "when steps are unknown (e.g. 10MiB): growth, not a leak verdict; it also compares separate runs");
+    cmd->add_flag("--fail-on-leak", diff.fail_on_leak,
+                  "Exit 3 when the verdict is leak (comparable captures in a known order, growth that stays)");
     cmd->add_option("--device", diff.device, "Only this CUDA device (snapshot segments and blocks, summary tables)");
     cmd->add_option("--hide", diff.hide, "Drop frames whose 'file:line name' matches this regex (repeatable)")
         ->allow_extra_args(false);
@@ -139,7 +147,10 @@ CLI::App* add_trend(CLI::App& app, TrendOptions& trend) {
                     "json and csv); leaks are always listed");
     cmd->add_option("--device", trend.device, "Only this CUDA device");
     cmd->add_option("--fail-on-growth", trend.fail_on_growth,
-                    "Exit 3 when allocated memory or a site leaks faster than RATE bytes per step (e.g. 10MiB)");
+                    "Exit 3 when allocated memory or a site grows faster than RATE bytes per step, or per capture "
+                    "when steps are unknown (e.g. 10MiB), by least squares: growth, not a leak verdict");
+    cmd->add_flag("--fail-on-leak", trend.fail_on_leak,
+                  "Exit 3 when the verdict is leak (comparable captures in a known order, enough points)");
     return cmd;
 }
 

@@ -111,12 +111,18 @@ analysis::Request request(analysis::Command command, const GlobalOptions& global
     return rq;
 }
 
+// --fail-on-growth RATE and --fail-on-leak.
+void gates(analysis::Request& rq, const std::string& growth, bool leak) {
+    if (!growth.empty()) rq.gates.growth_per_step = util::parse_size(growth);
+    rq.gates.leak = leak;
+}
+
 // Runs the request and hands its output to `finish`, streamed.
 CommandOutput execute(const analysis::Request& rq, report::Format format, const report::RenderOptions& render) {
     auto result = std::make_shared<analysis::Result>(analysis::run(rq));
     CommandOutput out;
-    out.warnings = result->warnings;
-    out.gate_message = result->gate;
+    out.warnings = report::warning_lines(*result);
+    out.gate_message = report::gate_line(*result).value_or("");
     out.stream = [result, format, render](std::FILE* file) {
         report::write(*result, format, render,
                       [file](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), file); });
@@ -164,6 +170,7 @@ CommandOutput run_trace(const TraceOptions& options, const GlobalOptions& global
     rq.options.top = top_option(options.top, 10);
     rq.options.device = device_option(options.device);
     if (!options.device_memory.empty()) rq.trace.device_memory = util::parse_size(options.device_memory);
+    gates(rq, options.fail_on_growth, options.fail_on_leak);
     rq.names = {options.file};
     return execute(rq, format, render);
 }
@@ -183,7 +190,7 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
     rq.options.top = top_option(options.top, machine ? kMachineTop : 10);
     rq.options.device = device_option(options.device);
     if (!options.min_growth.empty()) rq.options.min_growth = util::parse_size(options.min_growth);
-    if (!options.fail_on_growth.empty()) rq.fail_on_growth = util::parse_size(options.fail_on_growth);
+    gates(rq, options.fail_on_growth, options.fail_on_leak);
     return execute(rq, format, render);
 }
 
@@ -198,7 +205,7 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
     rq.options.top = top_option(options.top, machine ? kMachineTop : 10);
     rq.options.device = device_option(options.device);
     rq.warmup = static_cast<std::size_t>(whole_number("--warmup", options.warmup, 1'000'000).value_or(0));
-    if (!options.fail_on_growth.empty()) rq.fail_on_growth = util::parse_size(options.fail_on_growth);
+    gates(rq, options.fail_on_growth, options.fail_on_leak);
     return execute(rq, format, render);
 }
 

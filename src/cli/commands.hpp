@@ -34,6 +34,8 @@ struct TraceOptions {
     std::string top;            // empty: 10
     std::string device;         // empty: the first device with a trace
     std::string device_memory;  // the GPU's capacity, e.g. 80GiB: tells an OOM from another process
+    std::string fail_on_growth;
+    bool fail_on_leak = false;
     std::vector<std::string> hide, focus;
     bool cpp_frames = false;
     std::string at = "peak";           // pictures: live at the peak or at the end
@@ -48,6 +50,7 @@ struct DiffOptions {
     std::string top;  // empty: 10 for text and markdown, all for json and csv
     std::string min_growth;
     std::string fail_on_growth;
+    bool fail_on_leak = false;
     std::string device;
     std::vector<std::string> hide, focus;
     std::string granularity = "line";
@@ -64,6 +67,7 @@ struct TrendOptions {
     std::string top;
     std::string device;
     std::string fail_on_growth;
+    bool fail_on_leak = false;
     std::string side = "delta";
     std::string node_fraction;
 };

@@ -1,4 +1,5 @@
 #include "documents/documents.hpp"
+#include "documents/phrases.hpp"
 #include "pictures/pictures.hpp"
 #include "writers/writers.hpp"
 
@@ -31,8 +32,18 @@ const analysis::StackProfile& stacks_of(const analysis::Result& result, Format f
     return *result.stacks;
 }
 
-void write_document(const Document& d, Format format, const RenderOptions& options, const Sink& sink,
-                    const std::vector<std::string>& pictures = {}) {
+// The gate that tripped, in every format's document: which option, and why.
+Document gated(Document d, const analysis::Result& result) {
+    if (!result.gate) return d;
+    auto& gate = d.root.add(Node::object("gate", Layout::section, "Gate"));
+    gate.add("option", Value::word(result.gate->option)).in_headline();
+    gate.add(doc::facts("reasons", result.gate->reasons));
+    return d;
+}
+
+void write_document(Document d, Format format, const RenderOptions& options, const Sink& sink,
+                    const std::vector<std::string>& pictures = {}, const analysis::Result* result = nullptr) {
+    if (result) d = gated(std::move(d), *result);
     switch (format) {
         case Format::text:
             return detail::write_text(d, options, sink);
@@ -55,11 +66,11 @@ void write_infos(const std::vector<analysis::InfoResult>& infos, const analysis:
     if (format == Format::html) {
         const auto& stacks = stacks_of(result, format);
         return write_document(document(infos.at(0)), format, options, sink,
-                              {detail::profile_svg(stacks, analysis::Side::after)});
+                              {detail::profile_svg(stacks, analysis::Side::after)}, &result);
     }
     for (std::size_t i = 0; i < infos.size(); ++i) {
         if (i) sink("\n");
-        write_document(document(infos[i]), format, options, sink);
+        write_document(document(infos[i]), format, options, sink, {}, &result);
     }
 }
 
@@ -68,7 +79,7 @@ void write_diff(const analysis::DiffResult& diff, const analysis::Result& result
     if (stack_picture(format)) return sink(render(stacks_of(result, format), format, options));
     std::vector<std::string> pictures;
     if (format == Format::html) pictures.push_back(detail::profile_svg(stacks_of(result, format), options.side));
-    write_document(document(diff), format, options, sink, pictures);
+    write_document(document(diff), format, options, sink, pictures, &result);
 }
 
 void write_trace(const analysis::TraceResult& trace, const analysis::Result& result, Format format,
@@ -80,7 +91,7 @@ void write_trace(const analysis::TraceResult& trace, const analysis::Result& res
         if (trace.ordered()) pictures.push_back(render_timeline_svg(trace));
         pictures.push_back(detail::profile_svg(stacks_of(result, format), analysis::Side::after));
     }
-    write_document(document(trace), format, options, sink, pictures);
+    write_document(document(trace), format, options, sink, pictures, &result);
 }
 
 void write_trend(const analysis::TrendResult& trend, const analysis::Result& result, Format format,
@@ -89,7 +100,7 @@ void write_trend(const analysis::TrendResult& trend, const analysis::Result& res
     if (stack_picture(format)) return sink(render(stacks_of(result, format), format, options));
     std::vector<std::string> pictures;
     if (format == Format::html) pictures.push_back(render_timeline_svg(trend));
-    write_document(document(trend), format, options, sink, pictures);
+    write_document(document(trend), format, options, sink, pictures, &result);
 }
 
 }  // namespace
@@ -152,6 +163,20 @@ std::string render_jsonl(const analysis::InfoResult& result, const JsonlContext&
     return out;
 }
 
+std::vector<std::string> warning_lines(const analysis::Result& result) {
+    std::vector<std::string> out;
+    for (const auto& w : result.warnings) out.push_back(doc::phrase(w));
+    return out;
+}
+
+std::optional<std::string> gate_line(const analysis::Result& result) {
+    if (!result.gate) return std::nullopt;
+    std::string why;
+    for (const auto& r : result.gate->reasons) why += (why.empty() ? "" : "; ") + doc::phrase(r);
+    if (result.gate->option == "--fail-on-leak") return fmt::format("--fail-on-leak: a leak verdict holds ({})", why);
+    return fmt::format("{}: {}", result.gate->option, why);
+}
+
 analysis::StackNeed stack_need(analysis::Command command, Format format, const RenderOptions& options) {
     using analysis::StackNeed;
     const bool stacks = stack_picture(format);
@@ -196,7 +221,7 @@ void write(const analysis::Result& result, Format format, const RenderOptions& o
             else if (stack_picture(format))
                 sink(render(stacks_of(result, format), format, options));
             else
-                write_document(document(value), format, options, sink);
+                write_document(document(value), format, options, sink, {}, &result);
         },
         result.value);
 }

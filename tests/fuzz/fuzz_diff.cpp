@@ -3,6 +3,7 @@
 // other input is diffed with itself (so every fixture is a seed as it is).
 #include "fuzz_target.hpp"
 
+#include <memsnap/analysis/gates.hpp>
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/report/render.hpp>
@@ -36,7 +37,10 @@ void memsnap::fuzz::run_one(std::string_view input) {
     options.top = 0;
     options.steps = util::resolve_steps("", "step100.pickle", "step500.pickle");
     const auto result = analysis::diff(before, after, options);
-    (void)analysis::check_growth_gate(result, 1);
+    analysis::Gates gates;
+    gates.growth_per_step = 1;
+    gates.leak = true;
+    (void)analysis::check_gates(result, gates);
     for (const auto format : {report::Format::text, report::Format::json, report::Format::markdown, report::Format::csv,
                               report::Format::folded}) {
         try {

@@ -10,7 +10,8 @@
 namespace memsnap::analysis {
 
 struct SnapshotInfo : SnapshotContents {
-    OomReport ooms;  // every oom event of the trace, explained
+    OomReport ooms;  // every oom event of the trace (of --device), explained
+    Facts headline;  // for the first lines: OOMs on a device --device leaves out
 };
 
 // Throws Error: usage for invalid site rules, input when options.device is not in the capture.

@@ -7,6 +7,7 @@
 
 #include <memsnap/analysis/diff/snapshot_diff.hpp>
 #include <memsnap/analysis/diff/stats_diff.hpp>
+#include <memsnap/analysis/gates.hpp>
 #include <memsnap/analysis/info.hpp>
 #include <memsnap/analysis/series/ranks.hpp>
 #include <memsnap/analysis/series/trend.hpp>
@@ -73,8 +74,8 @@ struct Request {
     // The stacks the output needs for the command that runs (a diff of more than two files
     // runs as a trend); none when not given.
     std::function<StackNeed(Command)> stacks_for;
-    std::string output;                          // what the output is called in messages ("--format folded")
-    std::optional<std::int64_t> fail_on_growth;  // --fail-on-growth, bytes per step
+    std::string output;  // what the output is called in messages ("--format folded")
+    Gates gates;         // --fail-on-growth, --fail-on-leak
     // info of many files: each file's result as soon as it and those before it are ready,
     // in input order; the Result then holds none of them.
     std::function<void(const Input&, const InfoResult&)> on_info;
@@ -84,8 +85,8 @@ struct Result {
     // info: one result per file read (none when streamed to Request::on_info).
     std::variant<std::vector<InfoResult>, DiffResult, TraceResult, TrendResult, RanksResult> value;
     std::optional<StackProfile> stacks;  // with Request::stacks
-    std::vector<std::string> warnings;   // for standard error: files skipped, devices that differ
-    std::string gate;                    // non-empty: a gate tripped, and why (exit 3)
+    Facts warnings;                      // for standard error: files skipped, devices that differ
+    std::optional<GateTrip> gate;        // a gate tripped, and why (exit 3)
 };
 
 // Throws Error: usage for invalid options or an input the command cannot use, input for a
@@ -103,13 +104,7 @@ InfoResult info(const capture::Capture& capture, const AnalysisOptions& options)
 // snapshot against a summary; see diff_snapshots and diff_stats for the rest.
 DiffResult diff(const capture::Capture& before, const capture::Capture& after, const AnalysisOptions& options);
 
-// --fail-on-growth RATE: the message when allocated memory (or, for snapshots, a site)
-// certainly grows faster than `bytes_per_step` per step (per capture when steps are unknown);
-// nullopt when the gate passes. Summary ranges trip it only by their lower end, so rounding
-// alone never does.
-std::optional<std::string> check_growth_gate(const DiffResult& diff, std::int64_t bytes_per_step);
-
 // What the user should see on standard error besides the report (devices that differ).
-const std::vector<std::string>& warnings_of(const DiffResult& diff);
+const Facts& warnings_of(const DiffResult& diff);
 
 }  // namespace memsnap::analysis

@@ -36,6 +36,11 @@ using Sink = std::function<void(std::string_view)>;
 // written.
 void write(const analysis::Result& result, Format format, const RenderOptions& options, const Sink& sink);
 
+// What a command says on standard error: its warnings, one line each, and the gate that
+// tripped (none when none did).
+std::vector<std::string> warning_lines(const analysis::Result& result);
+std::optional<std::string> gate_line(const analysis::Result& result);
+
 // Each result as its Document.
 Document document(const analysis::InfoResult& result);
 Document document(const analysis::DiffResult& result);

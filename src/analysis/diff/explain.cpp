@@ -1,127 +1,125 @@
 #include "explain_detail.hpp"
 
 #include <memsnap/analysis/diff/explain.hpp>
-#include <memsnap/analysis/judge/advice.hpp>
 #include <memsnap/analysis/sites/growth_graph.hpp>
-#include <memsnap/util/format.hpp>
-
-#include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 
 namespace memsnap::analysis {
 
 namespace {
 
-enum class Kind { freed, stable, shape, one_time, stays };
-
-Kind kind_of(const SiteCounts& s, bool one_process) {
-    if (s.delta_bytes < 0) return Kind::freed;
-    if (s.delta_bytes == 0) return Kind::stable;
-    if (s.delta_blocks <= 0) return Kind::shape;
-    // Gradients, optimizer state, workspaces and autocast copies appear once, all at once: a
-    // site that held none before and now holds some is that first appearance. Between two
-    // processes nothing "appears": it is another workload.
-    if (one_process && is_one_time(s.category) && s.before_blocks == 0) return Kind::one_time;
-    return Kind::stays;
-}
-
-struct Weights {
-    std::int64_t stays = 0, one_time = 0, shape = 0;
-    std::size_t stays_sites = 0;
-    std::int64_t stays_blocks = 0;
-};
-
-Weights weigh(const std::vector<SiteGroups>& sites, const std::vector<Kind>& kinds) {
-    Weights w;
-    for (std::size_t i = 0; i < sites.size(); ++i) {
-        const auto& s = sites[i].change;
-        if (kinds[i] == Kind::stays) {
-            w.stays += s.delta_bytes;
-            w.stays_blocks += s.delta_blocks;
-            ++w.stays_sites;
-        }
-        if (kinds[i] == Kind::one_time) w.one_time += s.delta_bytes;
-        if (kinds[i] == Kind::shape) w.shape += s.delta_bytes;
-    }
-    return w;
-}
-
-// The sites' part of the verdict, in words: only what is there.
-std::vector<std::string> weight_evidence(const Weights& w, std::int64_t threshold, bool one_process) {
-    std::vector<std::string> out;
-    if (w.stays_sites > 0)
-        out.push_back(fmt::format("{} site{} gained blocks that {}: {} blocks, {}, {} the noise floor of {}",
-                                  w.stays_sites, w.stays_sites == 1 ? "" : "s",
-                                  one_process ? "stay" : "are new in the second capture",
-                                  util::signed_count(w.stays_blocks), util::signed_bytes(w.stays),
-                                  w.stays > threshold ? "above" : "within", util::human_bytes(threshold)));
-    if (w.one_time > 0)
-        out.push_back(
-            fmt::format("gradients, optimizer state, workspaces or autocast copies that were not there "
-                        "before: {}",
-                        util::signed_bytes(w.one_time)));
-    if (w.shape > 0)
-        out.push_back(
-            fmt::format("sites with as many or fewer blocks holding more bytes: {}", util::signed_bytes(w.shape)));
-    return out;
-}
-
-TotalsInput totals_input(const TotalsChange& t, const std::vector<SiteGroups>& sites) {
+TotalsInput totals_input(const TotalsChange& t, std::int64_t live_before, std::int64_t live_after) {
     auto exact = [](const TotalChange& c) {
         return MetricChange{ByteRange::exact(c.before), ByteRange::exact(c.delta)};
     };
     TotalsInput in;
     in.allocated = exact(t.allocated);
     in.reserved = exact(t.reserved);
-    in.inactive_split = exact(t.inactive_split);
-    std::int64_t before = 0, after = 0;
-    for (const auto& s : sites) {
-        before += s.change.before_blocks;
-        after += s.change.after_blocks;
-    }
-    in.live_blocks = MetricChange{ByteRange::exact(before), ByteRange::exact(after - before)};
+    in.non_releasable = exact(t.non_releasable);
+    in.releasable = exact(t.releasable);
+    in.live_blocks = MetricChange{ByteRange::exact(live_before), ByteRange::exact(live_after - live_before)};
     return in;
 }
 
-Verdict decide(const TotalsReading& reading, const Weights& w, bool one_process, std::int64_t threshold) {
-    if (one_process && w.stays > threshold) return Verdict::leak;
-    if (reading.verdict != Verdict::leak) return reading.verdict;
-    if (!one_process) return Verdict::growth;
-    // Allocated grows beyond the floor: the largest explanation wins; a tie is never a leak.
-    if (w.stays > w.one_time && w.stays > w.shape) return Verdict::leak;
-    return w.one_time >= w.shape ? Verdict::one_time_growth : Verdict::shape_growth;
+// The pair's verdict on one set of totals (all devices, or one) and its sites' changes there.
+struct PairJudgement {
+    PairVerdict verdict;
+    TotalsReading reading;
+    SiteWeights weights;
+    std::int64_t threshold = 0;
+};
+
+struct SiteChangeOn {
+    SiteShape shape = SiteShape::stable;
+    std::int64_t delta_bytes = 0, delta_blocks = 0;
+    bool has_stack = true;
+};
+
+PairJudgement judge_on(const TotalsChange& totals, const std::vector<SiteChangeOn>& sites, std::int64_t live_before,
+                       std::int64_t live_after, const Comparability& comparability) {
+    PairJudgement out;
+    out.reading = read_totals(totals_input(totals, live_before, live_after));
+    for (const auto& s : sites) out.weights.add(s.shape, s.delta_bytes, s.delta_blocks, s.has_stack);
+    out.threshold = noise_threshold(totals.allocated.before, totals.allocated.after);
+    PairReading pair;
+    pair.totals = &out.reading;
+    pair.allocated_threshold = out.threshold;
+    pair.reserved_threshold = noise_threshold(totals.reserved.before, totals.reserved.after);
+    pair.releasable_delta = totals.releasable.delta;
+    pair.non_releasable_delta = totals.non_releasable.delta;
+    pair.weights = out.weights;
+    pair.comparability = &comparability;
+    out.verdict = judge_pair(pair);
+    return out;
 }
 
-SiteVerdict site_verdict(Kind kind, Verdict overall) {
-    switch (kind) {
-        case Kind::freed:
-            return SiteVerdict::freed;
-        case Kind::stable:
-            return SiteVerdict::stable;
-        case Kind::shape:
-            return SiteVerdict::shape_growth;
-        case Kind::one_time:
-            return SiteVerdict::one_time;
-        case Kind::stays:
-            return overall == Verdict::leak ? SiteVerdict::leak : SiteVerdict::growth;
+// How much a verdict asks of the reader: the pair of several devices takes the most severe.
+int severity(Verdict v) {
+    switch (v) {
+        case Verdict::leak:
+            return 8;
+        case Verdict::fragmentation:
+            return 7;
+        case Verdict::one_time_growth:
+            return 6;
+        case Verdict::shape_growth:
+            return 5;
+        case Verdict::growth:
+            return 4;
+        case Verdict::cache_growth:
+            return 3;
+        case Verdict::shrink:
+            return 2;
+        default:
+            return 1;
     }
-    return SiteVerdict::stable;
 }
 
-std::string growth_reason(const SameProcess& same, std::int64_t threshold) {
-    if (same.value == std::optional<bool>(true))
-        return fmt::format("below the noise floor of allocated memory ({}) with every such site together",
-                           util::human_bytes(threshold));
-    if (same.value == std::optional<bool>(false))
-        return fmt::format("the captures come from different processes: {}",
-                           same.evidence.empty() ? std::string("see same_process") : same.evidence.front());
-    return "the captures cannot be shown to come from one process";
+// Each device judged on its own; `device_leaks[i]` says whether site i stays on a device whose
+// verdict is leak.
+struct DevicesJudgement {
+    std::size_t chosen = 0;  // the most severe device's position
+    std::vector<PairJudgement> devices;
+    std::vector<bool> site_leaks;
+};
+
+DevicesJudgement judge_devices(const ExplainInput& in) {
+    DevicesJudgement out;
+    out.site_leaks.assign(in.sites.size(), false);
+    std::vector<std::vector<std::size_t>> stays(in.devices.size());
+    for (std::size_t d = 0; d < in.devices.size(); ++d) {
+        const int device = in.devices[d].device;
+        std::vector<SiteChangeOn> changes;
+        std::int64_t live_before = 0, live_after = 0;
+        for (std::size_t i = 0; i < in.sites.size(); ++i) {
+            const auto& s = in.sites[i];
+            for (const auto& c : s.by_device) {
+                if (c.device != device) continue;
+                const auto delta_blocks = c.after_blocks - c.before_blocks;
+                const auto delta_bytes = c.after_bytes - c.before_bytes;
+                const auto shape = shape_of(delta_bytes, delta_blocks, c.before_blocks, s.change.category);
+                changes.push_back({shape, delta_bytes, delta_blocks, s.change.has_stack});
+                if (shape == SiteShape::stays) stays[d].push_back(i);
+                live_before += c.before_blocks;
+                live_after += c.after_blocks;
+            }
+        }
+        out.devices.push_back(judge_on(in.devices[d].totals, changes, live_before, live_after, in.comparability));
+        if (severity(out.devices[d].verdict.verdict) > severity(out.devices[out.chosen].verdict.verdict))
+            out.chosen = d;
+    }
+    for (std::size_t d = 0; d < in.devices.size(); ++d)
+        if (out.devices[d].verdict.verdict == Verdict::leak)
+            for (const auto i : stays[d]) out.site_leaks[i] = true;
+    return out;
 }
 
-SiteFacts facts_of(const SiteGroups& s, SiteVerdict verdict, const StackIndex& index, const util::Steps& steps,
-                   const SameProcess& same, std::int64_t threshold) {
+}  // namespace
+
+namespace {
+
+SiteFacts facts_of(const SiteGroups& s, Verdict verdict, const StackIndex& index, const util::Steps& steps) {
     SiteFacts f;
     const auto& c = s.change;
     f.verdict = verdict;
@@ -135,8 +133,6 @@ SiteFacts facts_of(const SiteGroups& s, SiteVerdict verdict, const StackIndex& i
     f.growth_bytes_per_step = c.growth_bytes_per_step;
     f.steps_known = steps.known();
     f.step_distance = steps.distance();
-    f.one_process = same.value == std::optional<bool>(true);
-    if (verdict == SiteVerdict::growth) f.growth_reason = growth_reason(same, threshold);
     // The diagnosis looks for names among these: a few dozen distinct frames are plenty.
     constexpr std::size_t kMaxUserFrames = 64;
     std::vector<CanonFrameId> seen;
@@ -148,6 +144,15 @@ SiteFacts facts_of(const SiteGroups& s, SiteVerdict verdict, const StackIndex& i
             f.user_frames.push_back(index.frame(frame));
         }
     return f;
+}
+
+// Why a site with a stack whose blocks grew gets growth, not a behaviour verdict.
+Fact site_growth_reason(const Comparability& c, Verdict over, bool part, const SiteWeights& w) {
+    if (!c.behaviour_allowed()) return growth_reason(c, true);
+    const char* reason = over == Verdict::leak && !part ? "small_part"
+                         : w.more_bytes >= w.stays      ? "shape_dominates"
+                                                        : "below_noise";
+    return Fact(FactKind::growth_reason).text("reason", reason);
 }
 
 std::optional<Convergence> converge(const std::vector<SiteGroups>& sites, const StackIndex& index) {
@@ -179,50 +184,78 @@ std::optional<Convergence> converge(const std::vector<SiteGroups>& sites, const 
 
 Explanation explain(const ExplainInput& in) {
     Explanation out;
-    const auto reading = read_totals(totals_input(in.totals, in.sites));
-    const std::int64_t threshold = noise_threshold(ByteRange::exact(in.totals.allocated.before));
-    const bool one_process = in.same_process.value == std::optional<bool>(true);
-    std::vector<Kind> kinds;
-    kinds.reserve(in.sites.size());
-    for (const auto& s : in.sites) kinds.push_back(kind_of(s.change, one_process));
-    const auto weights = weigh(in.sites, kinds);
-    const Verdict verdict = decide(reading, weights, one_process, threshold);
-
-    out.verdict.verdict = verdict;
-    out.verdict.evidence = reading.evidence;
-    for (auto& line : weight_evidence(weights, threshold, one_process)) out.verdict.evidence.push_back(std::move(line));
-    const std::string reason = verdict == Verdict::growth ? growth_reason(in.same_process, threshold) : "";
-    advice::Context context;
+    std::vector<SiteChangeOn> changes;
+    changes.reserve(in.sites.size());
+    std::int64_t live_before = 0, live_after = 0;
+    out.sites.reserve(in.sites.size());
+    for (const auto& s : in.sites) {
+        const auto& c = s.change;
+        SiteJudgement j;
+        j.shape = shape_of(c.delta_bytes, c.delta_blocks, c.before_blocks, c.category);
+        changes.push_back({j.shape, c.delta_bytes, c.delta_blocks, c.has_stack});
+        live_before += c.before_blocks;
+        live_after += c.after_blocks;
+        out.sites.push_back(j);
+    }
+    const auto whole = judge_on(in.totals, changes, live_before, live_after, in.comparability);
+    const SiteWeights& weights = whole.weights;
+    const std::int64_t threshold = whole.threshold;
+    std::optional<DevicesJudgement> by_device;
+    if (in.devices.size() > 1) by_device = judge_devices(in);
+    const auto& judged = by_device ? by_device->devices[by_device->chosen] : whole;
+    out.verdict = judged.verdict.verdict;
+    if (by_device)
+        for (std::size_t d = 0; d < in.devices.size(); ++d) {
+            const auto& j = by_device->devices[d];
+            const auto& t = in.devices[d].totals;
+            out.evidence.push_back(Fact(FactKind::device_verdict)
+                                       .count("device", in.devices[d].device)
+                                       .text("verdict", std::string(to_string(j.verdict.verdict)))
+                                       .bytes("allocated_before", t.allocated.before)
+                                       .bytes("allocated_delta", t.allocated.delta)
+                                       .bytes("threshold", j.threshold));
+        }
+    for (const auto& f : judged.reading.evidence) out.evidence.push_back(f);
+    for (const auto& f : judged.verdict.evidence) out.evidence.push_back(f);
+    AdviceContext context;
     context.from_snapshots = in.stacks_recorded;
-    context.growth_reason = reason;
-    out.verdict.advice = advice::for_verdict(verdict, context);
+    context.caveat = in.comparability.caveat();
+    context.order_known = in.comparability.order_known;
+    context.one_process_ruled_out = in.comparability.same_process == Answer::no;
+    out.advice = advice_for(out.verdict, context);
 
     // A share of the growth only when allocated memory grew beyond its noise floor.
     const bool shares_known = in.totals.allocated.delta > threshold;
     out.noise_threshold = threshold;
-    out.sites.reserve(in.sites.size());
     for (std::size_t i = 0; i < in.sites.size(); ++i) {
-        const auto& s = in.sites[i];
-        SiteJudgement j;
-        j.verdict = site_verdict(kinds[i], verdict);
-        if (shares_known)
-            j.share = static_cast<double>(s.change.delta_bytes) / static_cast<double>(in.totals.allocated.delta);
-        out.sites.push_back(std::move(j));
+        auto& j = out.sites[i];
+        const auto& c = in.sites[i].change;
+        // Under several devices, a site leaks where it stays on a device that leaks.
+        const Verdict over = !by_device || by_device->site_leaks[i] ? out.verdict
+                             : out.verdict == Verdict::leak         ? Verdict::growth
+                                                                    : out.verdict;
+        const bool part = part_of_leak(c.delta_bytes, weights, threshold);
+        j.verdict = judge_site(j.shape, c.has_stack, over, in.comparability, part);
+        if (j.verdict == Verdict::growth && c.has_stack)
+            j.reason = site_growth_reason(in.comparability, over, part, weights);
+        if (shares_known) j.share = static_cast<double>(c.delta_bytes) / static_cast<double>(in.totals.allocated.delta);
     }
-    out.convergence = converge(in.sites, in.index);
-    const SiteDiagnoser diagnose(in.index, in.steps, in.same_process, threshold);
-    out.overall =
-        detail::overall_diagnosis(verdict, in.sites, out.sites, in.index, diagnose, in.steps, out.convergence, reason);
+    // Where growth converges is said only of growth past the noise floor.
+    if (weights.stays + weights.first_appearance + weights.more_bytes > threshold)
+        out.convergence = converge(in.sites, in.index);
+    const SiteDiagnoser diagnose(in.index, in.steps, in.comparability);
+    out.overall = detail::overall_diagnosis(out.verdict, in, out.sites, diagnose, out.convergence);
     out.notes = detail::diff_notes(in, threshold, shares_known);
     return out;
 }
 
 Diagnosis SiteDiagnoser::operator()(const SiteGroups& site, const SiteJudgement& judgement) const {
-    auto d = diagnose_site(facts_of(site, judgement.verdict, index_, steps_, same_process_, noise_threshold_));
-    if (!judgement.retained_graph) return d;
-    auto member = from_pattern("retained_graph_site");
-    member.evidence = std::move(d.evidence);
-    return member;
+    // A cause is named only for a site with a stack, where the verdict's preconditions hold.
+    if (!site.change.has_stack || !comparability_.behaviour_allowed()) return {};
+    auto d = diagnose_site(facts_of(site, judgement.verdict, index_, steps_));
+    if (!judgement.retained_graph || d.empty()) return d;
+    d.pattern = Pattern::retained_graph_site;
+    return d;
 }
 
 }  // namespace memsnap::analysis

@@ -7,11 +7,11 @@ namespace memsnap::analysis::detail {
 
 // The diagnosis at the top of the report. For a retained autograd graph (many forward-pass
 // leak sites gaining the same number of blocks) it also marks those sites in `judged`.
-Diagnosis overall_diagnosis(Verdict verdict, const std::vector<SiteGroups>& sites, std::vector<SiteJudgement>& judged,
-                            const StackIndex& index, const SiteDiagnoser& diagnose, const util::Steps& steps,
-                            const std::optional<Convergence>& convergence, const std::string& reason);
+Diagnosis overall_diagnosis(Verdict verdict, const ExplainInput& in, std::vector<SiteJudgement>& judged,
+                            const SiteDiagnoser& diagnose, const std::optional<Convergence>& convergence);
 
-// Notes that qualify the whole report: unknown steps, missing stacks, --focus, pending frees.
-std::vector<std::string> diff_notes(const ExplainInput& in, std::int64_t threshold, bool shares_known);
+// Notes that qualify the whole report: comparability, unknown steps, missing stacks, --focus,
+// pending frees, shares.
+Facts diff_notes(const ExplainInput& in, std::int64_t threshold, bool shares_known);
 
 }  // namespace memsnap::analysis::detail

@@ -30,13 +30,11 @@ std::vector<StackGrowth> grown_stacks(const SiteGroups& site) {
     return merged;
 }
 
-std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& index, bool stacks_recorded,
-                                    const util::Steps& steps) {
+std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& index, const util::Steps& steps) {
     // Grouped by number first (the site's token, or the block size without stacks), so that
     // each site's name is built once however many groups it has.
     const auto token = [&](const GroupKey& key) {
-        return std::pair(stacks_recorded ? index.site_token(key.stack) : static_cast<std::uint64_t>(key.size),
-                         key.category);
+        return std::pair(site_token(index, key.stack, key.size), key.category);
     };
     std::map<std::pair<std::uint64_t, Category>, std::size_t> position;
     for (const auto& group : match.groups) position.try_emplace(token(group.first), position.size());
@@ -46,8 +44,18 @@ std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& i
         const std::size_t at = position.at(token(key));
         auto& s = out[at];
         if (!named[at]) {
-            s.change.site = site_key(index, key.stack, key.size, key.category, stacks_recorded);
+            s.change.site = site_key(index, key.stack, key.size, key.category);
+            s.change.has_stack = !without_stack(key.stack);
             named[at] = true;
+        }
+        if (match.several_devices) {
+            auto it = std::find_if(s.by_device.begin(), s.by_device.end(),
+                                   [&](const DeviceSiteCounts& d) { return d.device == key.device; });
+            if (it == s.by_device.end()) it = s.by_device.insert(s.by_device.end(), {key.device});
+            it->before_blocks += counts.before;
+            it->after_blocks += counts.after;
+            it->before_bytes += counts.before * key.size;
+            it->after_bytes += counts.after * key.size;
         }
         auto& c = s.change;
         c.before_blocks += counts.before;
@@ -57,7 +65,17 @@ std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& i
         c.survivor_blocks += counts.survivors;
         c.gone_blocks += counts.before - counts.survivors;
         c.new_blocks += counts.after - counts.survivors;
-        s.groups.emplace_back(key, counts);
+        // One (stack, size) on several devices is one group: the match's keys are adjacent.
+        GroupKey merged = key;
+        merged.device = 0;
+        if (!s.groups.empty() && s.groups.back().first == merged) {
+            auto& g = s.groups.back().second;
+            g.before += counts.before;
+            g.after += counts.after;
+            g.survivors += counts.survivors;
+        } else {
+            s.groups.emplace_back(merged, counts);
+        }
     }
     for (auto& s : out) {
         auto& c = s.change;

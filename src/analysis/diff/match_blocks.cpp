@@ -7,7 +7,7 @@ namespace memsnap::analysis {
 
 namespace {
 
-auto address_order(const LiveBlock& b) { return std::make_tuple(b.address, b.size, b.stack); }
+auto address_order(const LiveBlock& b) { return std::make_tuple(b.device, b.address, b.size, b.stack); }
 
 std::vector<const LiveBlock*> sorted_by_address(const std::vector<LiveBlock>& blocks) {
     std::vector<const LiveBlock*> out;
@@ -30,7 +30,7 @@ std::vector<GroupKey> survivor_keys(const std::vector<LiveBlock>& before, const 
         } else if (y < x) {
             ++j;
         } else {
-            out.push_back({a[i]->stack, a[i]->size, a[i]->category});
+            out.push_back({a[i]->stack, a[i]->size, a[i]->category, a[i]->device});
             ++i;
             ++j;
         }
@@ -50,14 +50,19 @@ BlockMatch match_blocks(const CaptureBlocks& before, const CaptureBlocks& after)
     };
     std::vector<Row> rows;
     rows.reserve(before.live.size() + after.live.size());
+    const auto first_device = !before.live.empty()  ? before.live.front().device
+                              : !after.live.empty() ? after.live.front().device
+                                                    : std::uint16_t{0};
     for (const auto& b : before.live) {
-        rows.push_back({{b.stack, b.size, b.category}, 0});
+        rows.push_back({{b.stack, b.size, b.category, b.device}, 0});
+        m.several_devices |= b.device != first_device;
         auto& c = m.categories[static_cast<std::size_t>(b.category)];
         c.before_bytes += b.size;
         ++c.before_blocks;
     }
     for (const auto& b : after.live) {
-        rows.push_back({{b.stack, b.size, b.category}, 1});
+        rows.push_back({{b.stack, b.size, b.category, b.device}, 1});
+        m.several_devices |= b.device != first_device;
         auto& c = m.categories[static_cast<std::size_t>(b.category)];
         c.after_bytes += b.size;
         ++c.after_blocks;

@@ -1,6 +1,7 @@
 #include <memsnap/analysis/diff/rank.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <numeric>
@@ -26,11 +27,15 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
                        const SiteSelection& selection) {
     std::vector<std::size_t> order(sites.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
+    // Leak sites first; then by the size of the change, growth and shrinkage alike, so that
+    // --top keeps the biggest; ties by the site.
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        const bool leak_a = judged[a].verdict == SiteVerdict::leak, leak_b = judged[b].verdict == SiteVerdict::leak;
+        const bool leak_a = judged[a].verdict == Verdict::leak, leak_b = judged[b].verdict == Verdict::leak;
         if (leak_a != leak_b) return leak_a;
         const auto& x = sites[a].change;
         const auto& y = sites[b].change;
+        const double mx = std::abs(x.growth_bytes_per_step), my = std::abs(y.growth_bytes_per_step);
+        if (mx != my) return mx > my;
         if (x.growth_bytes_per_step != y.growth_bytes_per_step)
             return x.growth_bytes_per_step > y.growth_bytes_per_step;
         if (x.after_bytes != y.after_bytes) return x.after_bytes > y.after_bytes;
@@ -53,8 +58,9 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
         static_cast<SiteCounts&>(change) = move ? std::move(s.change) : s.change;
         change.rank = r + 1;
         change.verdict = j.verdict;
+        change.reason = j.reason;
         change.share = j.share;
-        if (stacks_recorded)
+        if (stacks_recorded && change.has_stack)
             for (std::size_t g = 0; g < s.groups.size() && g < 3; ++g) {
                 const auto& [key, counts] = s.groups[g];
                 RepresentativeStack rs;
@@ -62,7 +68,8 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
                 rs.delta_blocks = counts.after - counts.before;
                 rs.delta_bytes = rs.delta_blocks * key.size;
                 rs.category = key.category;
-                table.add_frames(key.stack, rs);
+                // The frames of the side that holds more of it, as that side recorded them.
+                table.add_recorded_frames(counts.after >= counts.before ? 1 : 0, key.stack, rs);
                 change.stacks.push_back(std::move(rs));
             }
         return change;

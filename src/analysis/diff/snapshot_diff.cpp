@@ -1,9 +1,11 @@
+#include "origin.hpp"
+
 #include <memsnap/analysis/diff/explain.hpp>
 #include <memsnap/analysis/diff/group_sites.hpp>
 #include <memsnap/analysis/diff/match_blocks.hpp>
 #include <memsnap/analysis/diff/rank.hpp>
 #include <memsnap/analysis/diff/snapshot_diff.hpp>
-#include <memsnap/analysis/judge/same_process.hpp>
+#include <memsnap/analysis/judge/trace_overlap.hpp>
 #include <memsnap/analysis/sites/totals.hpp>
 
 #include <fmt/format.h>
@@ -11,11 +13,12 @@
 
 #include <cstdlib>
 #include <future>
+#include <set>
 
 namespace memsnap::analysis {
 
-const std::array<TotalsChange::Field, 7>& TotalsChange::fields() {
-    static const std::array<Field, 7> f = {{
+const std::array<TotalsChange::Field, 8>& TotalsChange::fields() {
+    static const std::array<Field, 8> f = {{
         {"allocated_bytes", &TotalsChange::allocated},
         {"reserved_bytes", &TotalsChange::reserved},
         {"active_bytes", &TotalsChange::active},
@@ -23,6 +26,7 @@ const std::array<TotalsChange::Field, 7>& TotalsChange::fields() {
         {"inactive_bytes", &TotalsChange::inactive},
         {"inactive_split_bytes", &TotalsChange::inactive_split},
         {"releasable_bytes", &TotalsChange::releasable},
+        {"non_releasable_bytes", &TotalsChange::non_releasable},
     }};
     return f;
 }
@@ -43,7 +47,23 @@ TotalsChange totals_change(const MemoryTotals& a, const MemoryTotals& b, const u
     t.inactive = change(a.inactive_bytes, b.inactive_bytes);
     t.inactive_split = change(a.inactive_split_bytes, b.inactive_split_bytes);
     t.releasable = change(a.releasable_bytes, b.releasable_bytes);
+    t.non_releasable = change(a.non_releasable_bytes, b.non_releasable_bytes);
     return t;
+}
+
+// Each device's totals on both sides; a device one side lacks counts as empty there.
+std::vector<DeviceTotalsChange> device_totals(const Snapshot& before, const Snapshot& after, const util::Steps& steps) {
+    const auto a = totals_by_device(before), b = totals_by_device(after);
+    std::set<int> devices;
+    for (const auto& [d, t] : a) devices.insert(d);
+    for (const auto& [d, t] : b) devices.insert(d);
+    std::vector<DeviceTotalsChange> out;
+    for (const int d : devices) {
+        const auto ta = a.count(d) ? a.at(d) : MemoryTotals{};
+        const auto tb = b.count(d) ? b.at(d) : MemoryTotals{};
+        out.push_back({d, totals_change(ta, tb, steps)});
+    }
+    return out;
 }
 
 DeviceSets device_sets(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
@@ -61,6 +81,41 @@ std::int64_t trace_stacks(const Snapshot& snap, std::optional<int> device) {
 
 }  // namespace
 
+namespace {
+
+void add_warnings(const Snapshot& before, const Snapshot& after, SnapshotDiff& diff) {
+    if (diff.devices.differ())
+        diff.warnings.push_back(Fact(FactKind::devices_differ)
+                                    .text("before", fmt::format("{}", fmt::join(diff.devices.before, ", ")))
+                                    .text("after", fmt::format("{}", fmt::join(diff.devices.after, ", "))));
+    for (const auto* snap : {&before, &after})
+        for (const auto& w : snap->warnings)
+            diff.warnings.push_back(Fact(FactKind::reader_warning).text("file", snap->source.path).text("text", w));
+}
+
+void count_blocks(const std::vector<SiteGroups>& grouped, SnapshotDiff& diff) {
+    for (const auto& g : grouped) {
+        diff.live_blocks_before += g.change.before_blocks;
+        diff.live_blocks_after += g.change.after_blocks;
+        diff.survivors += g.change.survivor_blocks;
+        diff.new_blocks += g.change.new_blocks;
+        diff.gone_blocks += g.change.gone_blocks;
+    }
+}
+
+void take_ranked(RankedSites ranked, SnapshotDiff& diff) {
+    diff.sites = std::move(ranked.sites);
+    diff.sites_total = ranked.total;
+    diff.sites_beyond_top = ranked.beyond_top;
+    diff.sites_below_min_growth = ranked.below_min_growth;
+    diff.sites_not_listed_delta_bytes = ranked.not_listed_delta_bytes;
+    diff.fastest_site = std::move(ranked.fastest);
+    diff.stack_samples = std::move(ranked.stack_samples);
+    diff.frame_table = std::move(ranked.frame_table);
+}
+
+}  // namespace
+
 SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const AnalysisOptions& options) {
     require_device(before, options.device);
     require_device(after, options.device);
@@ -70,14 +125,7 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     diff.steps = options.steps;
     diff.device = options.device;
     diff.devices = device_sets(before, after, options.device);
-    if (diff.devices.differ())
-        diff.warnings.push_back(fmt::format(
-            "the captures hold different devices ({} before, {} after): no block can be followed between them, "
-            "so no site is called a leak; give --device N to compare one device",
-            fmt::join(diff.devices.before, ", "), fmt::join(diff.devices.after, ", ")));
-
-    for (const auto* snap : {&before, &after})
-        for (const auto& w : snap->warnings) diff.warnings.push_back(fmt::format("{}: {}", snap->source.path, w));
+    add_warnings(before, after, diff);
     // The traces are compared on another core while the blocks are matched here.
     auto traces = std::async(std::launch::async, [&] { return compare_traces(before, after, options.device); });
     StackIndex index({&before, &after}, options.rules, options.stacks);
@@ -95,35 +143,24 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     const std::int64_t stacks_in_traces =
         overlap.with_stack ? static_cast<std::int64_t>(*overlap.with_stack)
                            : trace_stacks(before, options.device) + trace_stacks(after, options.device);
-    diff.same_process = check_same_process(before, after, {match.live_before, match.live_after, match.survivors}, index,
-                                           diff.devices, options.device, overlap);
-
-    auto grouped = group_sites(match, index, diff.stacks_recorded, options.steps);
-    auto explanation =
-        explain({diff.totals, grouped, index, diff.same_process, options.steps, diff.stacks_recorded, stacks_in_traces,
-                 !options.stacks.focus.empty(), diff.pending_free_before, diff.pending_free_after});
+    auto grouped = group_sites(match, index, options.steps);
+    diff.comparability = detail::compare_origins({before, after, match, index, diff.devices, options.device, overlap,
+                                                  grouped, diff.totals.allocated.before, diff.totals.allocated.after});
+    auto explanation = explain(
+        {diff.totals, grouped, index, diff.comparability, options.steps, diff.stacks_recorded, stacks_in_traces,
+         !options.stacks.focus.empty(), diff.pending_free_before, diff.pending_free_after,
+         match.several_devices ? device_totals(before, after, options.steps) : std::vector<DeviceTotalsChange>{}});
     diff.verdict = explanation.verdict;
+    diff.evidence = std::move(explanation.evidence);
+    diff.advice = std::move(explanation.advice);
     diff.overall = std::move(explanation.overall);
     diff.convergence = explanation.convergence;
     diff.notes = std::move(explanation.notes);
-    for (const auto& g : grouped) {
-        diff.live_blocks_before += g.change.before_blocks;
-        diff.live_blocks_after += g.change.after_blocks;
-        diff.survivors += g.change.survivor_blocks;
-        diff.new_blocks += g.change.new_blocks;
-        diff.gone_blocks += g.change.gone_blocks;
-    }
-    const SiteDiagnoser diagnose(index, options.steps, diff.same_process, explanation.noise_threshold);
-    auto ranked = rank_sites(std::move(grouped), explanation.sites, diagnose, index, diff.stacks_recorded,
-                             {options.top, options.min_growth, options.stack_samples});
-    diff.sites = std::move(ranked.sites);
-    diff.sites_total = ranked.total;
-    diff.sites_beyond_top = ranked.beyond_top;
-    diff.sites_below_min_growth = ranked.below_min_growth;
-    diff.sites_not_listed_delta_bytes = ranked.not_listed_delta_bytes;
-    diff.fastest_site = std::move(ranked.fastest);
-    diff.stack_samples = std::move(ranked.stack_samples);
-    diff.frame_table = std::move(ranked.frame_table);
+    count_blocks(grouped, diff);
+    const SiteDiagnoser diagnose(index, options.steps, diff.comparability);
+    take_ranked(rank_sites(std::move(grouped), explanation.sites, diagnose, index, diff.stacks_recorded,
+                           {options.top, options.min_growth, options.stack_samples}),
+                diff);
     return diff;
 }
 

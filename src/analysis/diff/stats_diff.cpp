@@ -1,5 +1,5 @@
 #include <memsnap/analysis/diff/stats_diff.hpp>
-#include <memsnap/analysis/judge/advice.hpp>
+#include <memsnap/analysis/judge/rules.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
 
@@ -38,10 +38,9 @@ int severity(Verdict v) {
             return 2;
         case Verdict::shrink:
             return 1;
-        case Verdict::stable:
+        default:
             return 0;
     }
-    return 0;
 }
 
 // A table's values including the scalar fields, keyed like memory_stats.
@@ -139,7 +138,7 @@ std::optional<MetricTrend> make_trend(const std::vector<Entry>& series, const ch
 }
 
 std::vector<SeriesPoint> series_points(const std::vector<Entry>& series, const std::vector<std::size_t>& listed,
-                                       const util::Steps& steps, std::vector<std::string>& notes) {
+                                       const util::Steps& steps, Facts& notes) {
     std::vector<SeriesPoint> out;
     const auto n = series.size();
     out.reserve(listed.size());
@@ -159,13 +158,13 @@ std::vector<SeriesPoint> series_points(const std::vector<Entry>& series, const s
         out.push_back(p);
     }
     for (const auto& e : series)
-        for (const auto& w : e.table->warnings) notes.push_back(fmt::format("{}: {}", e.source, w));
-    if (n == 1) notes.push_back("only one table for this device: before and after are the same table");
+        for (const auto& w : e.table->warnings)
+            notes.push_back(Fact(FactKind::reader_warning).text("file", e.source).text("text", w));
+    if (n == 1) notes.push_back(Fact(FactKind::one_table));
     if (listed.size() < n)
-        notes.push_back(
-            fmt::format("a series of {} tables: {} evenly spaced points are listed, first and last "
-                        "included; directions and slopes use all of them",
-                        n, listed.size()));
+        notes.push_back(Fact(FactKind::series_listed)
+                            .count("tables", static_cast<std::int64_t>(n))
+                            .count("listed", static_cast<std::int64_t>(listed.size())));
     return out;
 }
 
@@ -190,12 +189,14 @@ void diff_metrics(const std::vector<Entry>& series, const std::vector<std::size_
     for (const auto& [key, value] : last)
         if (!first.count(key)) ++only_after;
     if (only_before || only_after)
-        out.notes.push_back(fmt::format("{} metric(s) only in the first table and {} only in the last are not compared",
-                                        only_before, only_after));
+        out.notes.push_back(Fact(FactKind::metrics_one_sided)
+                                .count("before_only", static_cast<std::int64_t>(only_before))
+                                .count("after_only", static_cast<std::int64_t>(only_after)));
     for (const char* key : kVerdictMetrics)
         if (!out.metrics.count(key)) out.missing.emplace_back(key);
     if (!out.missing.empty())
-        out.notes.push_back(fmt::format("not in both tables, so not judged: {}", fmt::join(out.missing, ", ")));
+        out.notes.push_back(
+            Fact(FactKind::metrics_missing).text("list", fmt::format("{}", fmt::join(out.missing, ", "))));
     std::optional<std::int64_t> span;
     if (steps.known()) span = steps.distance();
     for (const char* key : kTrendMetrics)
@@ -208,50 +209,47 @@ std::optional<MetricChange> change_of(const DeviceDiff& d, const char* key) {
     return MetricChange{it->second.before, it->second.delta};
 }
 
-// The totals read, then weighed: captures that cannot be one process, or the same number of
-// live allocations holding more bytes, are not a leak.
-VerdictResult judge(const DeviceDiff& d, const SameProcess& same, bool devices_differ) {
+// The totals read and judged under the captures' comparability: summaries carry no sites, so
+// behaviour is judged only where one workload is known (one log).
+void judge(DeviceDiff& d, const Comparability& comparability) {
     TotalsInput in;
     in.allocated = change_of(d, "allocated_bytes.all.current");
     in.reserved = change_of(d, "reserved_bytes.all.current");
-    in.inactive_split = change_of(d, "inactive_split_bytes.all.current");
+    in.non_releasable = change_of(d, "inactive_split_bytes.all.current");
     in.live_blocks = change_of(d, "allocation.all.current");
     if (const auto it = d.metrics.find("num_ooms"); it != d.metrics.end()) in.ooms_delta = it->second.delta;
     if (const auto it = d.metrics.find("num_alloc_retries"); it != d.metrics.end()) in.retries_delta = it->second.delta;
     const auto reading = read_totals(in);
-    VerdictResult r;
-    r.verdict = reading.verdict;
-    r.evidence = reading.evidence;
-    advice::Context context;
+    PairReading pair;
+    pair.totals = &reading;
+    if (in.allocated) pair.allocated_threshold = noise_threshold(in.allocated->before);
+    if (in.reserved) pair.reserved_threshold = noise_threshold(in.reserved->before);
+    pair.comparability = &comparability;
+    auto judged = judge_pair(pair);
+    d.verdict = judged.verdict;
+    d.evidence = reading.evidence;
+    for (auto& f : judged.evidence) d.evidence.push_back(std::move(f));
+    AdviceContext context;
+    context.caveat = comparability.caveat();
+    context.order_known = comparability.order_known;
+    context.one_process_ruled_out = comparability.same_process == Answer::no;
     context.new_ooms = reading.new_ooms;
     context.new_retries = reading.new_retries;
-    if (r.verdict == Verdict::leak) {
-        if (same.value == std::optional<bool>(false) || devices_differ) {
-            r.verdict = Verdict::growth;
-            context.growth_reason = devices_differ
-                                        ? "the tables are of different devices"
-                                        : "the captures come from different processes (" + same.evidence.front() + ")";
-        } else if (in.live_blocks && in.live_blocks->delta.high <= 0) {
-            r.verdict = Verdict::shape_growth;
-        }
-    }
-    r.advice = advice::for_verdict(r.verdict, context);
-    return r;
+    d.advice = advice_for(d.verdict, context);
 }
 
 // Cumulative counters (Tot Alloc / Tot Freed, retries, OOMs) never go down in one process.
-void check_counters(const DeviceDiff& d, SameProcess& same) {
+void check_counters(const DeviceDiff& d, ProcessEvidence& e) {
     for (const auto& [key, m] : d.metrics) {
         const bool cumulative =
             key.ends_with(".allocated") || key.ends_with(".freed") || key == "num_alloc_retries" || key == "num_ooms";
-        if (cumulative && m.delta.high < 0 && same.value != std::optional<bool>(false)) {
-            same.value = false;
-            same.evidence.insert(same.evidence.begin(),
-                                 fmt::format("the cumulative counter {} went down ({} → {}): another process, or "
-                                             "reset_accumulated_memory_stats() ran in between",
-                                             key, util::format_range_compact(m.before, stats::is_byte_metric(key)),
-                                             util::format_range_compact(m.after, stats::is_byte_metric(key))));
-        }
+        if (!cumulative) continue;
+        if (m.delta.high < 0 && !e.counter_falls)
+            e.counter_falls = Fact(FactKind::counter_falls)
+                                  .text("metric", key)
+                                  .range("before", m.before, stats::is_byte_metric(key))
+                                  .range("after", m.after, stats::is_byte_metric(key));
+        if (m.delta.low > 0) e.counters_grow = true;
     }
 }
 
@@ -269,7 +267,7 @@ DeviceDiff diff_series(std::optional<int> device, const std::vector<Entry>& seri
 const DeviceDiff& StatsDiff::primary() const {
     const DeviceDiff* best = &devices.front();
     for (const auto& d : devices)
-        if (severity(d.verdict.verdict) > severity(best->verdict.verdict)) best = &d;
+        if (severity(d.verdict) > severity(best->verdict)) best = &d;
     return *best;
 }
 
@@ -278,14 +276,15 @@ namespace {
 using Pairs = std::vector<std::pair<std::optional<int>, std::optional<int>>>;
 
 // Tables pair by device; one device on each side pairs whatever their ids.
-Pairs pair_devices(const Groups& b, const Groups& a, std::string& note) {
+Pairs pair_devices(const Groups& b, const Groups& a, std::optional<Fact>& note) {
     Pairs pairs;
     for (const auto& [dev, tables] : b)
         if (a.count(dev)) pairs.emplace_back(dev, dev);
     if (pairs.empty() && b.size() == 1 && a.size() == 1) {
         pairs.emplace_back(b.begin()->first, a.begin()->first);
-        note = fmt::format("compared {} (before) with {} (after): the only device on each side",
-                           util::device_name(b.begin()->first), util::device_name(a.begin()->first));
+        note = Fact(FactKind::devices_paired)
+                   .text("before", util::device_name(b.begin()->first))
+                   .text("after", util::device_name(a.begin()->first));
     }
     if (pairs.empty()) throw input_error("no device appears in both captures");
     return pairs;
@@ -307,39 +306,43 @@ StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCa
     diff.device_sets = {known_devices(before), known_devices(after)};
     const auto b = by_device(before);
     const auto a = by_device(after);
-    std::string pairing_note;
-    const auto pairs = pair_devices(b, a, pairing_note);
+    std::optional<Fact> pairing;
+    const auto pairs = pair_devices(b, a, pairing);
+    ProcessEvidence evidence;
     for (const auto& [bd, ad] : pairs) {
         std::vector<Entry> series;
         for (const auto* t : b.at(bd)) series.push_back({t, "before"});
         if (!one_series)
             for (const auto* t : a.at(ad)) series.push_back({t, "after"});
         auto d = diff_series(bd ? bd : ad, series, options.steps);
-        if (!pairing_note.empty()) d.notes.insert(d.notes.begin(), pairing_note);
-        check_counters(d, diff.same_process);
+        if (pairing) d.notes.insert(d.notes.begin(), *pairing);
+        check_counters(d, evidence);
         diff.devices.push_back(std::move(d));
     }
-    const bool devices_differ =
-        pairs.size() == 1 && pairs[0].first && pairs[0].second && *pairs[0].first != *pairs[0].second;
-    if (devices_differ)
-        diff.warnings.push_back(
-            fmt::format("the tables are of different devices ({} before, {} after): no leak is "
-                        "called; give --device N to compare one device",
-                        *pairs[0].first, *pairs[0].second));
-    if (diff.same_process.value != std::optional<bool>(false))
-        diff.same_process.evidence.push_back(
-            one_series ? "the tables come from one file; summaries carry no addresses to prove one process"
-                       : "summaries carry no addresses: whether both come from one process cannot be checked; their "
-                         "cumulative counters do not contradict it");
-    for (auto& d : diff.devices) d.verdict = judge(d, diff.same_process, devices_differ);
+    if (pairing) {
+        evidence.devices_differ = Fact(FactKind::devices_differ)
+                                      .text("before", pairing->word("before"))
+                                      .text("after", pairing->word("after"));
+        diff.warnings.push_back(*evidence.devices_differ);
+    }
+    judge_process(evidence, diff.comparability);
+    if (one_series || diff.comparability.same_process == Answer::yes) {
+        WorkloadEvidence workload;
+        workload.one_log = one_series;
+        judge_workload(workload, diff.comparability);
+    } else {
+        diff.comparability.same_workload = Answer::unknown;
+        diff.comparability.workload_evidence = {Fact(FactKind::summaries_no_sites)};
+    }
+    for (auto& d : diff.devices) judge(d, diff.comparability);
     for (const auto& [dev, tables] : b)
-        if (!a.count(dev) && pairing_note.empty())
+        if (!a.count(dev) && !pairing)
             diff.devices.front().notes.push_back(
-                fmt::format("{} appears only in before; not compared", util::device_name(dev)));
+                Fact(FactKind::device_one_side).text("device", util::device_name(dev)).text("side", "before"));
     for (const auto& [dev, tables] : a)
-        if (!b.count(dev) && pairing_note.empty())
+        if (!b.count(dev) && !pairing)
             diff.devices.front().notes.push_back(
-                fmt::format("{} appears only in after; not compared", util::device_name(dev)));
+                Fact(FactKind::device_one_side).text("device", util::device_name(dev)).text("side", "after"));
     return diff;
 }
 

@@ -2,8 +2,10 @@
 
 #include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/analysis/series/ranks.hpp>
+#include <memsnap/analysis/sites/totals.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
+#include <memsnap/util/steps.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,12 +33,14 @@ std::int64_t magnitude(std::int64_t v) { return v < 0 ? (v == INT64_MIN ? INT64_
 
 }  // namespace
 
-RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptions& options) {
+namespace {
+
+std::vector<RankCapture> numbered(std::vector<RankCapture> captures, RanksResult& r) {
     if (captures.size() < 2) throw input_error("ranks needs a capture of two ranks or more", "");
-    RanksResult r;
+    const bool by_device = std::all_of(captures.begin(), captures.end(), [](const RankCapture& c) { return c.device; });
     const bool named =
         std::all_of(captures.begin(), captures.end(), [](const RankCapture& c) { return c.rank.has_value(); });
-    r.rank_source = named ? "file names" : "order given";
+    r.rank_source = by_device ? "devices" : named ? "file names" : "order given";
     std::set<std::int64_t> seen;
     for (std::size_t i = 0; i < captures.size(); ++i) {
         if (!named) captures[i].rank = static_cast<std::int64_t>(i);
@@ -46,21 +50,77 @@ RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptio
     }
     std::sort(captures.begin(), captures.end(),
               [](const RankCapture& a, const RankCapture& b) { return *a.rank < *b.rank; });
+    if (!named) r.notes.push_back(Fact(FactKind::ranks_from_order));
+    return captures;
+}
 
-    // Each rank's sites by their path below its own project root: ranks on other machines
-    // or checkouts share sites.
-    std::vector<std::map<detail::RelativeSite, const SiteUsage*>> by_site(captures.size());
-    std::map<detail::RelativeSite, const SiteUsage*> any_site;
-    std::set<std::string> roots;
+// Replicas (DDP, DataParallel) hold the same parameters, or equal shards of them (FSDP, ZeRO);
+// ranks or devices that hold different parts of a model (pipeline stages, a device_map) do
+// not, and are compared as levels only. Parameters tell them apart. Without parameters on any
+// rank, the sites do: a replica holds most of its memory at sites the others hold too (an
+// outlier adds sites; it does not lose the common ones). Unknown without stacks.
+Answer same_workload(const std::vector<RankCapture>& captures) {
+    std::vector<std::int64_t> parameters;
+    for (const auto& c : captures)
+        parameters.push_back(c.info.categories[static_cast<std::size_t>(Category::parameter)].bytes);
+    if (std::any_of(parameters.begin(), parameters.end(), [](std::int64_t p) { return p > 0; })) {
+        const auto middle = median_of(parameters);
+        const auto noise = noise_threshold(ByteRange::exact(middle));
+        const bool alike = std::all_of(parameters.begin(), parameters.end(),
+                                       [&](std::int64_t p) { return magnitude(p - middle) <= noise; });
+        return alike ? Answer::yes : Answer::no;
+    }
+    std::vector<std::map<detail::RelativeSite, std::int64_t>> sites(captures.size());
+    std::vector<std::int64_t> stacked(captures.size(), 0);
     for (std::size_t i = 0; i < captures.size(); ++i) {
         const auto root = detail::project_root_of(captures[i].info.top_sites);
-        if (!root.empty()) roots.insert(root);
-        for (const auto& u : captures[i].info.top_sites) {
-            const auto key = detail::relative_site(u, root);
-            by_site[i][key] = &u;
-            any_site.try_emplace(key, &u);
-        }
+        for (const auto& u : captures[i].info.top_sites)
+            if (u.has_stack) {
+                sites[i][detail::relative_site(u, root)] += u.bytes;
+                stacked[i] += u.bytes;
+            }
+        if (stacked[i] * 2 < captures[i].info.totals.allocated_bytes) return Answer::unknown;
     }
+    for (std::size_t i = 0; i < captures.size(); ++i) {
+        std::int64_t common = 0;  // at sites every other rank holds too
+        for (const auto& [key, bytes] : sites[i])
+            if (std::all_of(sites.begin(), sites.end(), [&](const auto& other) { return other.count(key) > 0; }))
+                common += bytes;
+        if (common * 2 < stacked[i]) return Answer::no;
+    }
+    return Answer::yes;
+}
+
+void check_origins(const std::vector<RankCapture>& captures, RanksResult& r) {
+    // One job runs one checkout; ranks on other machines keep the same path below it.
+    std::set<std::string> roots;
+    for (const auto& c : captures)
+        if (const auto root = detail::project_root_of(c.info.top_sites); !root.empty()) roots.insert(root);
+    std::vector<std::string> checkouts;  // roots nested in another are the same checkout
+    for (const auto& root : roots)
+        if (std::none_of(roots.begin(), roots.end(),
+                         [&](const std::string& other) { return other != root && root.starts_with(other); }))
+            checkouts.push_back(root);
+    if (checkouts.size() > 1)
+        r.warnings.push_back(Fact(FactKind::roots_several)
+                                 .count("roots", static_cast<std::int64_t>(checkouts.size()))
+                                 .text("list", fmt::format("{}", fmt::join(checkouts, ", "))));
+    std::set<std::int64_t> steps;
+    for (const auto& c : captures)
+        if (const auto s = util::step_from_file_name(c.file)) steps.insert(*s);
+    if (steps.size() > 1)
+        r.warnings.push_back(Fact(FactKind::step_differs).text("steps", fmt::format("{}", fmt::join(steps, ", "))));
+    for (const auto& c : captures)
+        if (!c.device && c.info.devices.size() > 1) {
+            std::vector<int> ids;
+            for (const auto& d : c.info.devices) ids.push_back(d.device);
+            r.warnings.push_back(Fact(FactKind::device_per_rank)
+                                     .text("file", c.file)
+                                     .text("devices", fmt::format("{}", fmt::join(ids, ", "))));
+        }
+}
+
+void medians(const std::vector<RankCapture>& captures, RanksResult& r) {
     std::vector<std::int64_t> allocated, reserved, active, split;
     std::array<std::vector<std::int64_t>, category_count> categories;
     for (const auto& c : captures) {
@@ -76,12 +136,76 @@ RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptio
     r.median.inactive_split_bytes = median_of(split);
     for (std::size_t k = 0; k < category_count; ++k) r.median.category_bytes[k] = median_of(categories[k]);
     // The noise: the allocator's floor, or three scaled median absolute deviations when the
-    // ranks spread more than that on their own (uneven batches, pipeline stages).
+    // ranks spread more than that on their own (uneven batches); saturated, so that no rank's
+    // figure can overflow it.
     std::vector<std::int64_t> deviations;
     for (const auto a : allocated) deviations.push_back(magnitude(a - r.median.allocated_bytes));
-    const std::int64_t mad = median_of(deviations);
-    r.noise_bytes = std::max(noise_threshold(ByteRange::exact(r.median.allocated_bytes)), mad * 3 * 3 / 2);
+    std::int64_t nine = 0;
+    const std::int64_t mad =
+        __builtin_mul_overflow(median_of(deviations), std::int64_t{9}, &nine) ? INT64_MAX : nine / 2;
+    r.noise_bytes = std::max(noise_threshold(ByteRange::exact(r.median.allocated_bytes)), mad);
+}
 
+RankOutlier outlier(const RankCapture& c, std::size_t i, std::int64_t delta, const RanksResult& r,
+                    const std::vector<std::map<detail::RelativeSite, const SiteUsage*>>& by_site,
+                    const std::map<detail::RelativeSite, const SiteUsage*>& any_site,
+                    const std::map<detail::RelativeSite, std::int64_t>& site_median) {
+    RankOutlier o;
+    o.rank = *c.rank;
+    o.file = c.file;
+    o.verdict = delta > 0 ? Verdict::growth : Verdict::shrink;
+    o.allocated_bytes = c.info.totals.allocated_bytes;
+    o.delta_bytes = delta;
+    for (const auto& [key, median] : site_median) {
+        const auto at = by_site[i].find(key);
+        const std::int64_t bytes = at == by_site[i].end() ? 0 : at->second->bytes;
+        if (bytes == median) continue;
+        const SiteUsage& u = at == by_site[i].end() ? *any_site.at(key) : *at->second;
+        o.sites.push_back({u.site, u.category, bytes, median, bytes - median});
+    }
+    std::sort(o.sites.begin(), o.sites.end(), [](const SiteDelta& a, const SiteDelta& b) {
+        if (magnitude(a.delta_bytes) != magnitude(b.delta_bytes))
+            return magnitude(a.delta_bytes) > magnitude(b.delta_bytes);
+        return a.site < b.site;
+    });
+    if (o.sites.size() > kOutlierSites) o.sites.resize(kOutlierSites);
+    for (std::size_t k = 0; k < category_count; ++k) {
+        const std::int64_t d = c.info.categories[k].bytes - r.median.category_bytes[k];
+        if (d != 0) o.categories.emplace_back(static_cast<Category>(k), d);
+    }
+    std::sort(o.categories.begin(), o.categories.end(),
+              [](const auto& a, const auto& b) { return magnitude(a.second) > magnitude(b.second); });
+    return o;
+}
+
+}  // namespace
+
+RanksResult compare_ranks(std::vector<RankCapture> input, const AnalysisOptions& options) {
+    RanksResult r;
+    const auto captures = numbered(std::move(input), r);
+    check_origins(captures, r);
+    r.same_workload = same_workload(captures);
+    const bool devices = captures.front().device.has_value();
+    if (devices)
+        r.notes.push_back(
+            Fact(FactKind::devices_as_ranks).count("devices", static_cast<std::int64_t>(captures.size())));
+    if (r.same_workload == Answer::no)
+        r.notes.push_back(Fact(FactKind::devices_hold_parts)
+                              .count("devices", static_cast<std::int64_t>(captures.size()))
+                              .text("kind", devices ? "devices" : "ranks"));
+    // Each rank's sites by their path below its own project root: ranks on other machines
+    // or checkouts share sites.
+    std::vector<std::map<detail::RelativeSite, const SiteUsage*>> by_site(captures.size());
+    std::map<detail::RelativeSite, const SiteUsage*> any_site;
+    for (std::size_t i = 0; i < captures.size(); ++i) {
+        const auto root = detail::project_root_of(captures[i].info.top_sites);
+        for (const auto& u : captures[i].info.top_sites) {
+            const auto key = detail::relative_site(u, root);
+            by_site[i][key] = &u;
+            any_site.try_emplace(key, &u);
+        }
+    }
+    medians(captures, r);
     std::map<detail::RelativeSite, std::int64_t> site_median;
     for (const auto& [key, u] : any_site) {
         std::vector<std::int64_t> bytes;
@@ -91,7 +215,6 @@ RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptio
         }
         site_median[key] = median_of(bytes);
     }
-
     for (std::size_t i = 0; i < captures.size(); ++i) {
         const auto& c = captures[i];
         RankSummary s;
@@ -102,51 +225,29 @@ RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptio
         s.top_sites = c.info.top_sites;
         if (options.top != 0 && s.top_sites.size() > options.top) s.top_sites.resize(options.top);
         r.ranks.push_back(std::move(s));
-
         const std::int64_t delta = c.info.totals.allocated_bytes - r.median.allocated_bytes;
-        if (magnitude(delta) <= r.noise_bytes) continue;
-        RankOutlier o;
-        o.rank = *c.rank;
-        o.file = c.file;
-        o.allocated_bytes = c.info.totals.allocated_bytes;
-        o.delta_bytes = delta;
-        for (const auto& [key, median] : site_median) {
-            const auto at = by_site[i].find(key);
-            const std::int64_t bytes = at == by_site[i].end() ? 0 : at->second->bytes;
-            if (bytes == median) continue;
-            const SiteUsage& u = at == by_site[i].end() ? *any_site.at(key) : *at->second;
-            o.sites.push_back({u.site, u.category, bytes, median, bytes - median});
-        }
-        std::sort(o.sites.begin(), o.sites.end(), [](const SiteDelta& a, const SiteDelta& b) {
-            if (magnitude(a.delta_bytes) != magnitude(b.delta_bytes))
-                return magnitude(a.delta_bytes) > magnitude(b.delta_bytes);
-            return a.site < b.site;
-        });
-        if (o.sites.size() > kOutlierSites) o.sites.resize(kOutlierSites);
-        for (std::size_t k = 0; k < category_count; ++k) {
-            const std::int64_t d = c.info.categories[k].bytes - r.median.category_bytes[k];
-            if (d != 0) o.categories.emplace_back(static_cast<Category>(k), d);
-        }
-        std::sort(o.categories.begin(), o.categories.end(),
-                  [](const auto& a, const auto& b) { return magnitude(a.second) > magnitude(b.second); });
-        r.outliers.push_back(std::move(o));
+        // A rank stands out only among ranks of one workload.
+        if (magnitude(delta) <= r.noise_bytes || r.same_workload == Answer::no) continue;
+        r.outliers.push_back(outlier(c, i, delta, r, by_site, any_site, site_median));
     }
     std::stable_sort(r.outliers.begin(), r.outliers.end(), [](const RankOutlier& a, const RankOutlier& b) {
         return magnitude(a.delta_bytes) > magnitude(b.delta_bytes);
     });
-    // One job runs one checkout; ranks on other machines keep the same path below it, so
-    // different roots mean the files are not one job's ranks.
-    if (roots.size() > 1)
-        r.warnings.push_back(
-            fmt::format("the captures come from {} different project roots ({}): they may not be the "
-                        "ranks of one job",
-                        roots.size(), fmt::join(roots, ", ")));
-    if (!named)
-        r.notes.push_back("the file names carry no rank (rank3, rank_3, -r3): ranks are numbered in the order given");
-    if (r.outliers.empty())
-        r.notes.push_back(fmt::format("every rank is within {} of the median rank's allocated memory",
-                                      util::human_bytes(r.noise_bytes)));
+    if (r.outliers.empty() && r.same_workload != Answer::no)
+        r.notes.push_back(Fact(FactKind::ranks_within_noise).bytes("noise", r.noise_bytes));
     return r;
+}
+
+std::vector<RankCapture> devices_as_ranks(const snapshot::Snapshot& snap, const std::string& file,
+                                          const AnalysisOptions& options) {
+    std::vector<RankCapture> out;
+    for (const int device : devices_of(snap)) {
+        auto one = options;
+        one.device = device;
+        one.top = 0;
+        out.push_back({device, file, describe_snapshot(snap, one), device});
+    }
+    return out;
 }
 
 StackProfile ranks_stacks(const RanksResult& ranks) {

@@ -13,21 +13,27 @@ CaptureBlocks collect_blocks(const snapshot::Snapshot& snap, std::size_t capture
         if (!b.live()) continue;
         const auto stack = index.stack(capture, b.stack);
         if (!index.focused(stack)) continue;
-        out.live.push_back({b.address, b.size, stack, index.category(capture, b.stack)});
+        out.live.push_back({b.address, b.size, stack, index.category(capture, b.stack),
+                            static_cast<std::uint16_t>(snap.segments[b.segment].device)});
         out.any_recorded |= b.stack != snapshot::no_stack;
     }
     return out;
 }
 
-SiteKey site_key(const StackIndex& index, CanonStackId stack, std::int64_t size, Category category,
-                 bool stacks_recorded) {
+SiteKey site_key(const StackIndex& index, CanonStackId stack, std::int64_t size, Category category) {
     SiteKey site;
-    if (stacks_recorded)
+    if (!without_stack(stack))
         site = index.site(stack);
     else
         site.name = fmt::format("<no stack: {}-byte blocks>", size);
     site.category = category;
     return site;
+}
+
+std::uint64_t site_token(const StackIndex& index, CanonStackId stack, std::int64_t size) {
+    // Index tokens stay far below the top bit; a size class sets it.
+    if (without_stack(stack)) return (std::uint64_t{1} << 63) | static_cast<std::uint64_t>(size);
+    return index.site_token(stack);
 }
 
 }  // namespace memsnap::analysis

@@ -1,6 +1,7 @@
 #include <memsnap/analysis/sites/live_blocks.hpp>
 #include <memsnap/analysis/sites/snapshot_info.hpp>
 #include <memsnap/analysis/sites/stack_index.hpp>
+#include <memsnap/util/hash.hpp>
 
 #include <algorithm>
 #include <array>
@@ -57,6 +58,30 @@ void describe_pools(const snapshot::Snapshot& snap, std::optional<int> device, S
     }
 }
 
+// The trace sample's hash: fixed, so that two captures sample the same events.
+constexpr std::uint64_t kSampleSeed = 0x6d656d736e617073ULL;  // "memsnaps"
+constexpr std::uint64_t kSampleEvery = 64;
+constexpr std::size_t kSampleWhole = 4096;  // traces this short are kept whole
+
+std::uint64_t event_hash(const snapshot::TraceEvent& e) {
+    std::uint64_t h = util::mix_hash(kSampleSeed, static_cast<std::uint64_t>(e.time_us));
+    h = util::mix_hash(h, static_cast<std::uint64_t>(e.addr));
+    h = util::mix_hash(h, static_cast<std::uint64_t>(e.size));
+    return util::mix_hash(h, (static_cast<std::uint64_t>(e.action()) << 32) | static_cast<std::uint32_t>(e.device));
+}
+
+void sample_trace(const snapshot::Snapshot& snap, std::optional<int> device, SnapshotContents& s) {
+    std::size_t timed = 0;
+    for (const auto& e : snap.events) timed += e.time_us >= 0 && (!device || e.device == *device);
+    s.trace_sample_all = timed <= kSampleWhole;
+    for (const auto& e : snap.events) {
+        if (e.time_us < 0 || (device && e.device != *device)) continue;
+        const auto h = event_hash(e);
+        if (s.trace_sample_all || h % kSampleEvery == 0) s.trace_sample.push_back(h);
+    }
+    std::sort(s.trace_sample.begin(), s.trace_sample.end());
+}
+
 void describe_trace(const snapshot::Snapshot& snap, std::optional<int> device, SnapshotContents& s) {
     s.trace_devices = snap.trace_devices;
     // Known actions by their enumerator; the others, which torch added after this reader, by
@@ -95,12 +120,12 @@ void describe_sites(const snapshot::Snapshot& snap, const AnalysisOptions& optio
         auto& c = s.categories[static_cast<std::size_t>(category)];
         c.bytes += b.size;
         ++c.blocks;
-        const std::uint64_t token =
-            blocks.any_recorded ? index.site_token(b.stack) : static_cast<std::uint64_t>(b.size);
+        const std::uint64_t token = site_token(index, b.stack, b.size);
         const auto [at, inserted] = position.try_emplace({token, category}, s.top_sites.size());
         if (inserted) {
             s.top_sites.emplace_back();
-            s.top_sites.back().site = site_key(index, b.stack, b.size, category, blocks.any_recorded);
+            s.top_sites.back().site = site_key(index, b.stack, b.size, category);
+            s.top_sites.back().has_stack = !without_stack(b.stack);
             s.top_sites.back().category = category;
         }
         auto& u = s.top_sites[at->second];
@@ -131,6 +156,7 @@ SnapshotContents describe_snapshot(const snapshot::Snapshot& snap, const Analysi
     s.totals = compute_totals(snap, options.device);
     describe_segments(snap, options.device, s);
     describe_trace(snap, options.device, s);
+    sample_trace(snap, options.device, s);
     describe_sites(snap, options, s);
     describe_pools(snap, options.device, s);
     s.allocator_settings = snap.allocator_settings;
@@ -139,6 +165,29 @@ SnapshotContents describe_snapshot(const snapshot::Snapshot& snap, const Analysi
     s.top_level_keys = snap.top_level_keys;
     s.warnings = snap.warnings;
     return s;
+}
+
+SampleOverlap share_trace_events(const SnapshotContents& before, const SnapshotContents& after) {
+    SampleOverlap out;
+    std::vector<std::uint64_t> common;
+    // With one sample whole, only the other's sampled events can be compared.
+    const auto& a = before.trace_sample;
+    const auto& b = after.trace_sample;
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
+    out.shared = static_cast<std::int64_t>(common.size());
+    if (out.shared > 0 || !before.trace_first_us || !after.trace_first_us) return out;
+    const auto from = std::max(*before.trace_first_us, *after.trace_first_us);
+    const auto to = std::min(*before.trace_last_us, *after.trace_last_us);
+    if (from > to) return out;
+    // Overlapping windows: how many sampled events each holds there (a few at least on both
+    // sides, or sampling alone could explain sharing none).
+    const double span_a = static_cast<double>(*before.trace_last_us - *before.trace_first_us + 1);
+    const double span_b = static_cast<double>(*after.trace_last_us - *after.trace_first_us + 1);
+    const double overlap = static_cast<double>(to - from + 1);
+    const auto in_a = static_cast<std::int64_t>(static_cast<double>(a.size()) * overlap / span_a);
+    const auto in_b = static_cast<std::int64_t>(static_cast<double>(b.size()) * overlap / span_b);
+    if (std::min(in_a, in_b) >= 8) out.apart = std::min(in_a, in_b);
+    return out;
 }
 
 }  // namespace memsnap::analysis

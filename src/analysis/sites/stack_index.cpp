@@ -126,6 +126,7 @@ struct StackIndex::Impl {
         std::string root;
         std::vector<std::uint32_t> frame_map;               // FrameId -> CanonFrameId, kUnmapped
         std::vector<std::uint32_t> stack_map;               // StackId -> CanonStackId, kUnmapped
+        std::vector<std::uint32_t> first_raw;               // CanonStackId -> the first StackId + 1 of it
         std::vector<std::uint8_t> category_map;             // StackId -> rule + 1, 0 unknown yet
         std::vector<std::uint32_t> file_facts, name_facts;  // StringId -> index + 1 into files/names
         std::vector<FileFacts> files;
@@ -355,6 +356,16 @@ StackIndex::StackIndex(std::vector<const Snapshot*> captures, const SiteRules& r
 
 StackIndex::~StackIndex() = default;
 
+namespace {
+
+std::string capped(std::string_view text) {
+    constexpr std::size_t half = StackIndex::kMaxFrameText / 2;
+    if (text.size() <= StackIndex::kMaxFrameText) return std::string(text);
+    return fmt::format("{}…{}", text.substr(0, half), text.substr(text.size() - half));
+}
+
+}  // namespace
+
 CanonStackId StackIndex::stack(std::size_t capture, StackId stack) {
     auto& c = impl_->captures[capture];
     if (stack == snapshot::no_stack) return CanonStackId{};
@@ -366,7 +377,29 @@ CanonStackId StackIndex::stack(std::size_t capture, StackId stack) {
         if (!impl_->frames[id].hidden) ids.push_back(id);
     }
     slot = ids.empty() ? kAllHidden.value : impl_->make_stack(ids);
+    if (c.first_raw.size() <= slot) c.first_raw.resize(slot + 1, 0);
+    if (c.first_raw[slot] == 0) c.first_raw[slot] = stack.value + 1;
     return CanonStackId(slot);
+}
+
+std::vector<FrameText> StackIndex::recorded_frames(std::size_t capture, CanonStackId stack) const {
+    std::vector<FrameText> out;
+    const bool known = capture < impl_->captures.size() && stack.value < impl_->captures[capture].first_raw.size() &&
+                       impl_->captures[capture].first_raw[stack.value] != 0;
+    if (!known) {
+        for (const auto f : frames(stack)) out.push_back(frame(f));  // not seen in this capture
+        return out;
+    }
+    const auto& c = impl_->captures[capture];
+    const StackId raw(c.first_raw[stack.value] - 1);
+    for (const FrameId f : c.snap->stacks.frames(raw)) {
+        const auto mapped = c.frame_map[f.value];
+        if (mapped == kUnmapped || impl_->frames[mapped].hidden) continue;
+        const auto& rf = c.snap->frames[f];
+        const auto& e = impl_->frames[mapped];
+        out.push_back({capped(c.snap->str(rf.filename)), e.line, capped(c.snap->str(rf.name)), e.flags.python});
+    }
+    return out;
 }
 
 Category StackIndex::category(std::size_t capture, StackId stack) {
@@ -386,16 +419,6 @@ std::span<const CanonFrameId> StackIndex::frames(CanonStackId stack) const {
     const auto& s = impl_->stacks[stack.value];
     return {impl_->stack_frames.data() + s.first, s.count};
 }
-
-namespace {
-
-std::string capped(std::string_view text) {
-    constexpr std::size_t half = StackIndex::kMaxFrameText / 2;
-    if (text.size() <= StackIndex::kMaxFrameText) return std::string(text);
-    return fmt::format("{}…{}", text.substr(0, half), text.substr(text.size() - half));
-}
-
-}  // namespace
 
 FrameText StackIndex::frame(CanonFrameId frame) const {
     const auto& e = impl_->frames[frame.value];

@@ -14,29 +14,45 @@ using snapshot::BlockState;
 
 namespace {
 
+// Expandable segments map their memory in pages: 2 MiB in the small pool, 20 MiB in the large.
+std::int64_t page_size(const snapshot::Snapshot& snap, const snapshot::Segment& seg) {
+    return snap.str(seg.segment_type) == "small" ? std::int64_t{2} << 20 : std::int64_t{20} << 20;
+}
+
+// The whole pages of a free block of an expandable segment (pages start at the segment).
+std::int64_t whole_pages(std::int64_t segment, std::int64_t address, std::int64_t size, std::int64_t page) {
+    const std::int64_t first = segment + ((address - segment + page - 1) / page) * page;
+    const std::int64_t end = segment + ((address + size - segment) / page) * page;
+    return std::max<std::int64_t>(0, end - first);
+}
+
 void add_segment(const snapshot::Snapshot& snap, const snapshot::Segment& seg, MemoryTotals& t) {
     ++t.segments;
     t.reserved_bytes += seg.total_size;
     const auto blocks = snap.blocks_of(seg);
     bool any_active = false;
     for (const auto& b : blocks) any_active |= b.active();
+    const std::int64_t page = seg.is_expandable ? page_size(snap, seg) : 0;
+    std::int64_t free_bytes = 0;
     for (const auto& b : blocks) {
         ++t.blocks;
         if (b.live()) {
             ++t.live_blocks;
             t.allocated_bytes += b.size;
             t.internal_waste_bytes += b.size - b.requested_size;
-        }
-        if (b.active()) {
-            t.active_bytes += b.size;
             t.requested_bytes += b.requested_size;
         }
+        if (b.active()) t.active_bytes += b.size;
+        if (b.state == BlockState::active_pending_free) t.pending_free_bytes += b.size;
         if (b.state == BlockState::inactive) {
             t.inactive_bytes += b.size;
+            free_bytes += b.size;
             if (any_active) t.inactive_split_bytes += b.size;
+            if (page > 0 && any_active) t.releasable_bytes += whole_pages(seg.address, b.address, b.size, page);
         }
     }
-    if (blocks.size() == 1 && blocks[0].state == BlockState::inactive) t.releasable_bytes += blocks[0].size;
+    if (!any_active) t.releasable_bytes += free_bytes;  // a whole free segment
+    t.non_releasable_bytes = t.inactive_bytes - t.releasable_bytes;
 }
 
 }  // namespace

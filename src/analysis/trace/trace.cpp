@@ -2,6 +2,7 @@
 #include "trace_oom.hpp"
 #include "trace_replay.hpp"
 
+#include <memsnap/analysis/sites/live_blocks.hpp>
 #include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/analysis/sites/stack_profile.hpp>
 #include <memsnap/analysis/sites/totals.hpp>
@@ -25,23 +26,15 @@ using detail::Replay;
 using snapshot::Snapshot;
 using snapshot::TraceAction;
 
-// The device to replay: --device, else the lowest device with trace events.
+// The device to replay: --device, else default_trace_device.
 int pick_device(const Snapshot& snap, std::optional<int> wanted) {
-    std::set<int> traced;
-    for (const auto& e : snap.events) traced.insert(e.device);
     if (wanted) {
+        std::set<int> traced;
+        for (const auto& e : snap.events) traced.insert(e.device);
         if (!traced.count(*wanted) && !devices_of(snap).count(*wanted)) require_device(snap, wanted);
         return *wanted;
     }
-    if (!traced.empty()) return *traced.begin();
-    if (snap.has_history && !snap.segments.empty()) {
-        std::set<int> devices = devices_of(snap);
-        return *devices.begin();
-    }
-    throw input_error(
-        "the capture holds no trace events: record them with "
-        "torch.cuda.memory._record_memory_history() before taking the snapshot",
-        snap.source.path);
+    return default_trace_device(snap);
 }
 
 // Sites and categories of the allocations selected by `keep` (those live at one moment), by
@@ -54,12 +47,11 @@ class SiteTally {
         for (const auto& a : allocations) {
             const auto canon = index.stack(0, a.stack);
             const auto category = index.category(0, a.stack);
-            const auto [at, added] =
-                ids.try_emplace({index.site_token(canon), category}, static_cast<std::uint32_t>(sites_.size()));
+            const auto [at, added] = ids.try_emplace({site_token(index, canon, a.size), category},
+                                                     static_cast<std::uint32_t>(sites_.size()));
             if (added) {
                 LiveSite s;
-                s.site = index.site(canon);
-                s.site.category = category;
+                s.site = site_key(index, canon, a.size, category);
                 s.category = category;
                 sites_.push_back(std::move(s));
             }
@@ -175,7 +167,7 @@ std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const
         bool operator<(const Made& o) const { return site != o.site ? site < o.site : iteration < o.iteration; }
     };
     struct Counts : TraceCounts {  // a TraceSite's numbers, before the site is known to be kept
-        const char* verdict = "";
+        Verdict verdict = Verdict::live;
     };
     const std::size_t complete = it.complete();
     std::vector<Counts> all(tally.site_count());
@@ -222,23 +214,24 @@ std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const
             steady = count == first_count;
         }
         steady = steady && iterations_seen == complete - from && first_count > 0;
-        if (steady) {
-            s.verdict = "leak";
+        // Per-iteration verdicts need three whole iterations from real steps.
+        if (!it.judged()) {
+            s.verdict = Verdict::live;
+        } else if (steady) {
+            s.verdict = Verdict::leak;
             s.leak_allocations_per_iteration = first_count;
             s.leak_bytes_per_iteration = bytes / static_cast<std::int64_t>(complete - from);
-        } else if (it.starts.empty()) {
-            s.verdict = "live";
         } else if (begin[id] == begin[id + 1]) {
-            s.verdict = s.current_allocations > 0 ? "current" : "warmup";
+            s.verdict = s.current_allocations > 0 ? Verdict::current : Verdict::warmup;
         } else {
-            s.verdict = "one_time";
+            s.verdict = Verdict::one_time_growth;
         }
         ranked.push_back(id);
     }
     const auto before = [&](std::uint32_t x, std::uint32_t y) {
         const Counts& a = all[x];
         const Counts& b = all[y];
-        const bool la = std::string_view(a.verdict) == "leak", lb = std::string_view(b.verdict) == "leak";
+        const bool la = a.verdict == Verdict::leak, lb = b.verdict == Verdict::leak;
         if (la != lb) return la;
         if (la && a.leak_bytes_per_iteration != b.leak_bytes_per_iteration)
             return a.leak_bytes_per_iteration > b.leak_bytes_per_iteration;
@@ -321,7 +314,7 @@ StackProfile stacks_at(const Snapshot& snap, const Replay& r, StackIndex& index,
 TraceResult history_trace(TraceResult out, const Snapshot& snap, const AnalysisOptions& options,
                           const TraceOptions& trace_options) {
     out.source = "block history";
-    out.iteration_source = "none";
+    out.iteration_source = IterationSource::none;
     StackIndex index({&snap}, options.rules, options.stacks);
     FrameTableBuilder frames(index, out.frame_table);
     Replay live(snap);  // no events: every allocation is live at the end
@@ -340,12 +333,80 @@ TraceResult history_trace(TraceResult out, const Snapshot& snap, const AnalysisO
                           snap.source.path);
     const SiteTally tally(live.allocations, index);
     out.sites = live_sites(live, tally, detail::Iterations{}, index, frames, sites_limit(options), out.sites_total);
-    out.notes.push_back(
-        "this capture has a history per block (torch 2.0 or older) and no trace events: it does not "
-        "say when anything happened, so there is no timeline, peak, iterations or OOM replay; the "
-        "live allocations are named by site only");
+    out.notes.push_back(Fact(FactKind::block_history_only));
     if (trace_options.stacks != TraceOptions::Stacks::none) out.stacks = live_stacks(snap, options);
     return out;
+}
+
+}  // namespace
+
+namespace {
+
+// An OOM after iterations that each kept memory: how much of what was live they kept.
+void add_leak_evidence(std::vector<OomExplanation>& ooms, const std::vector<TraceSite>& sites) {
+    for (auto& oom : ooms)
+        for (const auto& s : sites) {
+            if (s.verdict != Verdict::leak) continue;
+            for (const auto& live : oom.usage.sites)
+                if (live.site == s.site)
+                    oom.evidence.push_back(Fact(FactKind::oom_leak_site)
+                                               .text("site", s.site.label())
+                                               .count("allocations", s.leak_allocations_per_iteration)
+                                               .bytes("bytes", s.leak_bytes_per_iteration)
+                                               .bytes("held", live.bytes)
+                                               .count("held_allocations", live.allocations));
+        }
+}
+
+// Out-of-memory events on the devices the trace does not show: named in its first lines.
+Facts ooms_elsewhere(const Snapshot& snap, int shown) {
+    std::map<int, std::int64_t> by_device;
+    for (const auto& e : snap.events)
+        if (e.action() == TraceAction::oom && e.device != shown) ++by_device[e.device];
+    Facts out;
+    for (const auto& [device, events] : by_device)
+        out.push_back(Fact(FactKind::oom_elsewhere).count("device", device).count("events", events));
+    return out;
+}
+
+Facts trace_notes(const TraceResult& out, const detail::Iterations& it) {
+    Facts notes;
+    if (out.ooms_total > out.ooms.size())
+        notes.push_back(Fact(FactKind::ooms_more)
+                            .count("total", static_cast<std::int64_t>(out.ooms_total))
+                            .count("explained", static_cast<std::int64_t>(out.ooms.size())));
+    if (it.complete() > kMaxIterationsListed)
+        notes.push_back(Fact(FactKind::iterations_many)
+                            .count("iterations", static_cast<std::int64_t>(it.complete()))
+                            .count("listed", static_cast<std::int64_t>(kMaxIterationsListed)));
+    if (out.truncated && it.judged()) notes.push_back(Fact(FactKind::truncated_warmup));
+    if (it.note) notes.push_back(*it.note);
+    return notes;
+}
+
+void replay_into(TraceResult& out, const detail::Replay& r) {
+    out.events = r.events.size();
+    out.time_first_us = r.events.front().time_us;
+    out.time_last_us = r.events.back().time_us;
+    out.recorded = r.recorded;
+    out.truncated = r.truncated;
+    out.started_late = r.started_late;
+    out.truncation_evidence = r.truncation_evidence;
+    out.disagreements = r.disagreements;
+}
+
+void timeline_into(TraceResult& out, const detail::Replay& r, const detail::Iterations& it, std::size_t peak) {
+    // Iteration starts are marked while they fit in the timeline's points.
+    std::vector<std::size_t> marks;
+    if (it.starts.size() <= kMaxTimelinePoints / 2) marks = it.starts;
+    for (const auto& o : out.ooms) marks.push_back(o.event);
+    for (std::size_t k = 0; k < out.snapshot_events.size() && k < kMaxTimelinePoints / 4; ++k)
+        marks.push_back(out.snapshot_events[k]);
+    out.timeline = timeline(r, peak, marks);
+    for (std::size_t k = 0; k < it.complete(); ++k)
+        out.allocated_by_iteration.push_back(
+            *std::max_element(r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k]),
+                              r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k + 1]) + 1));
 }
 
 }  // namespace
@@ -358,26 +419,30 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     std::set<int> traced;
     for (const auto& e : snap.events) traced.insert(e.device);
     out.devices.assign(traced.begin(), traced.end());
+    out.headline = ooms_elsewhere(snap, out.device);
 
-    if (out.devices.empty()) return history_trace(std::move(out), snap, options, trace_options);
+    if (out.devices.empty()) {
+        if (!snap.has_history)
+            throw input_error(
+                "the capture holds no trace events: record them with "
+                "torch.cuda.memory._record_memory_history() before taking the snapshot",
+                snap.source.path);
+        return history_trace(std::move(out), snap, options, trace_options);
+    }
 
     const auto r = detail::replay(snap, out.device);
-    out.events = r.events.size();
     if (r.events.empty())
         throw input_error(fmt::format("the capture holds no trace events for device {}", out.device), snap.source.path);
-    out.time_first_us = r.events.front().time_us;
-    out.time_last_us = r.events.back().time_us;
-    out.truncated = r.truncated;
-    out.truncation_evidence = r.truncation_evidence;
-    out.disagreements = r.disagreements;
+    replay_into(out, r);
 
     StackIndex index({&snap}, options.rules, options.stacks);
     FrameTableBuilder frames(index, out.frame_table);
     const SiteTally tally(r.allocations, index);
 
-    const auto it = detail::find_iterations(snap, r, out.device);
+    const auto it = detail::find_iterations(snap, r, out.device, index);
     out.iterations = it.complete();
     out.iteration_source = it.source;
+    out.iterations_judged = it.judged();
     out.iteration_starts = it.starts;
     for (std::size_t i = 0; i < r.events.size(); ++i)
         if (r.events[i].action() == TraceAction::snapshot) out.snapshot_events.push_back(i);
@@ -386,6 +451,7 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
         static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
     out.peak.bytes = r.allocated[peak];
     out.peak.event = peak;
+    out.peak.device = out.device;
     out.peak.time_us = peak < r.events.size() ? r.events[peak].time_us : out.time_last_us;
     out.peak.usage = tally.usage([peak](const Allocation& a) { return a.live_at(peak); }, options.top);
 
@@ -393,50 +459,45 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
         out.stacks = stacks_at(snap, r, index, trace_options.stacks == TraceOptions::Stacks::peak);
     out.ooms =
         ooms_of(snap, r, out.device, index, tally, frames, options, trace_options, kMaxOomsExplained, out.ooms_total);
-    auto sites = live_sites(r, tally, it, index, frames, sites_limit(options), out.sites_total);
-    // An OOM after iterations that each kept memory: say how much of what was live they kept.
-    for (auto& oom : out.ooms)
-        for (const auto& s : sites) {
-            if (s.verdict != "leak") continue;
-            for (const auto& live : oom.usage.sites)
-                if (live.site == s.site)
-                    oom.evidence.push_back(fmt::format(
-                        "{} keeps {} allocation{} ({}) every iteration and held {} in {} allocation{} at that "
-                        "moment: a leak (see the live sites)",
-                        s.site.label(), s.leak_allocations_per_iteration,
-                        s.leak_allocations_per_iteration == 1 ? "" : "s", util::human_bytes(s.leak_bytes_per_iteration),
-                        util::human_bytes(live.bytes), live.allocations, live.allocations == 1 ? "" : "s"));
-        }
-    out.sites = std::move(sites);
-
-    // Iteration starts are marked while they fit in the timeline's points.
-    std::vector<std::size_t> marks;
-    if (it.starts.size() <= kMaxTimelinePoints / 2) marks = it.starts;
-    for (const auto& o : out.ooms) marks.push_back(o.event);
-    for (std::size_t k = 0; k < out.snapshot_events.size() && k < kMaxTimelinePoints / 4; ++k)
-        marks.push_back(out.snapshot_events[k]);
-    out.timeline = timeline(r, peak, marks);
-    for (std::size_t k = 0; k < it.complete(); ++k)
-        out.allocated_by_iteration.push_back(
-            *std::max_element(r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k]),
-                              r.allocated.begin() + static_cast<std::ptrdiff_t>(it.starts[k + 1]) + 1));
-
-    if (out.ooms_total > out.ooms.size())
-        out.notes.push_back(
-            fmt::format("{} out-of-memory events; the first {} are explained", out.ooms_total, out.ooms.size()));
-    if (it.complete() > kMaxIterationsListed)
-        out.notes.push_back(fmt::format("{} iterations: verdicts weigh them all, each site lists its last {}",
-                                        it.complete(), kMaxIterationsListed));
-    if (out.truncated)
-        out.notes.push_back(
-            "the ring buffer was truncated: allocations made before its first entry count as warmup, "
-            "and the timeline starts at its first entry");
-    if (!it.note.empty()) out.notes.push_back(it.note);
-    if (it.starts.empty())
-        out.notes.push_back(it.note.empty() ? "no iterations found (no ProfilerStep or Optimizer.step annotations, no "
-                                              "repeating allocations): live allocations cannot be judged per iteration"
-                                            : "without iterations, live allocations cannot be judged per iteration");
+    out.sites = live_sites(r, tally, it, index, frames, sites_limit(options), out.sites_total);
+    add_leak_evidence(out.ooms, out.sites);
+    timeline_into(out, r, it, peak);
+    out.notes = trace_notes(out, it);
     return out;
+}
+
+int default_trace_device(const Snapshot& snap) {
+    for (const auto& e : snap.events)
+        if (e.action() == TraceAction::oom) return e.device;  // the first OOM's device
+    std::map<int, std::int64_t> reserved;
+    for (const auto& seg : snap.segments) reserved[seg.device] += seg.total_size;
+    if (!reserved.empty())
+        return std::max_element(reserved.begin(), reserved.end(),
+                                [](const auto& a, const auto& b) { return a.second < b.second; })
+            ->first;
+    std::map<int, std::int64_t> events;
+    for (const auto& e : snap.events) ++events[e.device];
+    if (!events.empty())
+        return std::max_element(events.begin(), events.end(),
+                                [](const auto& a, const auto& b) { return a.second < b.second; })
+            ->first;
+    throw input_error("the capture holds no segments and no trace events: nothing to replay", snap.source.path);
+}
+
+std::string_view to_string(IterationSource source) {
+    switch (source) {
+        case IterationSource::none:
+            return "none";
+        case IterationSource::profiler_step:
+            return "annotations: ProfilerStep";
+        case IterationSource::optimizer_step:
+            return "annotations: Optimizer.step";
+        case IterationSource::user_steps:
+            return "annotations: user steps";
+        case IterationSource::loop:
+            return "repeating allocations";
+    }
+    return "none";
 }
 
 OomReport explain_ooms(const Snapshot& snap, const AnalysisOptions& options, const TraceOptions& trace_options) {
@@ -461,6 +522,31 @@ OomReport explain_ooms(const Snapshot& snap, const AnalysisOptions& options, con
 }  // namespace memsnap::analysis
 
 namespace memsnap::analysis {
+
+std::optional<Peak> trace_peak(const Snapshot& snap, const AnalysisOptions& options) {
+    if (snap.events.empty()) return std::nullopt;
+    const int device = pick_device(snap, options.device);
+    const auto r = detail::replay(snap, device);
+    if (r.events.empty() || !r.recorded) return std::nullopt;
+    StackIndex index({&snap}, options.rules, options.stacks);
+    const SiteTally tally(r.allocations, index);
+    const auto at =
+        static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
+    Peak peak;
+    peak.bytes = r.allocated[at];
+    peak.event = at;
+    peak.device = device;
+    peak.time_us = at < r.events.size() ? r.events[at].time_us : r.events.back().time_us;
+    peak.usage = tally.usage([at](const Allocation& a) { return a.live_at(at); }, options.top == 0 ? 10 : options.top);
+    return peak;
+}
+
+std::map<int, std::int64_t> ooms_by_device(const Snapshot& snap) {
+    std::map<int, std::int64_t> out;
+    for (const auto& e : snap.events)
+        if (e.action() == TraceAction::oom) ++out[e.device];
+    return out;
+}
 
 StackProfile trace_stacks(const Snapshot& snap, const AnalysisOptions& options, bool at_peak) {
     const int device = pick_device(snap, options.device);

@@ -1,10 +1,10 @@
 #include "trace_iterations.hpp"
 
 #include <memsnap/util/hash.hpp>
-
-#include <fmt/format.h>
+#include <memsnap/util/pattern.hpp>
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 namespace memsnap::analysis::detail {
@@ -18,21 +18,46 @@ long Iterations::index_of(std::size_t position) const {
 
 namespace {
 
-// The first event at or after `time_us`.
-std::size_t position_at(const Replay& r, std::int64_t time_us) { return r.events.first_at(time_us); }
+// A user's record_function name that numbers a step; compiler phases and zero_grad are not.
+bool user_step(std::string_view name) {
+    static const util::Pattern step(R"((^|[^a-z])(step|iter|iteration|epoch_step)[ _#:=-]*[0-9]+)", "step annotation",
+                                    true);
+    static const util::Pattern not_step(R"(zero_grad|dynamo|inductor|compile|Optimizer\.|ProfilerStep)",
+                                        "step annotation", true);
+    return step.search(name) && !not_step.search(name);
+}
 
-std::vector<std::size_t> from_annotations(const snapshot::Snapshot& snap, const Replay& r, int device,
-                                          std::string_view name_part, std::string_view stage, bool after) {
-    std::vector<std::size_t> out;
-    for (const auto& a : snap.annotations) {
-        if (a.device != device || a.time_us < 0) continue;
-        if (snap.str(a.name).find(name_part) == std::string_view::npos || snap.str(a.stage) != stage) continue;
-        // An Optimizer.step that ends at time t: the next iteration begins after t.
-        out.push_back(position_at(r, after ? a.time_us + 1 : a.time_us));
+enum class Family { profiler, optimizer, user };
+
+bool in_family(std::string_view name, Family family) {
+    switch (family) {
+        case Family::profiler:
+            return name.starts_with("ProfilerStep#");
+        case Family::optimizer:
+            return name.starts_with("Optimizer.step#");
+        case Family::user:
+            return user_step(name);
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
+    return false;
+}
+
+// The STARTs of one family's annotations, and the END of the last one.
+std::vector<std::size_t> from_annotations(const snapshot::Snapshot& snap, const Replay& r, int device, Family family) {
+    std::vector<std::size_t> starts;
+    std::optional<std::int64_t> last_end;
+    for (const auto& a : snap.annotations) {
+        if (a.device != device || a.time_us < 0 || !in_family(snap.str(a.name), family)) continue;
+        const auto stage = snap.str(a.stage);
+        if (stage == "START") starts.push_back(r.events.first_at(a.time_us));
+        if (stage == "END") last_end = std::max(last_end.value_or(a.time_us), a.time_us);
+    }
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    if (!starts.empty() && last_end) {
+        const std::size_t end = r.events.first_at(*last_end + 1);
+        if (end > starts.back()) starts.push_back(end);
+    }
+    return starts;
 }
 
 // A key whose occurrences cut the allocations into identical runs: the boundaries of a loop
@@ -64,7 +89,6 @@ std::vector<std::size_t> from_repetition(const Replay& r) {
     std::vector<std::size_t> best;
     for (const auto* list : candidates) {
         const auto& at = *list;
-        // Identical runs between consecutive occurrences, as many as follow one another.
         std::size_t run_start = 0, best_here = 0, best_start = 0;
         for (std::size_t j = 1; j + 1 < at.size(); ++j) {
             const std::size_t a = at[j - 1], b = at[j], c = at[j + 1];
@@ -87,9 +111,48 @@ std::vector<std::size_t> from_repetition(const Replay& r) {
     return best;
 }
 
-// A training loop frees what an iteration made before the next begins, so memory returns
-// near where it was: what an iteration keeps is small next to what it uses. The layers of
-// one forward pass also repeat, but keep their activations: memory climbs with each.
+// Whether one period of a repetition runs through the whole body of a user function called in
+// a loop at the outermost user frames: the frames all its allocations share (from the outside)
+// hold at most two user frames, and inside them the allocations pass through two user frames or
+// more (the body's lines). Layers of one forward pass share deeper frames; a per-parameter
+// loop and autotuning pass through no user frame inside what they share.
+bool loop_body(const Replay& r, std::size_t begin, std::size_t end, StackIndex& index) {
+    std::vector<CanonFrameId> common;  // outermost first
+    bool first = true;
+    std::vector<std::span<const CanonFrameId>> stacks;
+    for (std::size_t i = begin; i < end; ++i) {
+        const auto e = r.events[i];
+        if (e.action() != TraceAction::alloc) continue;
+        const auto frames = index.frames(index.stack(0, e.stack));
+        if (frames.empty()) continue;
+        stacks.push_back(frames);
+        if (first) {
+            common.assign(frames.rbegin(), frames.rend());
+            first = false;
+            continue;
+        }
+        std::size_t k = 0;
+        while (k < common.size() && k < frames.size() && common[k] == frames[frames.size() - 1 - k]) ++k;
+        common.resize(k);
+    }
+    if (stacks.size() < 2 || common.empty()) return false;
+    std::size_t shared_user = 0;
+    for (const auto f : common) shared_user += index.flags(f).user;
+    if (shared_user == 0 || shared_user > 2) return false;
+    std::set<std::uint32_t> inside;  // the user frames right inside what the period shares
+    for (const auto& frames : stacks)
+        for (std::size_t k = common.size(); k < frames.size(); ++k) {
+            const auto f = frames[frames.size() - 1 - k];
+            if (index.flags(f).user) {
+                inside.insert(f.value);
+                break;
+            }
+        }
+    return inside.size() >= 2;
+}
+
+// A training loop frees what an iteration made before the next begins, so memory returns near
+// where it was: what an iteration keeps is small next to what it uses.
 bool returns_between(const Replay& r, const std::vector<std::size_t>& starts) {
     std::vector<double> kept;
     for (std::size_t k = 0; k + 1 < starts.size(); ++k) {
@@ -103,32 +166,46 @@ bool returns_between(const Replay& r, const std::vector<std::size_t>& starts) {
     return !kept.empty() && kept[kept.size() / 2] < 0.5;
 }
 
+bool a_loop(const Replay& r, const std::vector<std::size_t>& starts, StackIndex& index) {
+    if (starts.size() < 3) return false;
+    // The periods cover most of the trace.
+    if ((starts.back() - starts.front()) * 2 < r.events.size()) return false;
+    for (std::size_t k = 0; k + 1 < starts.size(); ++k)
+        if (!loop_body(r, starts[k], starts[k + 1], index)) return false;
+    return returns_between(r, starts);
+}
+
 }  // namespace
 
-Iterations find_iterations(const snapshot::Snapshot& snap, const Replay& r, int device) {
+Iterations find_iterations(const snapshot::Snapshot& snap, const Replay& r, int device, StackIndex& index) {
     Iterations out;
-    auto steps = from_annotations(snap, r, device, "ProfilerStep#", "START", false);
-    // The end of the last step closes it: a loop of N steps is N iterations.
-    if (const auto ends = from_annotations(snap, r, device, "ProfilerStep#", "END", true);
-        !steps.empty() && !ends.empty() && ends.back() > steps.back())
-        steps.push_back(ends.back());
-    if (steps.size() >= 2) {
-        out.starts = std::move(steps);
-        out.source = "annotations: ProfilerStep";
-    } else if (auto ends = from_annotations(snap, r, device, "Optimizer.step", "END", true); ends.size() >= 2) {
-        out.starts = std::move(ends);
-        out.source = "annotations: Optimizer.step";
-    } else if (auto repeated = from_repetition(r); !repeated.empty() && returns_between(r, repeated)) {
-        out.starts = std::move(repeated);
-        out.source = "repeating allocations";
-    } else {
-        out.source = "none";
-        if (!repeated.empty())
-            out.note = fmt::format(
-                "a sequence of allocations repeats {} times, but memory does not come back down "
-                "between repeats (like the layers of one forward pass): not taken for iterations",
-                repeated.size() - 1);
+    const std::pair<Family, IterationSource> families[] = {{Family::profiler, IterationSource::profiler_step},
+                                                           {Family::optimizer, IterationSource::optimizer_step},
+                                                           {Family::user, IterationSource::user_steps}};
+    for (const auto& [family, source] : families) {
+        auto starts = from_annotations(snap, r, device, family);
+        if (starts.empty()) continue;
+        out.starts = std::move(starts);
+        out.source = source;
+        break;
     }
+    if (out.source == IterationSource::none) {
+        auto repeated = from_repetition(r);
+        if (a_loop(r, repeated, index)) {
+            out.starts = std::move(repeated);
+            out.source = IterationSource::loop;
+        } else if (!repeated.empty()) {
+            out.note = Fact(FactKind::iterations_none)
+                           .text("why", "repeats_not_loop")
+                           .count("repeats", static_cast<std::int64_t>(repeated.size() - 1));
+        } else {
+            out.note = Fact(FactKind::iterations_none).text("why", "none");
+        }
+    }
+    if (out.source != IterationSource::none && !out.judged())
+        out.note = Fact(FactKind::iterations_none)
+                       .text("why", "too_few")
+                       .count("iterations", static_cast<std::int64_t>(out.complete()));
     return out;
 }
 

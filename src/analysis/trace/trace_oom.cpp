@@ -1,10 +1,5 @@
 #include "trace_oom.hpp"
 
-#include <memsnap/analysis/judge/advice.hpp>
-#include <memsnap/util/format.hpp>
-
-#include <fmt/format.h>
-
 #include <algorithm>
 
 namespace memsnap::analysis::detail {
@@ -40,49 +35,41 @@ FreeSpace free_space_at(const snapshot::Snapshot& snap, const Replay& r, int dev
 void classify_oom(OomExplanation& oom) {
     const std::int64_t request = oom.requested_bytes;
     const std::int64_t cache_free = std::max<std::int64_t>(0, oom.reserved_bytes - oom.allocated_bytes);
-    const auto bytes = [](std::int64_t b) { return util::human_bytes(b); };
     auto& ev = oom.evidence;
-    ev.push_back(
-        fmt::format("requested {}; the device had {} free; this process held {} allocated and {} reserved, so "
-                    "{} free in its cache",
-                    bytes(request), bytes(oom.device_free_bytes), bytes(oom.allocated_bytes), bytes(oom.reserved_bytes),
-                    bytes(cache_free)));
-    ev.push_back(fmt::format("the largest free block in the cache was {} ({} on the request's stream {})",
-                             bytes(oom.largest_free_block_bytes), bytes(oom.largest_free_block_same_stream_bytes),
-                             oom.stream));
+    ev.push_back(Fact(FactKind::oom_request)
+                     .bytes("requested", request)
+                     .bytes("device_free", oom.device_free_bytes)
+                     .bytes("allocated", oom.allocated_bytes)
+                     .bytes("reserved", oom.reserved_bytes)
+                     .bytes("cache_free", cache_free));
+    ev.push_back(Fact(FactKind::oom_largest_free)
+                     .bytes("largest", oom.largest_free_block_bytes)
+                     .bytes("largest_same_stream", oom.largest_free_block_same_stream_bytes)
+                     .count("stream", oom.stream));
     const std::int64_t held = oom.reserved_bytes + oom.device_free_bytes;
+    std::optional<Pattern> pattern;
     if (oom.device_memory_bytes) {
         const std::int64_t capacity = *oom.device_memory_bytes;
         const std::int64_t elsewhere = capacity - held;
-        ev.push_back(
-            fmt::format("the device holds {} (--device-memory): {} was neither in this process's cache nor free",
-                        bytes(capacity), bytes(std::max<std::int64_t>(0, elsewhere))));
+        ev.push_back(Fact(FactKind::oom_capacity)
+                         .bytes("capacity", capacity)
+                         .bytes("other", std::max<std::int64_t>(0, elsewhere)));
         if (request > capacity)
-            oom.classification = "single_huge_request";
+            pattern = Pattern::single_huge_request;
         else if (elsewhere >= std::max(request, capacity / 10))
-            oom.classification = "other_process";
+            pattern = Pattern::other_process;
     } else if (request > held) {
-        oom.classification = "single_huge_request";
-        ev.push_back(
-            fmt::format("the request is larger than this process's cache and the free memory together ({}); "
-                        "another process holding memory would look the same: give --device-memory to tell",
-                        bytes(held)));
+        pattern = Pattern::single_huge_request;
+        ev.push_back(Fact(FactKind::oom_larger_than_held).bytes("held", held));
     }
-    if (oom.classification.empty()) {
-        if (oom.largest_free_block_same_stream_bytes < request && oom.device_free_bytes < request &&
-            cache_free >= request)
-            oom.classification = "fragmentation";
-        else
-            oom.classification = "device_full";
-    }
-    if (!oom.device_memory_bytes && oom.classification != "single_huge_request")
-        ev.push_back(
-            "whether another process held memory on the device cannot be told without its capacity "
-            "(--device-memory)");
-    const auto& text =
-        advice::pattern(oom.classification == "fragmentation" ? "fragmentation_oom" : oom.classification);
-    ev.insert(ev.begin(), std::string(text.summary));
-    oom.advice.push_back(std::string(text.fix));
+    if (!pattern)
+        pattern = oom.largest_free_block_same_stream_bytes < request && oom.device_free_bytes < request &&
+                          cache_free >= request
+                      ? Pattern::fragmentation_oom
+                      : Pattern::device_full;
+    if (!oom.device_memory_bytes && *pattern != Pattern::single_huge_request)
+        ev.push_back(Fact(FactKind::oom_capacity_unknown));
+    oom.classification = *pattern;
 }
 
 }  // namespace memsnap::analysis::detail

@@ -47,6 +47,33 @@ std::optional<std::int64_t> max_entries(const Snapshot& snap) {
     return std::nullopt;
 }
 
+// Whether the ring buffer lost events, or recording started late (23.9): live blocks that carry
+// a stack were made with history on, so a trace without their alloc lost it; frees of unseen
+// blocks without a stack are of blocks made before recording began.
+void judge_truncation(Replay& r, const Snapshot& snap, std::int64_t allocs, std::int64_t unseen_with_stack,
+                      std::int64_t lost, std::int64_t lost_bytes) {
+    r.recorded = allocs > 0;
+    if (!r.recorded) {
+        if (!r.events.empty()) r.truncation_evidence.push_back(Fact(FactKind::trace_not_recorded));
+        return;
+    }
+    if (lost > 0)
+        r.truncation_evidence.push_back(Fact(FactKind::lost_history).count("blocks", lost).bytes("bytes", lost_bytes));
+    if (unseen_with_stack > 0)
+        r.truncation_evidence.push_back(Fact(FactKind::frees_unseen).count("frees", unseen_with_stack));
+    const auto n = static_cast<std::int64_t>(r.events.size());
+    const bool full = [&] {
+        const auto limit = max_entries(snap);
+        return limit && *limit > 0 && n >= *limit;
+    }();
+    if (full) r.truncation_evidence.push_back(Fact(FactKind::entries_full).count("entries", n));
+    r.truncated = lost > 0 || unseen_with_stack > 0 || full;
+    if (!r.truncated && r.frees_unseen > 0) {
+        r.started_late = true;
+        r.truncation_evidence.push_back(Fact(FactKind::recording_started_late).count("frees", r.frees_unseen));
+    }
+}
+
 }  // namespace
 
 Replay replay(const Snapshot& snap, int device) {
@@ -57,10 +84,11 @@ Replay replay(const Snapshot& snap, int device) {
 
     // Forward: pair each alloc with the free that completes it, by address.
     std::unordered_map<std::int64_t, std::size_t, util::SeededIntHash> live;  // address -> allocation
-    std::int64_t double_allocs = 0;
+    std::int64_t double_allocs = 0, allocs = 0, unseen_with_stack = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const auto& e = r.events[i];
         if (e.action() == TraceAction::alloc) {
+            ++allocs;
             if (const auto it = live.find(e.addr); it != live.end()) {
                 r.allocations[it->second].free_event = i;  // its free fell out of the trace
                 ++double_allocs;
@@ -75,13 +103,14 @@ Replay replay(const Snapshot& snap, int device) {
                 // Allocated before the trace began: the free carries the allocation's stack.
                 r.allocations.push_back({e.addr, block_size(e.size), e.stack, std::nullopt, i});
                 ++r.frees_unseen;
+                unseen_with_stack += e.stack != snapshot::no_stack;
             }
         }
     }
 
     // The end: the snapshot's active blocks are what is live. Those the trace did not
     // allocate were there before it.
-    std::int64_t allocated_end = 0, reserved_end = 0;
+    std::int64_t allocated_end = 0, reserved_end = 0, lost = 0, lost_bytes = 0;
     std::map<std::int64_t, std::int64_t> snapshot_blocks;  // address -> size
     for (const auto& seg : snap.segments) {
         if (seg.device != device) continue;
@@ -90,8 +119,14 @@ Replay replay(const Snapshot& snap, int device) {
             if (!b.active()) continue;
             allocated_end += b.size;
             snapshot_blocks[b.address] = b.size;
-            if (!live.count(b.address))
+            if (!live.count(b.address)) {
                 r.allocations.push_back({b.address, b.size, b.stack, std::nullopt, std::nullopt});
+                // Made with history on, yet its alloc is not in the trace: the ring buffer lost it.
+                if (b.stack != snapshot::no_stack && b.live()) {
+                    ++lost;
+                    lost_bytes += b.size;
+                }
+            }
         }
     }
     std::int64_t missing = 0;
@@ -103,14 +138,8 @@ Replay replay(const Snapshot& snap, int device) {
         else
             a.size = it->second;  // the block as the snapshot has it
     }
-    if (missing)
-        r.disagreements.push_back(fmt::format(
-            "{} allocation(s) the trace leaves live are not active blocks of the snapshot at that address and size",
-            missing));
-    if (double_allocs)
-        r.disagreements.push_back(
-            fmt::format("{} address(es) allocated twice without a free in between: their frees are not in the trace",
-                        double_allocs));
+    if (missing) r.disagreements.push_back(Fact(FactKind::live_not_in_snapshot).count("allocations", missing));
+    if (double_allocs) r.disagreements.push_back(Fact(FactKind::twice_allocated).count("addresses", double_allocs));
 
     // Backward from the snapshot's totals.
     std::vector<std::int64_t> allocated_change(n, 0);
@@ -127,21 +156,8 @@ Replay replay(const Snapshot& snap, int device) {
         r.reserved[i] = r.reserved[i + 1] - reserved_change(r.events[i]);
     }
 
-    if (r.frees_unseen > 0) {
-        r.truncated = true;
-        r.truncation_evidence.push_back(fmt::format(
-            "{} free(s) of blocks the trace never saw allocated: they were allocated before its first entry",
-            r.frees_unseen));
-    }
-    if (const auto limit = max_entries(snap); limit && *limit > 0 && static_cast<std::int64_t>(n) >= *limit) {
-        r.truncated = true;
-        r.truncation_evidence.push_back(
-            fmt::format("the trace holds {} entries, its max_entries: older entries were overwritten", n));
-    }
-    if (n > 0 && (r.allocated[0] < 0 || r.reserved[0] < 0))
-        r.disagreements.push_back(
-            "counted back from the snapshot, memory before the first entry would be negative: "
-            "the trace does not match the snapshot's blocks and segments");
+    judge_truncation(r, snap, allocs, unseen_with_stack, lost, lost_bytes);
+    if (n > 0 && (r.allocated[0] < 0 || r.reserved[0] < 0)) r.disagreements.push_back(Fact(FactKind::negative_start));
     return r;
 }
 

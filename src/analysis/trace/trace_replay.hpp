@@ -4,6 +4,7 @@
 // and allocated and reserved bytes are known before each event (counted back from the
 // snapshot's totals, so a truncated ring buffer still gives absolute values).
 
+#include <memsnap/analysis/judge/facts.hpp>
 #include <memsnap/snapshot/model.hpp>
 
 #include <algorithm>
@@ -59,9 +60,11 @@ struct Replay {
     std::vector<std::int64_t> allocated, reserved;
     std::vector<Allocation> allocations;
     std::int64_t frees_unseen = 0;  // frees of blocks allocated before the trace
-    bool truncated = false;
-    std::vector<std::string> truncation_evidence;
-    std::vector<std::string> disagreements;
+    bool recorded = true;           // the trace holds alloc events
+    bool truncated = false;         // the ring buffer lost events
+    bool started_late = false;      // recording started after some blocks were made
+    Facts truncation_evidence;
+    Facts disagreements;
 };
 
 Replay replay(const snapshot::Snapshot& snap, int device);

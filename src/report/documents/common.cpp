@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include "phrases.hpp"
+
 #include <memsnap/util/format.hpp>
 
 #include <fmt/format.h>
@@ -41,16 +43,6 @@ Node stack(const analysis::RepresentativeStack& s, const std::vector<analysis::F
     return out;
 }
 
-Node diagnosis(const analysis::Diagnosis& d, std::string key) {
-    if (d.empty()) return Node::of(std::move(key), Value::none()).machines_only();
-    auto out = Node::object(std::move(key), Layout::section);
-    out.add("pattern", d.pattern.empty() ? Value::none() : Value::word(d.pattern));
-    out.add("summary", Value::text_of(d.summary), "likely");
-    out.add("fix", Value::text_of(d.fix));
-    out.add(sentences("evidence", d.evidence));
-    return out;
-}
-
 Node sentences(std::string key, const std::vector<std::string>& lines, std::string label) {
     auto out = Node::list(std::move(key), Layout::bullets, std::move(label));
     for (const auto& line : lines) out.add(Node::of("", Value::text_of(line)));
@@ -61,7 +53,8 @@ void add_usage(Node& parent, const analysis::MomentUsage& usage) {
     auto& categories = parent.add(Node::object("categories", Layout::line));
     for (const auto c : analysis::all_categories()) {
         const auto bytes = usage.category_bytes[static_cast<std::size_t>(c)];
-        auto& n = categories.add(std::string(analysis::to_string(c)), Value::bytes(bytes));
+        auto& n = categories.add(std::string(analysis::to_string(c)), Value::bytes(bytes),
+                                 std::string(analysis::to_string(c)));
         if (bytes == 0) n.machines_only();
     }
     categories.note = "none";
@@ -83,7 +76,7 @@ Node oom(const analysis::OomExplanation& o, const std::vector<analysis::FrameTex
                                        util::human_bytes(o.requested_bytes), util::human_bytes(o.device_free_bytes))))
         .people_only()
         .in_headline();
-    out.add("classification", Value::verdict(o.classification)).in_headline();
+    out.add("classification", Value::verdict(analysis::to_string(o.classification))).in_headline();
     out.add("device", Value::count(o.device)).machines_only();
     out.add("time_us", time_us(o.time_us)).machines_only();
     out.add("event", Value::count(static_cast<std::int64_t>(o.event))).machines_only();
@@ -97,12 +90,42 @@ Node oom(const analysis::OomExplanation& o, const std::vector<analysis::FrameTex
     out.add("stream", Value::count(o.stream)).machines_only();
     out.add("device_memory_bytes", Value::optional<std::int64_t>(o.device_memory_bytes, Value::bytes)).machines_only();
     out.add("frame", o.frame ? frame(*o.frame) : Value::none(), "at");
-    out.add(sentences("evidence", o.evidence));
-    out.add(sentences("advice", o.advice, "fix"));
+    out.add("cause", Value::text_of(std::string(summary(o.classification))), "likely");
+    out.add(facts("evidence", o.evidence));
+    out.add("fix", Value::text_of(std::string(fix(o.classification))));
     out.add(stack(o.stack, table, "stack of the failing request")).key = "stack";
     auto& live = out.add(Node::object("live", Layout::section, "live at that moment"));
     live.merge = true;
     add_usage(live, o.usage);
+    return out;
+}
+
+Node comparability(const analysis::Comparability& c) {
+    auto out = Node::object("comparability", Layout::section, "Comparability");
+    out.add("same_process", Value::word(analysis::to_string(c.same_process)), "one process");
+    out.add(facts("process_evidence", c.process_evidence));
+    out.add("same_workload", Value::word(analysis::to_string(c.same_workload)), "same workload");
+    out.add(facts("workload_evidence", c.workload_evidence));
+    out.add("order_known", Value::flag(c.order_known), "known order");
+    out.add(facts("order_evidence", c.order_evidence));
+    out.add("behaviour_judged", Value::flag(c.behaviour_allowed()), "behaviour judged");
+    return out;
+}
+
+Node headline(const analysis::Facts& list) {
+    auto out = facts("headline", list);
+    out.layout = Layout::bullets;
+    return out;
+}
+
+Node peak(std::string key, const std::optional<analysis::Peak>& p, std::string label) {
+    if (!p) return Node::of(std::move(key), Value::none()).machines_only();
+    auto out = Node::object(std::move(key), Layout::section, std::move(label));
+    out.add("bytes", Value::bytes(p->bytes)).in_headline();
+    out.add("device", Value::count(p->device)).machines_only();
+    out.add("time_us", time_us(p->time_us)).machines_only();
+    out.add("event", Value::count(static_cast<std::int64_t>(p->event))).machines_only();
+    add_usage(out, p->usage);
     return out;
 }
 

@@ -2,6 +2,7 @@
 // Internal: the pieces several documents share: sites, frames, stacks, diagnoses, what was
 // live at a moment, an out-of-memory event, lists of sentences.
 
+#include <memsnap/analysis/judge/comparability.hpp>
 #include <memsnap/analysis/judge/diagnosis.hpp>
 #include <memsnap/analysis/sites/site_rules.hpp>
 #include <memsnap/analysis/sites/stacks.hpp>
@@ -22,14 +23,20 @@ void add_site(Node& record, const analysis::SiteKey& site, bool headline = true)
 // `shown` false: for machines only (an unchanged stack says nothing to people).
 Node stack(const analysis::RepresentativeStack& stack, const std::vector<analysis::FrameText>& table, std::string label,
            bool shown = true);
-// The likely cause, its fix and evidence; JSON null when there is none.
-Node diagnosis(const analysis::Diagnosis& diagnosis, std::string key = "diagnosis");
 // Sentences as bullets under `label` (none shown when empty and `label` is empty).
 Node sentences(std::string key, const std::vector<std::string>& lines, std::string label = {});
 // Categories and sites live at one moment of a trace.
 void add_usage(Node& parent, const analysis::MomentUsage& usage);
 // One out-of-memory event explained; `when` says when it happened, for people.
 Node oom(const analysis::OomExplanation& oom, const std::vector<analysis::FrameText>& table, std::string when);
+// How comparable the captures are: one process, the same workload, a known order, each with
+// the facts that decided; and whether behaviour is judged.
+Node comparability(const analysis::Comparability& comparability);
+// The first lines' facts (OOMs elsewhere, a higher peak, caveats), for people before the rest.
+Node headline(const analysis::Facts& facts);
+// A peak of allocated memory and what held it (the shape of trace's "peak"); null when none.
+Node peak(std::string key, const std::optional<analysis::Peak>& peak, std::string label);
+
 // "100 → 500 (400 steps, from file names)" or "unknown".
 std::string steps_text(const util::Steps& steps);
 // "0, 1", or "none".

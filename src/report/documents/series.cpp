@@ -1,6 +1,7 @@
 // The documents of `trend` ("kind": "trend") and `ranks` ("kind": "ranks").
 #include "common.hpp"
 #include "documents.hpp"
+#include "phrases.hpp"
 
 #include <memsnap/util/format.hpp>
 
@@ -15,7 +16,7 @@ void add_fit(Node& out, const analysis::SeriesFit& f, bool steps_known) {
     out.add("r2", Value::number(f.r2, 2), "R²");
     out.add("monotonic_share", Value::share(f.monotonic_share), "not down");
     out.add("first_step", Value::optional<std::int64_t>(f.first_step, Value::count)).machines_only();
-    out.add("verdict", Value::verdict(f.verdict));
+    out.add("verdict", Value::verdict(analysis::to_string(f.verdict)));
 }
 
 Node series_table(std::string key, std::string label, const std::vector<analysis::TrendSeries>& all, bool steps_known) {
@@ -50,7 +51,7 @@ Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
     auto r = Node::object("", Layout::facts);
     r.add("rank", Value::count(static_cast<std::int64_t>(s.rank))).in_headline();
     r.add("slope_text", Value::rate(s.fit.slope_bytes_per_step, t.steps_known)).people_only().in_headline();
-    r.add("verdict_text", Value::verdict(s.fit.verdict)).people_only().in_headline();
+    r.add("verdict_text", Value::verdict(analysis::to_string(s.fit.verdict))).people_only().in_headline();
     add_site(r, s.site);
     r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
     add_fit(r, s.fit, t.steps_known);
@@ -81,6 +82,12 @@ Document trend(const analysis::TrendResult& t) {
     auto& files = root.add(Node::list("files", Layout::hidden));
     for (const auto& f : t.files) files.add(Node::of("", Value::text_of(f)));
     root.add(numbers("steps", t.steps));
+    const auto& c = t.comparability;
+    root.add("same_process_text", Value::text_of(answer_text(c.same_process, c.process_evidence)), "same process")
+        .people_only();
+    root.add("same_workload_text", Value::text_of(answer_text(c.same_workload, c.workload_evidence)), "same workload")
+        .people_only();
+    root.add(comparability(c)).machines_only();
     root.add("steps_text",
              Value::text_of(fmt::format("{} ({}{})", joined_steps(t.steps), t.steps_source,
                                         t.steps_known ? "" : ": positions, not steps")),
@@ -92,10 +99,18 @@ Document trend(const analysis::TrendResult& t) {
     warmup.note = "interval(s) left out of the fit";
     if (t.warmup == 0) warmup.machines_only();
     root.add("device", Value::optional<int>(t.device, [](int v) { return Value::count(v); })).machines_only();
+    auto& points = root.add(Node::list("points", Layout::table, "Captures, in the order judged"));
+    for (std::size_t i = 0; i < t.points.size(); ++i) {
+        auto& row = points.add(Node::object("", Layout::facts));
+        row.add("position", Value::count(static_cast<std::int64_t>(i + 1)), "#");
+        row.add("step", t.steps_known ? Value::count(t.points[i].step) : Value::none());
+        row.add("file", Value::text_of(t.points[i].file));
+    }
     auto& verdict = root.add(Node::object("verdict_block", Layout::section, "Verdict"));
     verdict.merge = true;
-    verdict.add("verdict", Value::verdict(t.verdict)).in_headline();
-    verdict.add(sentences("evidence", t.evidence));
+    verdict.add("verdict", Value::verdict(analysis::to_string(t.verdict))).in_headline();
+    verdict.add(facts("evidence", t.evidence));
+    verdict.add(advice("advice", t.advice, "advice"));
     root.add(series_table("totals", "Totals", t.totals, t.steps_known));
     root.add(series_table("categories", "Categories of live memory", t.categories, t.steps_known));
     auto& sites = root.add(Node::list(
@@ -105,8 +120,8 @@ Document trend(const analysis::TrendResult& t) {
     if (t.kind != "snapshot") sites.machines_only();
     for (const auto& s : t.sites) sites.add(trend_site(s, t));
     root.add("sites_total", Value::count(static_cast<std::int64_t>(t.sites_total))).machines_only();
-    root.add(sentences("notes", t.notes, "Notes"));
-    root.add(sentences("warnings", t.warnings)).machines_only();
+    root.add(facts("notes", t.notes, "Notes"));
+    root.add(facts("warnings", t.warnings)).machines_only();
     return doc;
 }
 
@@ -154,6 +169,7 @@ Node rank_row(const analysis::RankSummary& k, const analysis::RanksResult& r) {
 Node outlier_record(const analysis::RankOutlier& o) {
     auto r = Node::object("", Layout::facts);
     r.add("rank", Value::count(o.rank)).in_headline();
+    r.add("verdict", Value::verdict(analysis::to_string(o.verdict))).in_headline();
     r.add("file", Value::text_of(o.file)).machines_only();
     r.add("allocated_bytes", Value::bytes(o.allocated_bytes), "allocated").in_headline();
     r.add("delta_bytes", Value::signed_bytes(o.delta_bytes), "against the median").in_headline();
@@ -208,8 +224,9 @@ Document ranks(const analysis::RanksResult& r) {
             row.add("category", Value::word(analysis::to_string(s.category)));
             row.add("site", site(s.site));
         }
-    root.add(sentences("notes", r.notes, "Notes"));
-    root.add(sentences("warnings", r.warnings)).machines_only();
+    root.add("same_workload", Value::word(analysis::to_string(r.same_workload)), "same workload");
+    root.add(facts("notes", r.notes, "Notes"));
+    root.add(facts("warnings", r.warnings)).machines_only();
     return doc;
 }
 

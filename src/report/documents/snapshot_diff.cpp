@@ -1,6 +1,7 @@
 // The document of a snapshot diff ("kind": "snapshot_diff").
 #include "common.hpp"
 #include "documents.hpp"
+#include "phrases.hpp"
 
 #include <memsnap/util/format.hpp>
 
@@ -11,12 +12,6 @@ namespace memsnap::report::doc {
 namespace {
 
 using analysis::SnapshotDiff;
-
-std::string same_process_text(const analysis::SameProcess& same) {
-    const char* answer = !same.value ? "unknown" : *same.value ? "yes" : "no";
-    if (same.evidence.empty()) return answer;
-    return fmt::format("{}: {}", answer, same.evidence.front());
-}
 
 void add_header(Node& root, const SnapshotDiff& d) {
     root.add("before", Value::text_of(d.before_file)).machines_only();
@@ -30,9 +25,17 @@ void add_header(Node& root, const SnapshotDiff& d) {
         steps = Node::of("steps", Value::none()).machines_only();
     }
     root.add("steps_source", Value::word(d.steps.source)).machines_only();
-    root.add("same_process_text", Value::text_of(same_process_text(d.same_process)), "same process").people_only();
-    root.add("same_process", d.same_process.value ? Value::flag(*d.same_process.value) : Value::none()).machines_only();
-    root.add(sentences("same_process_evidence", d.same_process.evidence)).machines_only();
+    const auto& c = d.comparability;
+    root.add("same_process_text", Value::text_of(answer_text(c.same_process, c.process_evidence)), "same process")
+        .people_only();
+    root.add("same_workload_text", Value::text_of(answer_text(c.same_workload, c.workload_evidence)), "same workload")
+        .people_only();
+    root.add("same_process", c.same_process == analysis::Answer::unknown
+                                 ? Value::none()
+                                 : Value::flag(c.same_process == analysis::Answer::yes))
+        .machines_only();
+    root.add(facts("same_process_evidence", c.process_evidence)).machines_only();
+    root.add(comparability(c)).machines_only();
     root.add("device", Value::optional<int>(d.device, [](int v) { return Value::count(v); })).machines_only();
     auto& devices = root.add(Node::object("devices", Layout::hidden));
     for (const auto* side : {&d.devices.before, &d.devices.after}) {
@@ -48,18 +51,23 @@ void add_header(Node& root, const SnapshotDiff& d) {
 }
 
 void add_verdict(Node& root, const SnapshotDiff& d) {
+    root.add(headline(d.headline));
     auto& v = root.add(Node::object("verdict_block", Layout::section, "Verdict"));
     v.merge = true;
-    v.add("verdict", Value::verdict(analysis::to_string(d.verdict.verdict))).in_headline();
+    v.add("verdict", Value::verdict(analysis::to_string(d.verdict))).in_headline();
     auto& rates = v.add(Node::object("rates", Layout::line)).people_only();
     rates.in_headline();
     rates.add("allocated", Value::rate(d.totals.allocated.per_step, d.steps.known()), "allocated");
     rates.add("reserved", Value::rate(d.totals.reserved.per_step, d.steps.known()), "reserved");
-    v.add(sentences("evidence", d.verdict.evidence));
-    std::vector<std::string> same;
-    for (const auto& e : d.same_process.evidence) same.push_back("same process: " + e);
-    v.add(sentences("same_process_lines", same)).people_only();
-    v.add(sentences("advice", d.verdict.advice, "advice"));
+    v.add(facts("evidence", d.evidence));
+    v.add(advice("advice", d.advice, "advice"));
+}
+
+void add_peaks(Node& root, const SnapshotDiff& d) {
+    auto& peaks = root.add(Node::object("peaks", Layout::section, "Peaks of allocated memory (from the traces)"));
+    if (!d.peak_before && !d.peak_after) peaks.layout = Layout::hidden;
+    peaks.add(peak("before", d.peak_before, "before"));
+    peaks.add(peak("after", d.peak_after, "after"));
 }
 
 void add_totals(Node& root, const SnapshotDiff& d) {
@@ -100,6 +108,7 @@ void add_totals(Node& root, const SnapshotDiff& d) {
 }
 
 void add_diagnosis(Node& root, const SnapshotDiff& d) {
+    add_peaks(root, d);
     auto& overall = root.add(diagnosis(d.overall));
     overall.label = "Diagnosis";
     root.add("stacks_recorded", Value::flag(d.stacks_recorded)).machines_only();
@@ -122,6 +131,7 @@ Node site_record(const analysis::SiteChange& s, const SnapshotDiff& d) {
     r.add("growth_bytes_per_step", Value::rate(s.growth_bytes_per_step, d.steps.known()), "growth").in_headline();
     r.add("verdict", Value::verdict(analysis::to_string(s.verdict))).in_headline();
     add_site(r, s.site);
+    r.add("has_stack", Value::flag(s.has_stack)).machines_only();
     r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
     auto& bytes = r.add(Node::object("bytes", Layout::line));
     bytes.merge = true;
@@ -139,6 +149,8 @@ Node site_record(const analysis::SiteChange& s, const SnapshotDiff& d) {
     auto& share = r.add("share", s.share ? Value::share(*s.share) : Value::none(), "share of the growth");
     if (!s.share) share.machines_only();
     r.add(diagnosis(s.diagnosis));
+    if (s.reason) r.add(facts("reason", {*s.reason})).label = "not judged";
+    if (!s.has_stack) r.add(facts("no_stack", {analysis::Fact(analysis::FactKind::no_stack_site)})).label = "stack";
     auto& stacks = r.add(Node::list("stacks", Layout::section));
     for (const auto& st : s.stacks) {
         // Unchanged stacks say nothing to people.
@@ -157,8 +169,8 @@ void add_sites(Node& root, const SnapshotDiff& d) {
     if (d.sites_below_min_growth) why += fmt::format(", {} below --min-growth", d.sites_below_min_growth);
     auto& sites = root.add(
         Node::list("sites", Layout::records,
-                   fmt::format("Sites ranked by growth per {} ({} of {} sites{})", d.steps.known() ? "step" : "capture",
-                               d.sites_total - hidden, d.sites_total, why)));
+                   fmt::format("Sites, leaks first, by the size of their change per {} ({} of {} sites{})",
+                               d.steps.known() ? "step" : "capture", d.sites_total - hidden, d.sites_total, why)));
     sites.primary = true;
     sites.note = d.sites_total == 0 ? "No live blocks in either capture." : "No site passes the filters.";
     sites.count = d.sites.size();
@@ -181,8 +193,8 @@ Document snapshot_diff(const SnapshotDiff& d) {
     add_totals(doc.root, d);
     add_diagnosis(doc.root, d);
     add_sites(doc.root, d);
-    doc.root.add(sentences("notes", d.notes, "Notes"));
-    doc.root.add(sentences("warnings", d.warnings)).machines_only();
+    doc.root.add(facts("notes", d.notes, "Notes"));
+    doc.root.add(facts("warnings", d.warnings)).machines_only();
     return doc;
 }
 

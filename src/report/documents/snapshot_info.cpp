@@ -2,6 +2,7 @@
 // names expected.json uses.
 #include "common.hpp"
 #include "documents.hpp"
+#include "phrases.hpp"
 
 #include <memsnap/util/format.hpp>
 
@@ -74,10 +75,15 @@ void add_totals(Node& parent, const analysis::MemoryTotals& t, bool with_notes) 
     auto& split = parent.add("inactive_split_bytes", Value::bytes(t.inactive_split_bytes), "inactive split");
     parent.add("external_fragmentation_bytes", Value::bytes(t.inactive_split_bytes)).machines_only();  // earlier name
     auto& releasable = parent.add("releasable_bytes", Value::bytes(t.releasable_bytes), "releasable cache");
+    auto& stuck = parent.add("non_releasable_bytes", Value::bytes(t.non_releasable_bytes), "non-releasable");
+    auto& pending = parent.add("pending_free_bytes", Value::bytes(t.pending_free_bytes), "pending free");
+    if (t.pending_free_bytes == 0) pending.machines_only();
     if (!with_notes) return;
     waste.note = "size - requested of live blocks";
-    split.note = "free blocks in segments that hold live blocks (non-releasable)";
-    releasable.note = "whole free segments (empty_cache)";
+    split.note = "free blocks in segments that hold live blocks (torch's inactive_split_bytes)";
+    releasable.note = "what empty_cache() returns: whole free segments, free pages of expandable segments";
+    stuck.note = "the rest of the cache";
+    pending.note = "freed, still in use on another stream: not allocated, not requested";
 }
 
 void add_memory(Node& root, const SnapshotInfo& s) {
@@ -224,6 +230,7 @@ Document snapshot_info(const SnapshotInfo& s) {
     doc.kind = "snapshot";
     doc.title = s.file;
     add_header(doc.root, s);
+    doc.root.add(headline(s.headline));
     doc.root.add(sentences("warnings", s.warnings, "Warnings"));
     add_memory(doc.root, s);
     auto& by_state = doc.root.add(Node::object("blocks_by_state", Layout::hidden));

@@ -3,6 +3,7 @@
 // summaries and stats compare; values are ranges (a summary cell is truncated to its unit).
 #include "common.hpp"
 #include "documents.hpp"
+#include "phrases.hpp"
 
 #include <memsnap/util/format.hpp>
 
@@ -95,12 +96,6 @@ Document stats_info(const analysis::StatsInfo& info) {
 
 namespace {
 
-std::string same_process_text(const analysis::SameProcess& same) {
-    const char* answer = !same.value ? "unknown" : *same.value ? "yes" : "no";
-    if (same.evidence.empty()) return answer;
-    return fmt::format("{}: {}", answer, same.evidence.front());
-}
-
 Node metrics_table(const analysis::DeviceDiff& d, bool steps_known) {
     auto out = Node::list("metrics", Layout::table);
     out.keyed_by = "metric";
@@ -169,9 +164,9 @@ Node device_record(const analysis::DeviceDiff& d, bool steps_known) {
     auto r = Node::object("", Layout::facts);
     r.add("device", Value::optional<int>(d.device, [](int v) { return Value::count(v); })).machines_only();
     r.add("device_name", Value::text_of(util::device_name(d.device))).people_only().in_headline();
-    r.add("verdict", Value::verdict(analysis::to_string(d.verdict.verdict))).in_headline();
-    r.add(sentences("evidence", d.verdict.evidence, "evidence"));
-    r.add(sentences("advice", d.verdict.advice, "advice"));
+    r.add("verdict", Value::verdict(analysis::to_string(d.verdict))).in_headline();
+    r.add(facts("evidence", d.evidence, "evidence"));
+    r.add(advice("advice", d.advice, "advice"));
     r.add(metrics_table(d, steps_known));
     r.add(series_of(d));
     r.add(trends_of(d));
@@ -180,7 +175,7 @@ Node device_record(const analysis::DeviceDiff& d, bool steps_known) {
                         fmt::format("series ({} tables: {})", d.series.size(), points_text(d))))
             .people_only();
     r.add(sentences("missing", d.missing, "missing"));
-    r.add(sentences("notes", d.notes, "notes"));
+    r.add(facts("notes", d.notes, "notes"));
     return r;
 }
 
@@ -201,10 +196,17 @@ Document stats_diff(const analysis::StatsDiff& diff) {
         root.add("steps", Value::none()).machines_only();
     }
     root.add("steps_source", Value::word(diff.steps.source)).machines_only();
-    root.add("same_process_text", Value::text_of(same_process_text(diff.same_process)), "same process").people_only();
-    root.add("same_process", diff.same_process.value ? Value::flag(*diff.same_process.value) : Value::none())
+    const auto& c = diff.comparability;
+    root.add("same_process_text", Value::text_of(answer_text(c.same_process, c.process_evidence)), "same process")
+        .people_only();
+    root.add("same_workload_text", Value::text_of(answer_text(c.same_workload, c.workload_evidence)), "same workload")
+        .people_only();
+    root.add("same_process", c.same_process == analysis::Answer::unknown
+                                 ? Value::none()
+                                 : Value::flag(c.same_process == analysis::Answer::yes))
         .machines_only();
-    root.add(sentences("same_process_evidence", diff.same_process.evidence)).machines_only();
+    root.add(facts("same_process_evidence", c.process_evidence)).machines_only();
+    root.add(comparability(c)).machines_only();
     root.add("before_kind", Value::word(stats::to_string(diff.before_kind))).machines_only();
     root.add("after_kind", Value::word(stats::to_string(diff.after_kind))).machines_only();
     auto& sets = root.add(Node::object("device_sets", Layout::hidden));
@@ -216,7 +218,7 @@ Document stats_diff(const analysis::StatsDiff& diff) {
     primary.merge = true;
     primary.machines_only();
     for (auto& item : primary.items) item.primary = false;  // CSV rows come from `devices`
-    root.add(sentences("warnings", diff.warnings)).machines_only();
+    root.add(facts("warnings", diff.warnings)).machines_only();
     auto& devices = root.add(Node::list("devices", Layout::records));
     for (const auto& d : diff.devices) devices.add(device_record(d, diff.steps.known()));
     root.add(sentences("ranges_note",

@@ -1,6 +1,7 @@
 // The document of `trace` ("kind": "trace"): one device's replayed trace.
 #include "common.hpp"
 #include "documents.hpp"
+#include "phrases.hpp"
 
 #include <memsnap/util/format.hpp>
 
@@ -41,12 +42,18 @@ void add_header(Node& root, const TraceResult& t) {
                  "ring buffer")
             .people_only();
     root.add("truncated", Value::flag(t.truncated)).machines_only();
-    root.add(sentences("truncation_evidence", t.truncation_evidence, "truncation"));
-    root.add(sentences("disagreements", t.disagreements, "disagrees"));
-    root.add("iterations_text", Value::text_of(fmt::format("{} ({})", t.iterations, t.iteration_source)), "iterations")
+    root.add("recorded", Value::flag(t.recorded)).machines_only();
+    root.add("started_late", Value::flag(t.started_late)).machines_only();
+    root.add(facts("truncation_evidence", t.truncation_evidence, "recording"));
+    root.add(facts("disagreements", t.disagreements, "disagrees"));
+    root.add("iterations_text",
+             Value::text_of(fmt::format("{} ({}){}", t.iterations, analysis::to_string(t.iteration_source),
+                                        t.iterations_judged || t.iterations == 0 ? "" : ": too few to judge by")),
+             "iterations")
         .people_only();
     root.add("iterations", Value::count(static_cast<std::int64_t>(t.iterations))).machines_only();
-    root.add("iteration_source", Value::text_of(t.iteration_source)).machines_only();
+    root.add("iteration_source", Value::word(analysis::to_string(t.iteration_source))).machines_only();
+    root.add("iterations_judged", Value::flag(t.iterations_judged)).machines_only();
     root.add(
         numbers("iteration_starts", std::vector<std::int64_t>(t.iteration_starts.begin(), t.iteration_starts.end())));
     root.add(numbers("snapshot_events", std::vector<std::int64_t>(t.snapshot_events.begin(), t.snapshot_events.end())));
@@ -83,10 +90,10 @@ Node site_record(const analysis::TraceSite& s, const TraceResult& t) {
     r.add("rank", Value::count(static_cast<std::int64_t>(s.rank))).in_headline();
     r.add("live_bytes", Value::bytes(s.live_bytes), "live").in_headline();
     r.add("live_allocations", Value::count(s.live_allocations, "allocation"), "allocations").in_headline();
-    r.add("verdict", Value::verdict(s.verdict)).in_headline();
+    r.add("verdict", Value::verdict(analysis::to_string(s.verdict))).in_headline();
     add_site(r, s.site);
     r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
-    if (s.verdict == "leak")
+    if (s.verdict == analysis::Verdict::leak)
         r.add("leak",
               Value::text_of(fmt::format("+{} ({}) every iteration, still live",
                                          counted(s.leak_allocations_per_iteration, "allocation"),
@@ -134,6 +141,7 @@ Document trace(const TraceResult& t) {
     doc.title = fmt::format("trace of {}, device {} ({})", t.file, t.device,
                             t.generation.empty() ? "generation unknown" : t.generation);
     add_header(doc.root, t);
+    doc.root.add(headline(t.headline));
     add_peak(doc.root, t);
     auto& ooms = doc.root.add(Node::list("ooms", Layout::records, "Out-of-memory events"));
     if (t.ooms.empty()) ooms.layout = Layout::hidden;
@@ -146,7 +154,7 @@ Document trace(const TraceResult& t) {
     for (const auto& s : t.sites) sites.add(site_record(s, t));
     doc.root.add("sites_total", Value::count(static_cast<std::int64_t>(t.sites_total))).machines_only();
     add_timeline(doc.root, t);
-    doc.root.add(sentences("notes", t.notes, "Notes"));
+    doc.root.add(facts("notes", t.notes, "Notes"));
     return doc;
 }
 

@@ -217,14 +217,15 @@ std::string trace_timeline_svg(const analysis::TraceResult& t) {
             "<title>out of memory: {3} requested, {4}</title></line><text x=\"{5:.2f}\" y=\"{6}\" "
             "font-weight=\"bold\">OOM</text>\n",
             plot.px(static_cast<double>(o.event)), Plot::kPlotTop, plot.bottom(), util::human_bytes(o.requested_bytes),
-            xml_text(o.classification), plot.px(static_cast<double>(o.event)) + 4, Plot::kPlotTop + 12);
+            xml_text(analysis::to_string(o.classification)), plot.px(static_cast<double>(o.event)) + 4,
+            Plot::kPlotTop + 12);
     const double ly = plot.bottom() + 40;
     out += fmt::format(
         "<rect x=\"{0}\" y=\"{1}\" width=\"12\" height=\"3\" fill=\"#d1495b\"/><text x=\"{2}\" y=\"{3}\">"
         "allocated</text><rect x=\"{4}\" y=\"{1}\" width=\"12\" height=\"3\" fill=\"#3b6fb6\"/><text x=\"{5}\" "
         "y=\"{3}\">reserved</text><text x=\"{6}\" y=\"{3}\">dashed: iteration starts ({7})</text>\n",
         Plot::kLeft, ly, Plot::kLeft + 16, ly + 5, Plot::kLeft + 110, Plot::kLeft + 126, Plot::kLeft + 220,
-        xml_text(t.iteration_source));
+        xml_text(analysis::to_string(t.iteration_source)));
     out += "</svg>\n";
     return out;
 }
@@ -236,9 +237,10 @@ namespace memsnap::report::detail {
 std::string trend_svg(const analysis::TrendResult& t) {
     Plot plot;
     const double height = plot.bottom() + 70;
-    std::string out = header(height, fmt::format("memory over {} captures: {}", t.steps.size(), t.verdict),
-                             fmt::format("steps {} → {} ({}); allocated (red), reserved (blue), the first site (green)",
-                                         t.steps.front(), t.steps.back(), t.steps_source));
+    std::string out =
+        header(height, fmt::format("memory over {} captures: {}", t.steps.size(), analysis::to_string(t.verdict)),
+               fmt::format("steps {} → {} ({}); allocated (red), reserved (blue), the first site (green)",
+                           t.steps.front(), t.steps.back(), t.steps_source));
     std::vector<std::pair<const char*, const std::vector<std::int64_t>*>> lines;
     for (const auto& s : t.totals) {
         if (s.name == "allocated_bytes") lines.emplace_back("#d1495b", &s.bytes);

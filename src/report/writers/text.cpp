@@ -53,6 +53,7 @@ class TextWriter {
     const RenderOptions& options_;
     const Sink& sink_;
     std::string out_;
+    int sections_ = 0;  // titled blocks the writer is inside
 
     void flush() {
         sink_(out_);
@@ -82,7 +83,9 @@ class TextWriter {
                 continue;
             }
             flush_facts();
-            node(item, depth);
+            // A titled block inside a titled block is indented under it.
+            const bool nested = !object.label.empty() && item.kind == Node::Kind::object && !item.label.empty();
+            node(item, nested ? depth + 1 : depth);
         }
         flush_facts();
     }
@@ -94,8 +97,8 @@ class TextWriter {
             const Node item = n.item(i);
             if (!for_people(item)) continue;
             if (!out.empty()) out += ", ";
-            out += n.layout == Layout::line && item.kind == Node::Kind::value
-                       ? fmt::format("{} {}", label_of(item), shown(item.value))
+            out += n.layout == Layout::line && item.kind == Node::Kind::value && !item.label.empty()
+                       ? fmt::format("{} {}", item.label, shown(item.value))
                        : shown(item.value);
         }
         return out.empty() && !n.note.empty() ? n.note : out;
@@ -131,10 +134,16 @@ class TextWriter {
     void node(const Node& n, int depth) {
         switch (n.layout) {
             case Layout::facts:
-            case Layout::section:
+            case Layout::section: {
                 heading(n, depth);
-                if (n.kind == Node::Kind::list) return items(n, depth);
-                return body(n, depth);
+                sections_ += n.label.empty() ? 0 : 1;
+                if (n.kind == Node::Kind::list)
+                    items(n, depth);
+                else
+                    body(n, depth);
+                sections_ -= n.label.empty() ? 0 : 1;
+                return;
+            }
             case Layout::table:
                 return table(n, depth);
             case Layout::records:
@@ -167,7 +176,7 @@ class TextWriter {
     void bullets(const Node& list, int depth) {
         if (list.size() == 0 && list.note.empty()) return;
         int inner = depth;
-        if (!list.label.empty() && depth <= 1) {
+        if (!list.label.empty() && depth <= 1 && sections_ == 0) {
             heading(list, depth);
         } else if (!list.label.empty()) {
             out_ += indent(depth) + util::printable(list.label) + ":\n";
@@ -232,6 +241,8 @@ class TextWriter {
         switch (cell.value.kind) {
             case K::rate:
                 return pad_left(text, 18);
+            case K::count:
+                return cell.value.unit.empty() ? text : pad_left(text, 16);
             case K::bytes:
             case K::signed_bytes:
                 return pad_left(text, 12);

@@ -37,7 +37,8 @@ std::string for_people(const Value& v) {
         case K::flag:
             return v.integer ? "yes" : "no";
         case K::count:
-            return fmt::format("{}", v.integer);
+            if (v.unit.empty()) return fmt::format("{}", v.integer);
+            return fmt::format("{} {}{}", v.integer, v.unit, v.integer == 1 ? "" : "s");
         case K::signed_count:
             return util::signed_count(v.integer);
         case K::number:

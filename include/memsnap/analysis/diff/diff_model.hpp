@@ -2,10 +2,12 @@
 // The result of diffing two snapshots, and the pieces its stages pass on. Pure data for the
 // reports: every figure a writer prints is here.
 
+#include <memsnap/analysis/judge/comparability.hpp>
 #include <memsnap/analysis/judge/diagnosis.hpp>
-#include <memsnap/analysis/judge/same_process.hpp>
+#include <memsnap/analysis/judge/facts.hpp>
 #include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/analysis/sites/categories.hpp>
+#include <memsnap/analysis/sites/moments.hpp>
 #include <memsnap/analysis/sites/site_rules.hpp>
 #include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/analysis/sites/stacks.hpp>
@@ -28,13 +30,13 @@ struct TotalChange {
 };
 
 struct TotalsChange {
-    TotalChange allocated, reserved, active, requested, inactive, inactive_split, releasable;
+    TotalChange allocated, reserved, active, requested, inactive, inactive_split, releasable, non_releasable;
     struct Field {
         const char* name;  // the JSON key, as memory_stats names it ("allocated_bytes")
         TotalChange TotalsChange::*member;
     };
     // Every total in report order.
-    static const std::array<Field, 7>& fields();
+    static const std::array<Field, 8>& fields();
 };
 
 // What a site holds in each capture: all that grouping knows, before any judgement.
@@ -45,12 +47,14 @@ struct SiteCounts {
     std::int64_t before_blocks = 0, after_blocks = 0, delta_blocks = 0;
     std::int64_t new_blocks = 0, gone_blocks = 0, survivor_blocks = 0;
     double growth_bytes_per_step = 0;
+    bool has_stack = true;  // false: blocks without a stack, grouped by size
 };
 
 struct SiteChange : SiteCounts {
     std::size_t rank = 0;         // 1-based
     std::optional<double> share;  // of the allocated change; none within the noise floor
-    SiteVerdict verdict = SiteVerdict::stable;
+    Verdict verdict = Verdict::stable;
+    std::optional<Fact> reason;  // growth at a site with a stack: why no behaviour verdict
     Diagnosis diagnosis;
     std::vector<RepresentativeStack> stacks;  // the biggest changes first, at most 3
 };
@@ -71,15 +75,26 @@ struct Convergence {
     std::size_t sites = 0;  // growing sites below it
 };
 
+struct DeviceSets {
+    std::vector<int> before, after;  // devices holding segments (or tables)
+    bool differ() const { return before != after; }
+};
+
 struct SnapshotDiff {
     std::string before_file, after_file;
     util::Steps steps;
     std::optional<int> device;  // --device
     DeviceSets devices;
-    SameProcess same_process;
+    Comparability comparability;  // before any verdict; filters never change it
     TotalsChange totals;
-    VerdictResult verdict;
-    Diagnosis overall;  // the step-level picture for the top of the report
+    Verdict verdict = Verdict::stable;
+    Facts evidence;              // the figures the verdict rests on
+    std::vector<Advice> advice;  // what to do next
+    Diagnosis overall;           // the step-level picture for the top of the report
+    Facts headline;              // what the first lines say besides the verdict: OOMs, caveats
+    // Each side's peak of allocated memory from its trace (the top level fills these in);
+    // none for a side without a trace.
+    std::optional<Peak> peak_before, peak_after;
     std::array<CategoryChange, category_count> categories{};
     bool stacks_recorded = true;                                   // false: grouped by block size alone
     std::int64_t pending_free_before = 0, pending_free_after = 0;  // counted apart
@@ -95,8 +110,8 @@ struct SnapshotDiff {
     // changed), once, with their bytes before and after (all sizes together); for pictures.
     std::vector<ProfileSample> stack_samples;
     std::vector<FrameText> frame_table;  // the frames of every stack above
-    std::vector<std::string> notes;
-    std::vector<std::string> warnings;  // also worth standard error: devices that differ
+    Facts notes;
+    Facts warnings;  // also for standard error: devices that differ, the files' own warnings
 };
 
 }  // namespace memsnap::analysis

@@ -19,6 +19,7 @@ struct GroupKey {
     CanonStackId stack;
     std::int64_t size = 0;
     Category category = Category::unknown;  // from the whole stack, hidden frames too
+    std::uint16_t device = 0;               // last: one (stack, size) on several devices is adjacent
     auto operator<=>(const GroupKey&) const = default;
 };
 
@@ -29,6 +30,7 @@ struct GroupCounts {
 struct BlockMatch {
     std::vector<std::pair<GroupKey, GroupCounts>> groups;  // sorted by key
     std::int64_t live_before = 0, live_after = 0, survivors = 0;
+    bool several_devices = false;  // the live blocks lie on more than one device
     std::array<CategoryChange, category_count> categories{};
 };
 

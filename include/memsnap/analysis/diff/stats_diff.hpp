@@ -4,6 +4,8 @@
 // by verdict.hpp and weighed with the allocation count and the cumulative counters.
 
 #include <memsnap/analysis/diff/diff_model.hpp>
+#include <memsnap/analysis/judge/comparability.hpp>
+#include <memsnap/analysis/judge/diagnosis.hpp>
 #include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/analysis/sites/options.hpp>
 #include <memsnap/analysis/sites/stats_tables.hpp>
@@ -47,11 +49,13 @@ struct MetricTrend {
 struct DeviceDiff {
     std::optional<int> device;
     std::map<std::string, MetricDiff> metrics;  // memory_stats keys present on both ends
-    VerdictResult verdict;
+    Verdict verdict = Verdict::stable;
+    Facts evidence;
+    std::vector<Advice> advice;
     std::vector<SeriesPoint> series;            // ≥ 1 point; first and last are diffed
     std::map<std::string, MetricTrend> trends;  // allocated/reserved/active/requested/non-releasable current
     std::vector<std::string> missing;           // key metrics not in both tables
-    std::vector<std::string> notes;             // pairing notes and the tables' own warnings
+    Facts notes;                                // pairing notes and the tables' own warnings
 };
 
 struct StatsDiff {
@@ -59,10 +63,12 @@ struct StatsDiff {
     stats::CaptureKind before_kind = stats::CaptureKind::memory_summary;
     stats::CaptureKind after_kind = stats::CaptureKind::memory_summary;
     util::Steps steps;
-    SameProcess same_process;         // from the cumulative counters; summaries carry no addresses
+    // From the cumulative counters (summaries carry no addresses) and, for one log's series,
+    // the one workload.
+    Comparability comparability;
     DeviceSets device_sets;           // devices named by the tables of each side
     std::vector<DeviceDiff> devices;  // by device id (unknown first); never empty
-    std::vector<std::string> warnings;
+    Facts warnings;
 
     // The device with the most severe verdict, lowest id on ties: what a one-line summary
     // reports.

@@ -1,49 +1,64 @@
 #pragma once
-// Reading a before/after change of the allocator's totals, and the verdicts memsnap gives.
-// Works on ranges so that truncated memory_summary values are judged honestly; exact sources
-// (memory_stats, snapshots) pass low == high.
+// The verdicts memsnap gives, one closed vocabulary for every command, and the reading of a
+// before/after change of the allocator's totals against their noise floor.
+//
+// Verdicts are of two kinds. Level verdicts say what differs between captures (growth,
+// shape_growth, cache_growth, shrink, stable, freed, live, current, irregular) and need no
+// more than the numbers. Behaviour verdicts (leak, one_time_growth, warmup, sawtooth,
+// fragmentation) say what a program does over time, and need a known order of the captures
+// and a comparable pair: one process shown (shared trace events), or one process not ruled
+// out and the same workload at both captures, with that caveat printed (comparability.hpp).
+// Each verdict's preconditions are in the table below and in the man page.
 //
 // Per metric, on delta = after − before as a range:
-//   threshold(m) = max(1 MiB, 0.5% of before(m).high)     — noise floor, see noise_threshold()
+//   threshold = max(1 MiB, 0.5% of the larger of before and after)   — the noise floor
 //   grows  when delta.low  >  threshold   (certainly above the noise floor)
 //   falls  when delta.high < −threshold
 //   flat   otherwise; if the range straddles ±threshold the call is "flat (uncertain)".
-// What the totals alone say (TotalsReading::verdict):
-//   allocated grows                                            → leak
-//   allocated flat/falls, reserved grows, non-releasable grows → fragmentation
-//   allocated flat/falls, reserved grows, non-releasable flat  → cache_growth
-//   nothing grows, allocated or reserved falls                 → shrink
-//   otherwise                                                  → stable
-// The final verdict weighs this with what else is known (explain.hpp for snapshots,
-// stats_diff.hpp for summaries): whether both captures come from one process, which blocks
-// are new and stay, their categories, the allocation count.
 
-#include <memsnap/stats/range.hpp>
+#include <memsnap/analysis/judge/facts.hpp>
+#include <memsnap/util/range.hpp>
 
 #include <cstdint>
 #include <optional>
-#include <string>
+#include <span>
 #include <string_view>
 #include <vector>
 
 namespace memsnap::analysis {
 
-enum class Verdict {
-    leak,             // live blocks that are new and stay, in one process
-    one_time_growth,  // gradients, optimizer state, workspaces appearing once (warm-up)
-    shape_growth,     // as many live blocks as before, more bytes
-    growth,           // allocated grows, but these captures cannot call it a leak
-    fragmentation,
-    cache_growth,
-    stable,
-    shrink,
+enum class Verdict : std::uint8_t {
+    leak,             // blocks that are new and stay, step after step (behaviour)
+    one_time_growth,  // memory made once and then kept: a first step, a cache filled (behaviour)
+    shape_growth,     // as many live blocks as before, or fewer, holding more bytes (level)
+    warmup,           // trace: live since before the first iteration (behaviour)
+    sawtooth,         // trend: grows and is freed again (behaviour)
+    fragmentation,    // reserved grows in partly used segments the cache cannot release (behaviour)
+    cache_growth,     // reserved grows as free cache that empty_cache can release (level)
+    shrink,           // less memory than before (level)
+    stable,           // no change past the noise floor (level)
+    irregular,        // trend: growth that fits no shape (level)
+    freed,            // a site: its blocks were freed (level)
+    current,          // trace: made in the unfinished last iteration (level)
+    live,             // trace: live at the end, no iterations to judge by (level)
+    growth,           // the levels differ; the behaviour is unknown (level)
 };
+
+struct VerdictInfo {
+    Verdict verdict;
+    std::string_view spelling;  // JSON, and upper case in text
+    bool behaviour;             // needs a known order and a comparable pair
+    std::string_view meaning;
+    std::string_view preconditions;  // when memsnap gives it
+    std::string_view v1;             // its spelling in JSON schema_version 1, if it differed
+};
+// Every verdict, in declaration order.
+std::span<const VerdictInfo> verdicts();
 std::string_view to_string(Verdict verdict);
+std::optional<Verdict> parse_verdict(std::string_view spelling);
+bool is_behaviour(Verdict verdict);
 
-enum class SiteVerdict { leak, one_time, shape_growth, growth, freed, stable };
-std::string_view to_string(SiteVerdict verdict);
-
-enum class Change { grows, flat, falls };
+enum class Change : std::uint8_t { grows, flat, falls };
 std::string_view to_string(Change change);
 
 struct ChangeCall {
@@ -52,9 +67,11 @@ struct ChangeCall {
     std::int64_t threshold = 0;
 };
 
-// max(1 MiB, before.high / 200): below this a change is allocator noise.
-std::int64_t noise_threshold(ByteRange before);
-ChangeCall judge_change(ByteRange before, ByteRange delta);
+// max(1 MiB, larger.high / 200): below this a change is allocator noise.
+std::int64_t noise_threshold(ByteRange larger);
+// The noise floor of two values of one total.
+std::int64_t noise_threshold(std::int64_t before, std::int64_t after);
+ChangeCall judge_change(ByteRange larger, ByteRange delta);
 
 struct MetricChange {
     ByteRange before, delta;
@@ -63,25 +80,21 @@ struct MetricChange {
 struct TotalsInput {
     std::optional<MetricChange> allocated;               // allocated_bytes.all.current
     std::optional<MetricChange> reserved;                // reserved_bytes.all.current
-    std::optional<MetricChange> inactive_split;          // inactive_split_bytes.all.current
+    std::optional<MetricChange> non_releasable;          // inactive_split_bytes.all.current, or the snapshot's own
+    std::optional<MetricChange> releasable;              // free cache empty_cache can return (snapshots)
     std::optional<MetricChange> live_blocks;             // allocation.all.current (a count)
     std::optional<ByteRange> ooms_delta, retries_delta;  // num_ooms, num_alloc_retries
 };
 
 struct TotalsReading {
-    std::optional<ChangeCall> allocated, reserved, inactive_split;
-    Verdict verdict = Verdict::stable;  // what the totals alone say (see above)
-    std::vector<std::string> evidence;  // one sentence per fact used, with numbers
+    std::optional<ChangeCall> allocated, reserved, non_releasable;
+    bool live_blocks_grew = false;               // past zero, certainly
+    std::optional<ByteRange> live_blocks_delta;  // when the count is known
+    Facts evidence;                              // one fact per figure used
     bool new_ooms = false, new_retries = false;
 };
 
 // Throws Error (input) when neither allocated nor reserved memory is known.
 TotalsReading read_totals(const TotalsInput& input);
-
-struct VerdictResult {
-    Verdict verdict = Verdict::stable;
-    std::vector<std::string> evidence;  // one sentence per fact used, with numbers
-    std::vector<std::string> advice;    // what to do next
-};
 
 }  // namespace memsnap::analysis

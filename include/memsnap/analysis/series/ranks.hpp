@@ -3,6 +3,9 @@
 // leaks, or holds more than the others, stands out from the median rank; this names it, and
 // the sites and categories where it differs.
 
+#include <memsnap/analysis/judge/comparability.hpp>
+#include <memsnap/analysis/judge/facts.hpp>
+#include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/analysis/sites/options.hpp>
 #include <memsnap/analysis/sites/snapshot_info.hpp>
 #include <memsnap/analysis/sites/stack_profile.hpp>
@@ -16,9 +19,10 @@
 namespace memsnap::analysis {
 
 struct RankCapture {
-    std::optional<std::int64_t> rank;  // from the file name; else the order given
+    std::optional<std::int64_t> rank;  // from the file name (or the device); else the order given
     std::string file;
-    SnapshotContents info;  // describe_snapshot with every site
+    SnapshotContents info;      // describe_snapshot with every site
+    std::optional<int> device;  // a device of one capture compared as a rank
 };
 
 struct RankSummary {
@@ -37,6 +41,7 @@ struct SiteDelta {
 
 struct RankOutlier {
     std::int64_t rank = 0;
+    Verdict verdict = Verdict::growth;  // growth (above the median) or shrink (below): levels
     std::string file;
     std::int64_t allocated_bytes = 0, delta_bytes = 0;          // against the median rank
     std::vector<SiteDelta> sites;                               // by |delta|, beyond the noise
@@ -44,20 +49,27 @@ struct RankOutlier {
 };
 
 struct RanksResult {
-    std::string rank_source;         // "file names" or "order given"
+    std::string rank_source;         // "file names", "devices" or "order given"
     std::vector<RankSummary> ranks;  // by rank
     struct Median {
         std::int64_t allocated_bytes = 0, reserved_bytes = 0, active_bytes = 0, inactive_split_bytes = 0;
         std::array<std::int64_t, category_count> category_bytes{};
     } median;
     std::int64_t noise_bytes = 0;       // how far from the median a rank may be and not stand out
-    std::vector<RankOutlier> outliers;  // by |delta|
-    std::vector<std::string> notes;
-    std::vector<std::string> warnings;  // also for standard error: captures of different projects
+    std::vector<RankOutlier> outliers;  // by |delta|; none when the ranks hold different parts
+    // The ranks run one workload (the same sites): only then does a rank stand out.
+    Answer same_workload = Answer::unknown;
+    Facts notes;
+    Facts warnings;  // also for standard error: captures of different projects, steps or devices
 };
 
 // Throws Error (input) for fewer than two captures, (usage) for ranks named twice.
 RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptions& options);
+
+// The devices of one multi-device capture as ranks (DataParallel replicas, or the stages of a
+// model split across devices).
+std::vector<RankCapture> devices_as_ranks(const snapshot::Snapshot& snap, const std::string& file,
+                                          const AnalysisOptions& options);
 
 // The listed sites of each rank, as two-frame stacks "rank N;site".
 StackProfile ranks_stacks(const RanksResult& ranks);

@@ -1,10 +1,16 @@
 #pragma once
-// `memsnap trend`: growth over many captures of one run. Two captures cannot tell a leak from
-// one-time growth (warm-up, the first optimizer step, a cache that fills once); a series can.
-// Each total, category and site gets a least-squares slope against the step, its R², the
-// share of intervals that did not go down, and a verdict from the shape of the series.
+// `memsnap trend`: growth over many captures. Two captures cannot tell a leak from one-time
+// growth (warm-up, the first optimizer step, a cache that fills once); a series can, when its
+// captures are comparable (judge/comparability.hpp, for each neighbouring pair) and in a known
+// order (--steps, step words in the file names, or the trace clock of one process). Each
+// total, category and site gets a least-squares slope against the step, its R², the share of
+// intervals that did not go down, and a verdict from the shape of the series (judge/rules.hpp);
+// without comparability or order, the series are compared as levels.
 
+#include <memsnap/analysis/judge/comparability.hpp>
 #include <memsnap/analysis/judge/diagnosis.hpp>
+#include <memsnap/analysis/judge/facts.hpp>
+#include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/analysis/sites/categories.hpp>
 #include <memsnap/analysis/sites/options.hpp>
 #include <memsnap/analysis/sites/site_rules.hpp>
@@ -25,10 +31,7 @@ struct SeriesFit {
     double r2 = 0;                           // 1 for a series that does not move
     double monotonic_share = 1;              // share of intervals that did not decrease
     std::optional<std::int64_t> first_step;  // the first step with any bytes
-    // leak (steady growth after warm-up), one_time (a jump, then flat), sawtooth (it grows
-    // and is freed again), shape_growth (the same number of blocks, bigger), irregular
-    // (growth that fits none of these), shrinking, or stable.
-    std::string verdict = "stable";
+    Verdict verdict = Verdict::stable;
     double score = 0;  // slope weighted by confidence (R² and monotonic share): the rank order
 };
 
@@ -43,29 +46,38 @@ struct TrendSite {
     std::size_t rank = 0;
     SiteKey site;
     Category category = Category::unknown;
+    bool has_stack = true;
     std::vector<std::int64_t> bytes_by_step, blocks_by_step;
     SeriesFit fit;
     Diagnosis diagnosis;
 };
 
+struct TrendFile {
+    std::string file;
+    std::int64_t step = 0;  // the step, or its position when steps are unknown
+};
+
 struct TrendResult {
     std::string kind;  // "snapshot", "memory_summary" or "memory_stats"
-    // One per capture, in step order; for a series of logs with several tables each, the
-    // files as given.
+    // One per capture, in the order judged: by step, else as given (or by one process's trace
+    // clock). For a series of logs with several tables each, the files as given.
     std::vector<std::string> files;
+    std::vector<TrendFile> points;    // each point's file and step, in order
     std::vector<std::int64_t> steps;  // one per capture: the step, or its position when unknown
     std::string steps_source;         // "--steps", "file names", "log lines", "trace time", "order given"
     bool steps_known = false;
     std::size_t warmup = 0;  // intervals skipped by the fit
     std::optional<int> device;
+    Comparability comparability;  // of the whole series: its weakest neighbouring pair
     std::vector<TrendSeries> totals;
     std::vector<TrendSeries> categories;  // snapshots only
-    std::vector<TrendSite> sites;         // by score, at most options.top (0: 1000)
+    std::vector<TrendSite> sites;         // by score, at most options.top (0: 1000); leaks always
     std::size_t sites_total = 0;
-    std::string verdict;  // leak, one_time, sawtooth, cache_growth, irregular or stable
-    std::vector<std::string> evidence;
-    std::vector<std::string> notes;
-    std::vector<std::string> warnings;
+    Verdict verdict = Verdict::stable;  // from the totals and the sites together
+    Facts evidence;
+    std::vector<Advice> advice;
+    Facts notes;
+    Facts warnings;
 };
 
 struct TrendOptions {
@@ -75,7 +87,8 @@ struct TrendOptions {
 
 // Fits one series. `noise` is the change below which an interval counts as flat.
 SeriesFit fit_series(const std::vector<std::int64_t>& steps, const std::vector<std::int64_t>& bytes,
-                     const std::vector<std::int64_t>* blocks, std::size_t warmup, std::int64_t noise);
+                     const std::vector<std::int64_t>* blocks, std::size_t warmup, std::int64_t noise,
+                     bool behaviour_allowed);
 
 // One capture of a snapshot series, reduced to what the trend needs (describe_snapshot with
 // every site), so that a long series is never held whole.
@@ -90,10 +103,6 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
 // The tables of every capture, in order, for one device (options.device or the first).
 TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const AnalysisOptions& options,
                         const TrendOptions& trend);
-
-// --fail-on-growth: the message when allocated memory or a site grows faster than
-// `bytes_per_step` (a leak or one-time growth that continues), nullopt when the gate passes.
-std::optional<std::string> check_trend_gate(const TrendResult& trend, std::int64_t bytes_per_step);
 
 // The sites of a trend as one-frame stacks, from the first capture after warm-up (before) to
 // the last (after): a trend keeps sites, not stacks.

@@ -18,6 +18,7 @@ struct LiveBlock {
     std::int64_t size = 0;
     CanonStackId stack;
     Category category = Category::unknown;
+    std::uint16_t device = 0;  // segments hold devices 0..65535
 };
 
 struct CaptureBlocks {
@@ -30,9 +31,13 @@ struct CaptureBlocks {
 CaptureBlocks collect_blocks(const snapshot::Snapshot& snap, std::size_t capture, StackIndex& index,
                              std::optional<int> device);
 
-// The site of a block (stack, size, category): what `info` and `diff` both call it. Without
-// any recorded stack in the capture(s), blocks are told apart by size alone.
-SiteKey site_key(const StackIndex& index, CanonStackId stack, std::int64_t size, Category category,
-                 bool stacks_recorded);
+// The site of a block (stack, size, category): what `info` and `diff` both call it. Blocks
+// without a stack have no site: they are told apart by size alone ("<no stack: N-byte blocks>").
+SiteKey site_key(const StackIndex& index, CanonStackId stack, std::int64_t size, Category category);
+// A number equal for two blocks exactly when their sites are (see site_key), without building
+// the site's name.
+std::uint64_t site_token(const StackIndex& index, CanonStackId stack, std::int64_t size);
+// Whether a block's site is one of blocks without a stack.
+inline bool without_stack(CanonStackId stack) { return stack == CanonStackId{}; }
 
 }  // namespace memsnap::analysis

@@ -28,6 +28,7 @@ struct SiteUsage {
     Category category = Category::unknown;  // of most of its bytes
     std::int64_t bytes = 0;
     std::int64_t blocks = 0;
+    bool has_stack = true;  // false: blocks without a stack, grouped by size
 };
 
 struct CategoryUsage {
@@ -62,6 +63,12 @@ struct SnapshotContents {
     std::map<std::string, std::int64_t> trace_events_by_action;
     std::int64_t trace_events_with_stack = 0;
     std::optional<std::int64_t> trace_first_us, trace_last_us;
+    // A sample of the trace's events, the same events in every capture that holds them: hashes
+    // of (time, address, size, action, device) that fall in one 64th of the hash range (every
+    // event when there are few), sorted. Two captures of one process share some; see
+    // share_trace_events.
+    std::vector<std::uint64_t> trace_sample;
+    bool trace_sample_all = false;  // the sample holds every event
     std::int64_t oom_events = 0;
     std::vector<std::pair<std::string, std::string>> allocator_settings;
     bool has_allocator_settings = false;
@@ -74,6 +81,14 @@ struct SnapshotContents {
     std::int64_t largest_free_block_bytes = 0;  // the largest inactive block of any pool
     std::vector<PoolUsage> pools;               // by device, stream, pool
 };
+
+// Events two captures' trace samples share, and those the later one's sample holds within the
+// earlier one's time window while sharing none (traces of two processes recorded at once).
+struct SampleOverlap {
+    std::int64_t shared = 0;  // sampled events in both (every shared event when both samples are whole)
+    std::int64_t apart = 0;   // sampled events of the second within the first's window, when none is shared
+};
+SampleOverlap share_trace_events(const SnapshotContents& before, const SnapshotContents& after);
 
 // Throws Error: usage for invalid site rules, input when options.device is not in the capture.
 SnapshotContents describe_snapshot(const snapshot::Snapshot& snap, const AnalysisOptions& options);

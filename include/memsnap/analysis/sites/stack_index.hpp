@@ -55,6 +55,10 @@ class StackIndex {
     Category category(std::size_t capture, snapshot::StackId stack);
 
     std::span<const CanonFrameId> frames(CanonStackId stack) const;
+    // The frames of `stack` as capture `capture` recorded them (its own paths and names),
+    // hidden frames left out: a stack shown for one side is that side's stack, frame for frame,
+    // even when frames of two checkouts were matched into one canonical frame.
+    std::vector<FrameText> recorded_frames(std::size_t capture, CanonStackId stack) const;
     // The frame as text (built on each call: the index itself keeps views of the captures).
     // File and function names longer than kMaxFrameText are cut in the middle ("…"): no
     // real name is that long, and a crafted one shared by many frames must not be copied

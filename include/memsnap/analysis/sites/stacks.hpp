@@ -40,11 +40,14 @@ class FrameTableBuilder {
     FrameTableBuilder(const StackIndex& index, std::vector<FrameText>& table) : index_(index), table_(table) {}
     // The innermost kMaxStackFrames frames of `stack` into `out`.
     void add_frames(CanonStackId stack, RepresentativeStack& out);
+    // The same, as capture `capture` recorded them (StackIndex::recorded_frames).
+    void add_recorded_frames(std::size_t capture, CanonStackId stack, RepresentativeStack& out);
 
   private:
     const StackIndex& index_;
     std::vector<FrameText>& table_;
     std::map<std::uint32_t, std::uint32_t> position_;  // CanonFrameId -> table_
+    std::map<FrameText, std::uint32_t> by_text_;       // recorded frames -> table_
 };
 
 }  // namespace memsnap::analysis

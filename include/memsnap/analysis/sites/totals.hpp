@@ -18,14 +18,19 @@ struct MemoryTotals {
     std::int64_t allocated_bytes = 0;       // active_allocated blocks
     std::int64_t active_bytes = 0;          // allocated + pending free
     std::int64_t inactive_bytes = 0;        // cached free blocks
-    std::int64_t requested_bytes = 0;       // requested_size of active blocks
+    std::int64_t requested_bytes = 0;       // requested_size of active_allocated blocks, as torch's stat
+    std::int64_t pending_free_bytes = 0;    // active_pending_free blocks: freed, in use on another stream
     std::int64_t internal_waste_bytes = 0;  // size - requested of active_allocated blocks
     // Free blocks inside segments that also hold active blocks: torch's inactive_split_bytes
     // ("Non-releasable memory"). The allocator cannot return these to the driver, and a
     // request larger than any one of them cannot use them: external fragmentation.
     std::int64_t inactive_split_bytes = 0;
-    // Segments that are one whole free block: torch.cuda.empty_cache() can return them.
+    // What torch.cuda.empty_cache() can return: segments that are one whole free block, and
+    // the whole pages inside free blocks of expandable segments (2 MiB in the small pool,
+    // 20 MiB in the large), which it unmaps.
     std::int64_t releasable_bytes = 0;
+    // The rest of the cache: free memory empty_cache cannot return (inactive − releasable).
+    std::int64_t non_releasable_bytes = 0;
 };
 
 // Totals over every segment, or over those of `device`.

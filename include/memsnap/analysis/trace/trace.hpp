@@ -4,7 +4,11 @@
 // it up, the iterations, the allocations each iteration leaves behind, and every
 // out-of-memory event explained with the numbers of its moment, not of the end state.
 
+#include <memsnap/analysis/judge/diagnosis.hpp>
+#include <memsnap/analysis/judge/facts.hpp>
+#include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/analysis/sites/categories.hpp>
+#include <memsnap/analysis/sites/moments.hpp>
 #include <memsnap/analysis/sites/options.hpp>
 #include <memsnap/analysis/sites/site_rules.hpp>
 #include <memsnap/analysis/sites/stack_profile.hpp>
@@ -13,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,20 +29,6 @@ inline constexpr std::size_t kMaxOomsExplained = 20;       // the rest are count
 inline constexpr std::size_t kMaxTraceSitesListed = 1000;  // with --top 0
 inline constexpr std::size_t kMaxIterationsListed = 1000;  // per site
 inline constexpr std::size_t kMaxTimelinePoints = 1000;
-// Memory held at one moment by one site (or one category, in `categories`).
-struct LiveSite {
-    std::size_t rank = 0;
-    SiteKey site;
-    Category category = Category::unknown;
-    std::int64_t bytes = 0;
-    std::int64_t allocations = 0;
-};
-
-struct MomentUsage {
-    std::vector<LiveSite> sites;  // by bytes, at most options.top (0: all)
-    std::array<std::int64_t, category_count> category_bytes{};
-};
-
 // One out-of-memory event, with the allocator's state replayed to its moment.
 struct OomExplanation {
     int device = 0;
@@ -52,10 +43,9 @@ struct OomExplanation {
     std::optional<std::int64_t> device_memory_bytes;  // --device-memory, when given
     std::optional<FrameText> frame;                   // the user frame of the failing allocation
     RepresentativeStack stack;                        // frames in TraceResult::frame_table
-    // device_full, fragmentation, other_process or single_huge_request.
-    std::string classification;
-    std::vector<std::string> evidence;
-    std::vector<std::string> advice;
+    // device_full, fragmentation_oom, other_process or single_huge_request.
+    Pattern classification = Pattern::device_full;
+    Facts evidence;
     MomentUsage usage;  // what was live at that moment
 };
 
@@ -78,11 +68,11 @@ struct TraceSite : TraceCounts {
     // verdict weighs them all.
     std::vector<std::int64_t> per_iteration;
     std::size_t per_iteration_first = 0;
-    // leak (the same number every complete iteration, after the first when there are three
-    // or more), one_time (made in some iterations, not steadily), warmup (all from before the
-    // first iteration), current (none from a complete iteration, some from the unfinished
-    // last one: its own tensors), or live (no iterations to judge by).
-    std::string verdict;
+    // With three whole iterations or more: leak (the same number every complete iteration,
+    // after the first), one_time_growth (made in some iterations, not steadily), warmup (all
+    // from before the first iteration), current (none from a complete iteration, some from the
+    // unfinished last one: its own tensors). Otherwise live.
+    Verdict verdict = Verdict::live;
     std::vector<RepresentativeStack> stacks;  // frames in TraceResult::frame_table
 };
 
@@ -91,6 +81,12 @@ struct TimelinePoint {
     std::int64_t time_us = -1;
     std::int64_t allocated = 0, reserved = 0;
 };
+
+// Where the iterations come from (TraceResult::iteration_source).
+enum class IterationSource : std::uint8_t { none, profiler_step, optimizer_step, user_steps, loop };
+// "none", "annotations: ProfilerStep", "annotations: Optimizer.step", "annotations: user steps",
+// "repeating allocations".
+std::string_view to_string(IterationSource source);
 
 struct TraceResult {
     std::string file;
@@ -103,24 +99,23 @@ struct TraceResult {
     bool ordered() const { return source == "ring buffer"; }
     std::size_t events = 0;  // of this device (block history: the recorded allocations)
     std::int64_t time_first_us = -1, time_last_us = -1;
-    // The ring buffer was full or had dropped entries: frees of blocks the trace never saw
-    // allocated, or max_entries reached. Then the start is not the start of the process.
+    // The trace holds alloc events (else only a state was recorded: nothing to replay).
+    bool recorded = true;
+    // The ring buffer lost events: live blocks that carry a stack have no alloc event, frees
+    // with a stack of blocks never seen allocated, or max_entries reached.
     bool truncated = false;
-    std::vector<std::string> truncation_evidence;
+    // Recording started after some blocks were made: their frees, without a stack, come first.
+    bool started_late = false;
+    Facts truncation_evidence;
     // Where the replayed end state and the snapshot disagree (empty: they agree).
-    std::vector<std::string> disagreements;
+    Facts disagreements;
     std::size_t iterations = 0;
-    std::string iteration_source;               // "annotations: ProfilerStep", "annotations: Optimizer.step",
-                                                // "repeating allocations", "none"
+    IterationSource iteration_source = IterationSource::none;
+    bool iterations_judged = false;             // three whole iterations or more
     std::vector<std::size_t> iteration_starts;  // event positions
     // `snapshot` events: where a snapshot was taken while recording (the file's own is the end).
     std::vector<std::size_t> snapshot_events;
-    struct Peak {
-        std::int64_t bytes = 0;
-        std::int64_t time_us = -1;
-        std::size_t event = 0;
-        MomentUsage usage;
-    } peak;
+    Peak peak;
     std::vector<OomExplanation> ooms;  // the first kMaxOomsExplained
     std::size_t ooms_total = 0;
     std::vector<TraceSite> sites;  // still live at the end, leaks first, then by bytes
@@ -128,7 +123,8 @@ struct TraceResult {
     std::vector<TimelinePoint> timeline;               // at most 1000 points, the peak and the OOMs included
     std::vector<std::int64_t> allocated_by_iteration;  // the most allocated in each iteration
     std::vector<FrameText> frame_table;
-    std::vector<std::string> notes;
+    Facts headline;  // for the first lines: OOMs on another device
+    Facts notes;
     std::optional<StackProfile> stacks;  // with TraceOptions::stacks
 };
 
@@ -137,6 +133,11 @@ struct TraceOptions {
     // Pictures: the stacks live at the peak or at the end, from the same replay.
     enum class Stacks { none, peak, end } stacks = Stacks::none;
 };
+
+// The device a trace shows unless --device says: the one with an OOM, else the one that holds
+// the snapshot's segments (the most reserved), else the one with the most trace events.
+// Throws Error (input) when the capture has neither segments nor trace events.
+int default_trace_device(const snapshot::Snapshot& snap);
 
 // Throws Error: input when the capture holds no trace for the device, or the device is not
 // in the capture; usage for invalid site rules.
@@ -151,6 +152,13 @@ struct OomReport {
 };
 OomReport explain_ooms(const snapshot::Snapshot& snap, const AnalysisOptions& options,
                        const TraceOptions& trace_options = {});
+
+// The peak of allocated memory of a capture's trace (of options.device, else the default
+// device) and what held it; none without trace events.
+std::optional<Peak> trace_peak(const snapshot::Snapshot& snap, const AnalysisOptions& options);
+
+// The out-of-memory events of a capture, by device.
+std::map<int, std::int64_t> ooms_by_device(const snapshot::Snapshot& snap);
 
 // The allocations of a trace live at its peak (or at the end), by stack.
 StackProfile trace_stacks(const snapshot::Snapshot& snap, const AnalysisOptions& options, bool at_peak);

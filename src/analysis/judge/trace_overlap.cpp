@@ -1,4 +1,4 @@
-#include <memsnap/analysis/judge/same_process.hpp>
+#include <memsnap/analysis/judge/trace_overlap.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -237,8 +237,13 @@ std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after
 
 TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
     TraceOverlap t;
+    const auto windows = [&t](const TraceWindow& a, const TraceWindow& b) {
+        if (a.timed) t.before_first = a.first, t.before_last = a.last;
+        if (b.timed) t.after_first = b.first, t.after_last = b.last;
+    };
     // In time order (one device's ring buffer), the window is where the two traces' ends meet.
     if (const auto a = ends_of(before, device), b = ends_of(after, device); a.timed && b.timed) {
+        windows(a, b);
         const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
         auto walked = walk_in_halves(before, after, from, to, device);
         if (!walked) walked = walk(before, after, whole(before), whole(after), from, to, device);
@@ -253,6 +258,7 @@ TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::
     }
     // Several devices' traces, or a crafted file: every event's time, compared as sorted keys.
     const auto a = window_of(before, device), b = window_of(after, device);
+    windows(a, b);
     if (!a.timed || !b.timed) return t;
     const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
     if (from > to) return t;
@@ -262,81 +268,6 @@ TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::
     std::set_intersection(kx.begin(), kx.end(), ky.begin(), ky.end(), std::back_inserter(common));
     t.shared = common.size();
     return t;
-}
-
-namespace {
-
-std::size_t shared_segments(const Snapshot& before, const Snapshot& after, std::optional<int> device) {
-    auto keys = [device](const Snapshot& s) {
-        std::vector<std::tuple<int, std::int64_t, std::int64_t>> out;
-        for (const auto& seg : s.segments)
-            if (!device || seg.device == *device) out.emplace_back(seg.device, seg.address, seg.total_size);
-        std::sort(out.begin(), out.end());
-        return out;
-    };
-    const auto a = keys(before), b = keys(after);
-    std::vector<std::tuple<int, std::int64_t, std::int64_t>> common;
-    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
-    return common.size();
-}
-
-void compare_settings(const Snapshot& before, const Snapshot& after, std::vector<std::string>& against) {
-    if (!before.has_allocator_settings || !after.has_allocator_settings) return;
-    std::map<std::string_view, std::string_view> after_values;
-    for (const auto& [key, value] : after.allocator_settings) after_values.emplace(key, value);
-    for (const auto& [key, value] : before.allocator_settings)
-        if (const auto it = after_values.find(key); it != after_values.end() && it->second != value) {
-            against.push_back(
-                fmt::format("allocator setting {} differs ({} before, {} after)", key, value, it->second));
-            return;
-        }
-}
-
-}  // namespace
-
-SameProcess check_same_process(const Snapshot& before, const Snapshot& after, const BlockCounts& match,
-                               const StackIndex& index, const DeviceSets& devices, std::optional<int> device,
-                               const TraceOverlap& trace) {
-    std::vector<std::string> against, in_favour;
-    if (devices.differ())
-        against.push_back(
-            fmt::format("the captures hold different devices ({} before, {} after)",
-                        devices.before.empty() ? "none" : fmt::format("{}", fmt::join(devices.before, ", ")),
-                        devices.after.empty() ? "none" : fmt::format("{}", fmt::join(devices.after, ", "))));
-    if (index.renamed_frame_matches() > 0 && index.same_path_user_frames() == 0)
-        against.push_back(fmt::format(
-            "user code lives under {} before and {} after: another checkout or machine ({} frames matched by "
-            "their path inside the project)",
-            index.project_root(0), index.project_root(1), index.renamed_frame_matches()));
-    compare_settings(before, after, against);
-    if (trace.overlapping > 0 && trace.shared == 0)
-        against.push_back(fmt::format(
-            "the traces overlap in time but share none of the {} events both cover: one process records one trace",
-            trace.overlapping));
-    const auto segments = shared_segments(before, after, device);
-    if (match.live_before > 0 && match.live_after > 0 && match.survivors == 0 && segments == 0)
-        against.push_back(
-            fmt::format("no live block and no segment is at the same address in both ({} and {} live blocks)",
-                        match.live_before, match.live_after));
-    if (trace.shared > 0)
-        in_favour.push_back(fmt::format("the traces share {} events (time, address, size)", trace.shared));
-    if (match.survivors > 0)
-        in_favour.push_back(
-            fmt::format("{} live blocks survive at the same address with the same size and stack", match.survivors));
-    if (segments > 0) in_favour.push_back(fmt::format("{} segments are at the same address in both", segments));
-
-    SameProcess out;
-    if (!against.empty()) {
-        out.value = false;
-        out.evidence = std::move(against);
-    } else if (trace.shared > 0 || match.survivors > 0) {
-        out.value = true;
-        out.evidence = std::move(in_favour);
-    } else {
-        out.evidence = std::move(in_favour);
-        out.evidence.push_back("no block can be followed from one capture to the other, and nothing rules it out");
-    }
-    return out;
 }
 
 }  // namespace memsnap::analysis

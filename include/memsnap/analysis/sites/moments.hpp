@@ -1,0 +1,36 @@
+#pragma once
+// What was live at one moment of a trace, by site and category: the peak, an OOM.
+
+#include <memsnap/analysis/sites/categories.hpp>
+#include <memsnap/analysis/sites/site_rules.hpp>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace memsnap::analysis {
+
+// Memory held at one moment by one site (or one category, in `categories`).
+struct LiveSite {
+    std::size_t rank = 0;
+    SiteKey site;
+    Category category = Category::unknown;
+    std::int64_t bytes = 0;
+    std::int64_t allocations = 0;
+};
+
+struct MomentUsage {
+    std::vector<LiveSite> sites;  // by bytes, at most options.top (0: all)
+    std::array<std::int64_t, category_count> category_bytes{};
+};
+
+// The most allocated memory of a trace and what held it.
+struct Peak {
+    std::int64_t bytes = 0;
+    std::int64_t time_us = -1;
+    std::size_t event = 0;  // position in the device's trace
+    int device = 0;
+    MomentUsage usage;
+};
+
+}  // namespace memsnap::analysis

@@ -1,0 +1,128 @@
+#include <memsnap/analysis/gates.hpp>
+
+#include <algorithm>
+
+namespace memsnap::analysis {
+
+namespace {
+
+Fact growth(std::string what, double rate, bool per_step, std::int64_t limit, std::string unit = {}) {
+    return Fact(FactKind::gate_growth)
+        .text("what", std::move(what))
+        .real("rate", rate)
+        .flag("per_step", per_step)
+        .bytes("limit", limit)
+        .text("unit", unit.empty() ? std::string(per_step ? "step" : "capture") : std::move(unit));
+}
+
+std::optional<GateTrip> leak_trip(Verdict verdict, Facts why) {
+    if (verdict != Verdict::leak) return std::nullopt;
+    return GateTrip{"--fail-on-leak", std::move(why)};
+}
+
+// A tripped gate names what grew: the total, and the sites over the limit, fastest first.
+constexpr std::size_t kSitesNamed = 5;
+
+std::optional<GateTrip> trip(Facts reasons) {
+    if (reasons.empty()) return std::nullopt;
+    return GateTrip{"--fail-on-growth", std::move(reasons)};
+}
+
+std::optional<GateTrip> growth_of(const SnapshotDiff& d, std::int64_t rate) {
+    const bool per_step = d.steps.known();
+    const auto limit = static_cast<double>(rate);
+    Facts reasons;
+    if (d.totals.allocated.per_step > limit)
+        reasons.push_back(growth("allocated memory", d.totals.allocated.per_step, per_step, rate));
+    // The listed sites are ranked by the size of their change; the fastest of all is kept apart.
+    std::vector<const SiteChange*> over;
+    if (d.fastest_site && d.fastest_site->growth_bytes_per_step > limit) over.push_back(&*d.fastest_site);
+    for (const auto& s : d.sites)
+        if (s.growth_bytes_per_step > limit && !(d.fastest_site && s.site == d.fastest_site->site)) over.push_back(&s);
+    std::stable_sort(over.begin(), over.end(), [](const SiteChange* a, const SiteChange* b) {
+        return a->growth_bytes_per_step > b->growth_bytes_per_step;
+    });
+    for (std::size_t i = 0; i < over.size() && i < kSitesNamed; ++i)
+        reasons.push_back(growth(over[i]->site.label(), over[i]->growth_bytes_per_step, per_step, rate));
+    return trip(std::move(reasons));
+}
+
+std::optional<GateTrip> growth_of(const StatsDiff& diff, std::int64_t rate) {
+    Facts reasons;
+    for (const auto& d : diff.devices) {
+        const auto it = d.metrics.find("allocated_bytes.all.current");
+        if (it == d.metrics.end()) continue;
+        const auto& delta = it->second.delta;
+        const bool per_step = diff.steps.known();
+        const std::int64_t span =
+            per_step ? diff.steps.distance() : static_cast<std::int64_t>(std::max<std::size_t>(d.series.size(), 2) - 1);
+        std::int64_t limit = 0;
+        if (__builtin_mul_overflow(rate, span, &limit) || delta.low <= limit) continue;  // overflow: beyond any delta
+        auto f = growth("allocated memory (allocated_bytes.all.current)",
+                        static_cast<double>(range_divide(delta, span).low), per_step, rate);
+        if (d.device) f.count("device", *d.device);
+        reasons.push_back(std::move(f));
+    }
+    if (reasons.empty()) return std::nullopt;
+    return GateTrip{"--fail-on-growth", std::move(reasons)};
+}
+
+}  // namespace
+
+std::optional<GateTrip> check_gates(const std::variant<SnapshotDiff, StatsDiff>& diff, const Gates& gates) {
+    if (gates.growth_per_step)
+        if (auto trip = std::visit([&](const auto& d) { return growth_of(d, *gates.growth_per_step); }, diff))
+            return trip;
+    if (!gates.leak) return std::nullopt;
+    if (const auto* d = std::get_if<SnapshotDiff>(&diff)) return leak_trip(d->verdict, d->evidence);
+    for (const auto& d : std::get<StatsDiff>(diff).devices)
+        if (auto trip = leak_trip(d.verdict, d.evidence)) return trip;
+    return std::nullopt;
+}
+
+std::optional<GateTrip> check_gates(const TrendResult& t, const Gates& gates) {
+    if (gates.growth_per_step) {
+        const auto limit = static_cast<double>(*gates.growth_per_step);
+        Facts reasons;
+        for (const auto& s : t.totals)
+            if (s.name == "allocated_bytes" && s.fit.slope_bytes_per_step > limit)
+                reasons.push_back(
+                    growth("allocated memory", s.fit.slope_bytes_per_step, t.steps_known, *gates.growth_per_step));
+        std::vector<const TrendSite*> over;
+        for (const auto& s : t.sites)
+            if (s.fit.slope_bytes_per_step > limit) over.push_back(&s);
+        std::stable_sort(over.begin(), over.end(), [](const TrendSite* a, const TrendSite* b) {
+            return a->fit.slope_bytes_per_step > b->fit.slope_bytes_per_step;
+        });
+        for (std::size_t i = 0; i < over.size() && i < kSitesNamed; ++i)
+            reasons.push_back(growth(over[i]->site.label(), over[i]->fit.slope_bytes_per_step, t.steps_known,
+                                     *gates.growth_per_step));
+        if (auto tripped = trip(std::move(reasons))) return tripped;
+    }
+    if (gates.leak) return leak_trip(t.verdict, t.evidence);
+    return std::nullopt;
+}
+
+std::optional<GateTrip> check_gates(const TraceResult& t, const Gates& gates) {
+    // Per iteration: the most allocated in each iteration, from the first to the last.
+    const auto& per = t.allocated_by_iteration;
+    if (gates.growth_per_step && per.size() >= 2) {
+        const double rate = static_cast<double>(per.back() - per.front()) / static_cast<double>(per.size() - 1);
+        if (rate > static_cast<double>(*gates.growth_per_step))
+            return GateTrip{"--fail-on-growth",
+                            {growth("allocated memory", rate, false, *gates.growth_per_step, "iteration")}};
+    }
+    if (!gates.leak) return std::nullopt;
+    for (const auto& s : t.sites)
+        if (s.verdict == Verdict::leak)
+            return GateTrip{"--fail-on-leak",
+                            {Fact(FactKind::oom_leak_site)
+                                 .text("site", s.site.label())
+                                 .count("allocations", s.leak_allocations_per_iteration)
+                                 .bytes("bytes", s.leak_bytes_per_iteration)
+                                 .bytes("held", s.live_bytes)
+                                 .count("held_allocations", s.live_allocations)}};
+    return std::nullopt;
+}
+
+}  // namespace memsnap::analysis

@@ -1,0 +1,122 @@
+#include "series_origin.hpp"
+
+#include "analysis/sites/relative_sites.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+
+namespace memsnap::analysis::detail {
+
+namespace {
+
+std::vector<int> devices(const SnapshotContents& c) {
+    std::vector<int> out;
+    for (const auto& d : c.devices) out.push_back(d.device);
+    return out;
+}
+
+// Two project roots of different checkouts: neither lies inside the other.
+bool other_checkout(const std::string& a, const std::string& b) {
+    return !a.empty() && !b.empty() && !a.starts_with(b) && !b.starts_with(a);
+}
+
+std::optional<Fact> setting_differs(const SnapshotContents& a, const SnapshotContents& b) {
+    if (!a.has_allocator_settings || !b.has_allocator_settings) return std::nullopt;
+    std::map<std::string_view, std::string_view> later(b.allocator_settings.begin(), b.allocator_settings.end());
+    for (const auto& [key, value] : a.allocator_settings)
+        if (const auto it = later.find(key); it != later.end() && it->second != value)
+            return Fact(FactKind::setting_differs)
+                .text("name", key)
+                .text("before", value)
+                .text("after", std::string(it->second));
+    return std::nullopt;
+}
+
+ProcessEvidence process_of(const SnapshotContents& a, const SnapshotContents& b, bool order_by_steps,
+                           std::optional<int> device) {
+    ProcessEvidence e;
+    const auto overlap = share_trace_events(a, b);
+    e.shared_events = overlap.shared;
+    e.overlap_apart = overlap.apart;
+    if (!device && devices(a) != devices(b))
+        e.devices_differ = Fact(FactKind::devices_differ)
+                               .text("before", fmt::format("{}", fmt::join(devices(a), ", ")))
+                               .text("after", fmt::format("{}", fmt::join(devices(b), ", ")));
+    const auto ra = project_root_of(a.top_sites), rb = project_root_of(b.top_sites);
+    if (other_checkout(ra, rb)) e.roots_differ = Fact(FactKind::roots_differ).text("before", ra).text("after", rb);
+    e.setting_differs = setting_differs(a, b);
+    if (overlap.shared == 0 && a.trace_first_us && b.trace_first_us) {
+        if (order_by_steps && *b.trace_last_us < *a.trace_first_us)
+            e.order_reversed =
+                Fact(FactKind::trace_order_reversed).count("gap_us", *a.trace_first_us - *b.trace_last_us);
+        else if (overlap.apart == 0 && (*b.trace_first_us > *a.trace_last_us || *a.trace_first_us > *b.trace_last_us))
+            e.traces_apart = Fact(FactKind::traces_apart).flag("full", false);
+    }
+    return e;
+}
+
+WorkloadEvidence workload_of(const SnapshotContents& a, const SnapshotContents& b) {
+    WorkloadEvidence w;
+    w.allocated_before = a.totals.allocated_bytes;
+    w.allocated_after = b.totals.allocated_bytes;
+    std::map<RelativeSite, SiteLevels> by_site;
+    const auto add = [&](const SnapshotContents& c, bool after) {
+        const auto root = project_root_of(c.top_sites);
+        for (const auto& u : c.top_sites) {
+            if (!u.has_stack) continue;
+            auto& s = by_site[relative_site(u, root)];
+            if (s.label.empty()) s.label = u.site.label();
+            (after ? s.after : s.before) += u.bytes;
+            (after ? w.stacked_after : w.stacked_before) += u.bytes;
+        }
+    };
+    add(a, false);
+    add(b, true);
+    for (auto& [key, s] : by_site) w.sites.push_back(std::move(s));
+    return w;
+}
+
+int strength(Answer a) { return a == Answer::no ? 0 : a == Answer::unknown ? 1 : 2; }
+
+Facts named(const Facts& facts, const std::string& before, const std::string& after) {
+    Facts out = facts;
+    for (auto& f : out) f.text("between", fmt::format("{} and {}", before, after));
+    return out;
+}
+
+}  // namespace
+
+Comparability compare_contents(const SnapshotContents& before, const SnapshotContents& after, bool order_by_steps,
+                               std::optional<int> device) {
+    Comparability c;
+    judge_process(process_of(before, after, order_by_steps, device), c);
+    judge_workload(workload_of(before, after), c);
+    return c;
+}
+
+Comparability weakest(const std::vector<Comparability>& pairs, const std::vector<std::string>& files) {
+    Comparability out;
+    out.same_process = Answer::yes;
+    out.same_workload = Answer::yes;
+    std::optional<std::size_t> process_at, workload_at;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        if (!process_at || strength(pairs[i].same_process) < strength(pairs[*process_at].same_process)) process_at = i;
+        if (!workload_at || strength(pairs[i].same_workload) < strength(pairs[*workload_at].same_workload))
+            workload_at = i;
+    }
+    if (process_at) {
+        const auto i = *process_at;
+        out.same_process = pairs[i].same_process;
+        out.process_evidence = named(pairs[i].process_evidence, files[i], files[i + 1]);
+    }
+    if (workload_at) {
+        const auto i = *workload_at;
+        out.same_workload = pairs[i].same_workload;
+        out.workload_evidence = named(pairs[i].workload_evidence, files[i], files[i + 1]);
+    }
+    return out;
+}
+
+}  // namespace memsnap::analysis::detail
