@@ -5,6 +5,7 @@
 // leaks rank first, exact to the byte.
 
 #include "analysis_support.hpp"
+#include "model_maker.hpp"
 #include "stats_support.hpp"
 #include "support.hpp"
 #include "variants.hpp"
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 using namespace memsnap;
@@ -347,6 +349,107 @@ TEST_SUITE("real") {
             for (const auto& c : info.categories) bytes += c.bytes;
             CHECK(bytes == info.totals.allocated_bytes);
         }
+    }
+
+    TEST_CASE(
+        "categories: a Lightning closure spliced into real stacks keeps every category / none becomes optimizer "
+        "state") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // PyTorch Lightning's automatic optimization runs forward and backward inside
+        // optimizer.step(closure): every frame of the training step gets these outer frames.
+        const std::vector<test::FrameSpec> lightning = {
+            {"/venv/lib/python3.11/site-packages/lightning/pytorch/loops/optimization/automatic.py", 146, "__call__"},
+            {"/venv/lib/python3.11/site-packages/torch/optim/adamw.py", 187, "step"},
+            {"/venv/lib/python3.11/site-packages/torch/optim/optimizer.py", 485, "wrapper"},
+            {"/venv/lib/python3.11/site-packages/lightning/pytorch/core/optimizer.py", 154, "step"},
+            {"/venv/lib/python3.11/site-packages/lightning/pytorch/loops/optimization/automatic.py", 270,
+             "_optimizer_step"},
+        };
+        int spliced = 0;
+        for (const char* name : {"nothanmin-a2_train_step.pickle", "kkaitlyn111-a2_ctx128_forward.pickle",
+                                 "wedsonlin-a2_medium128_training.pickle", "silmont2000-a2_tiny.pickle"}) {
+            CAPTURE(std::string(name));
+            auto snap = real(name);
+            analysis::StackIndex before({&snap}, {}, {});
+            std::map<snapshot::StackId, Category> original;
+            for (const auto& b : snap.blocks)
+                if (b.live() && b.stack != snapshot::no_stack) original[b.stack] = before.category(0, b.stack);
+            auto closure = snap;
+            std::map<snapshot::StackId, snapshot::StackId> moved;
+            for (const auto& [stack, category] : original) {
+                // Only what runs inside the closure: the optimizer's own state is made outside it.
+                if (category == Category::optimizer_state || category == Category::parameter) continue;
+                moved[stack] = test::stack_with_outer_frames(closure, stack, lightning);
+            }
+            analysis::StackIndex after({&closure}, {}, {});
+            for (const auto& [stack, spliced_stack] : moved) {
+                CAPTURE(analysis::to_string(original[stack]));
+                CHECK(after.category(0, spliced_stack) == original[stack]);
+                ++spliced;
+            }
+        }
+        CHECK(spliced >= 50);
+
+        // Gradient clipping inside the closure (_foreach_norm) is not optimizer state; a torch
+        // optimizer's own state, made by its step outside the closure, is; so is the state a
+        // user's Optimizer subclass makes in its own step.
+        auto snap = real("silmont2000-a2_tiny.pickle");
+        const auto stack = [&](const std::vector<test::FrameSpec>& frames) {
+            std::vector<snapshot::FrameId> ids;
+            for (const auto& [file, line, fn] : frames)
+                ids.push_back(snap.frames.intern({snap.strings.intern(file), snap.strings.intern(fn), line}));
+            return snap.stacks.intern(ids);
+        };
+        const std::string torch = "/venv/lib/python3.11/site-packages/torch/";
+        std::vector<test::FrameSpec> clip = {{torch + "nn/utils/clip_grad.py", 102, "clip_grad_norm_"},
+                                             {"/venv/lib/python3.11/site-packages/lightning/pytorch/plugins/"
+                                              "precision/precision.py",
+                                              188, "clip_gradients"}};
+        clip.insert(clip.end(), lightning.begin(), lightning.end());
+        const std::vector<test::FrameSpec> state = {{torch + "optim/adamw.py", 121, "_init_group"},
+                                                    {torch + "optim/adamw.py", 187, "step"},
+                                                    {torch + "optim/optimizer.py", 485, "wrapper"},
+                                                    lightning[3],
+                                                    lightning[4]};
+        const std::vector<test::FrameSpec> own = {{"/home/u/proj/adapters.py", 887, "step"},
+                                                  {torch + "optim/optimizer.py", 485, "wrapper"},
+                                                  {"/home/u/proj/train.py", 40, "train_step"}};
+        std::vector<test::FrameSpec> own_in_closure = {{"/home/u/proj/train.py", 12, "training_step"}};
+        own_in_closure.insert(own_in_closure.end(), lightning.begin(), lightning.begin() + 1);
+        own_in_closure.push_back({"/home/u/proj/adapters.py", 887, "step"});
+        own_in_closure.push_back({torch + "optim/optimizer.py", 485, "wrapper"});
+        const auto clip_id = stack(clip), state_id = stack(state), own_id = stack(own),
+                   mixed_id = stack(own_in_closure);
+        analysis::StackIndex index({&snap}, {}, {});
+        CHECK(index.category(0, clip_id) != Category::optimizer_state);
+        CHECK(index.category(0, state_id) == Category::optimizer_state);
+        CHECK(index.category(0, own_id) == Category::optimizer_state);
+        CHECK(index.category(0, mixed_id) != Category::optimizer_state);
+    }
+
+    TEST_CASE(
+        "categories: checkpointing's dynamo wrappers are not compiled graphs / autocast keeps weight copies only") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // The checkpointed capture carries torch/_compile.py inner and _dynamo/eval_frame.py _fn
+        // frames in a repository that never calls torch.compile.
+        for (const char* name : {"a0kuma-ckpt_checkpointed.pickle", "a0kuma-ckpt_plain.pickle"}) {
+            CAPTURE(std::string(name));
+            const auto info = test::describe(real(name), test::all_sites());
+            CHECK(info.categories[static_cast<std::size_t>(Category::compiled_graph)].bytes == 0);
+            for (const auto& s : info.top_sites) CHECK_FALSE(s.site.compiled_graph);
+        }
+        // autocast: a cast is a weight copy only when a live parameter asks twice its bytes.
+        test::ModelMaker m;
+        const auto weight = m.stack({{"/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", 1160, "to"},
+                                     {"/home/u/proj/train.py", 31, "main"}});
+        const auto cast =
+            m.stack({{"??", 0, "at::autocast::cached_cast(...)"}, {"/home/u/proj/model.py", 20, "forward"}});
+        m.segment(0, 0x10000000, {{4 * 1024 * 1024, weight}});
+        analysis::StackIndex casts({&m.model()}, {}, {});
+        REQUIRE(casts.category(0, weight) == Category::parameter);
+        CHECK(casts.category(0, cast, 2 * 1024 * 1024) == Category::autocast_cache);
+        CHECK(casts.category(0, cast, 2 * 1024 * 1024 + 4096) == Category::activation);
+        CHECK(casts.category(0, cast, 128 << 20) == Category::activation);
     }
 
     TEST_CASE("partial summary tables diff on what both hold and name the rest") {

@@ -96,6 +96,18 @@ inline snapshot::StackId stack_with_frame(snapshot::Snapshot& snap, snapshot::St
     return snap.stacks.intern(frames);
 }
 
+// A new stack: `under` with `outer` frames added outside it (outer[0] nearest), as a caller
+// that wraps the whole of it (a framework's loop) adds them.
+inline snapshot::StackId stack_with_outer_frames(
+    snapshot::Snapshot& snap, snapshot::StackId under,
+    const std::vector<std::tuple<std::string, std::int64_t, std::string>>& outer) {
+    std::vector<snapshot::FrameId> frames;
+    for (const auto f : snap.stacks.frames(under)) frames.push_back(f);
+    for (const auto& [file, line, name] : outer)
+        frames.push_back(snap.frames.intern({snap.strings.intern(file), snap.strings.intern(name), line}));
+    return snap.stacks.intern(frames);
+}
+
 // Another checkout on another machine: the project root and the install prefix change.
 inline std::function<std::string(std::string_view)> rerun_paths(std::string project_root) {
     return [root = std::move(project_root)](std::string_view name) {

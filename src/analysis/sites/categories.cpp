@@ -10,10 +10,11 @@ namespace memsnap::analysis {
 
 namespace {
 
-// The one table of category rules; the man page prints the same table. Order matters: a
-// cuBLAS workspace first made inside backward is a workspace, a backward pass inside an
-// optimizer's step (LBFGS) makes gradients, compiled code inside a module's forward is
-// compiled_graph.
+// The one table of category rules; the man page prints the same table. A stack takes the rule
+// of its innermost frame that has one (stack_rule), so a cuBLAS workspace first made inside
+// backward is a workspace, a backward pass inside an optimizer's step (LBFGS) makes gradients,
+// compiled code inside a module's forward is compiled_graph, a forward inside Lightning's
+// optimizer closure makes activations. Within one frame, order decides.
 constexpr CategoryRule kRules[] = {
     {Category::autocast_cache, "C++", nullptr, R"(at::autocast::cached_cast)", nullptr,
      "at::autocast::cached_cast: autocast's low-precision weight copies"},
@@ -32,8 +33,10 @@ constexpr CategoryRule kRules[] = {
     {Category::optimizer_state, "python", R"((^|/)torch/optim/)", nullptr, R"(lr_scheduler\.py$)",
      "inside an optimizer's step: torch/optim, which also wraps every Optimizer subclass's step"},
     {Category::compiled_graph, "python",
-     R"((^|/)torchinductor_[^/]*/|^<eval_with_key>|(^|/)torch/_(inductor|dynamo)/|(^|/)\.?triton/)", nullptr, nullptr,
-     "torch.compile's generated code and runtime"},
+     R"((^|/)torchinductor_[^/]*/|^<eval_with_key>|(^|/)torch/_inductor/|(^|/)torch/_functorch/_aot_autograd/|(^|/)\.?triton/)",
+     nullptr, nullptr,
+     "compiled code: inductor's output files, torch/_inductor, the AOT-autograd runtime, FX graph modules, Triton "
+     "(not the torch._dynamo wrappers that checkpointing and zero_grad carry)"},
     {Category::parameter, "python", R"((^|/)torch/nn/modules/module\.py$)",
      R"(^(_apply|convert|to|cuda|load_state_dict|_load_from_state_dict|register_parameter|register_buffer)$)", nullptr,
      "Module.to/.cuda/_apply, load_state_dict"},
@@ -69,6 +72,32 @@ std::span<const Category> all_categories() { return kAll; }
 std::span<const CategoryRule> category_rules() { return kRules; }
 
 Category category_of_rule(std::uint8_t rule) { return rule < kRuleCount ? kRules[rule].category : Category::unknown; }
+
+PathRole path_role(std::string_view path) {
+    static const util::Pattern torch_code(R"((^|/)torch/)", "category walk");
+    static const util::Pattern optimizer_wrapper(R"((^|/)torch/optim/optimizer\.py$)", "category walk");
+    return {torch_code.search(path), optimizer_wrapper.search(path)};
+}
+
+std::uint8_t stack_rule(std::span<const FrameRole> frames) {
+    const FrameRole* outside = nullptr;  // the innermost Python frame outside torch
+    bool outside_mixed = false;          // outside frames of more than one file
+    const FrameRole* inner_python = nullptr;
+    for (const auto& f : frames) {
+        if (f.rule < kRuleCount) {
+            if (kRules[f.rule].category != Category::optimizer_state || !outside) return f.rule;
+            const bool own_step = !outside_mixed && f.optimizer_wrapper && inner_python && !inner_python->torch &&
+                                  inner_python->named_step && inner_python->file == outside->file;
+            if (own_step) return f.rule;
+            // Another library's or the user's code runs inside the optimizer's step: not its state.
+        } else if (f.python && !f.torch) {
+            if (outside && outside->file != f.file) outside_mixed = true;
+            if (!outside) outside = &f;
+        }
+        if (f.python) inner_python = &f;
+    }
+    return static_cast<std::uint8_t>(kRuleCount);
+}
 
 bool is_one_time(Category category) {
     return category == Category::gradient || category == Category::optimizer_state || category == Category::workspace ||

@@ -13,7 +13,7 @@ CaptureBlocks collect_blocks(const snapshot::Snapshot& snap, std::size_t capture
         if (!b.live()) continue;
         const auto stack = index.stack(capture, b.stack);
         if (!index.focused(stack)) continue;
-        out.live.push_back({b.address, b.size, stack, index.category(capture, b.stack),
+        out.live.push_back({b.address, b.size, stack, index.category(capture, b.stack, b.requested_size),
                             static_cast<std::uint16_t>(snap.segments[b.segment].device)});
         out.any_recorded |= b.stack != snapshot::no_stack;
     }

@@ -18,10 +18,13 @@ constexpr std::array<PathRule, 5> kNotUserCode = {{
     {R"(^<frozen |^<string>$)", "frozen modules and exec'd strings"},
 }};
 
-constexpr std::array<PathRule, 4> kGenerated = {{
+// Compiled code only: torch._dynamo's eval_frame and torch/_compile.py wrappers also run in
+// programs that never compile (torch.utils.checkpoint, zero_grad, _disable_dynamo).
+constexpr std::array<PathRule, 5> kGenerated = {{
     {R"((^|/)torchinductor_[^/]*/)", "torch.compile (inductor) output code, /tmp/torchinductor_<user>/"},
     {R"(^<eval_with_key>)", "FX graph modules"},
-    {R"((^|/)torch/_(dynamo|inductor)/)", "torch.compile itself"},
+    {R"((^|/)torch/_inductor/)", "torch.compile's inductor"},
+    {R"((^|/)torch/_functorch/_aot_autograd/)", "the AOT-autograd runtime of compiled graphs"},
     {R"((^|/)\.?triton/)", "Triton kernels and their cache"},
 }};
 

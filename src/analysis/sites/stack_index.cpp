@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <limits>
 #include <map>
@@ -105,7 +106,7 @@ struct StackIndex::Impl {
         std::int64_t line = 0;
         FrameFlags flags;
         bool hidden = false, focused = false;
-        std::uint8_t rule = 0;    // category rule
+        FrameRole role;           // for the category walk
         std::uint8_t origin = 0;  // the capture that brought the frame in
     };
     // What one file name or one function name says, worked out once per capture and string.
@@ -113,7 +114,8 @@ struct StackIndex::Impl {
         std::uint32_t path = 0;  // TextIds of the normalised path
         FrameFlags flags;
         bool hidden = false;
-        std::uint32_t rules = 0;                   // CategoryClassifier::path_rules
+        std::uint32_t rules = 0;  // CategoryClassifier::path_rules
+        PathRole role;
         std::uint32_t stripped = 0, basename = 0;  // TextIds, when the project roots differ
     };
     struct NameFacts {
@@ -124,11 +126,12 @@ struct StackIndex::Impl {
     struct Capture {
         const Snapshot* snap = nullptr;
         std::string root;
-        std::vector<std::uint32_t> frame_map;               // FrameId -> CanonFrameId, kUnmapped
-        std::vector<std::uint32_t> stack_map;               // StackId -> CanonStackId, kUnmapped
-        std::vector<std::uint32_t> first_raw;               // CanonStackId -> the first StackId + 1 of it
-        std::vector<std::uint8_t> category_map;             // StackId -> rule + 1, 0 unknown yet
-        std::vector<std::uint32_t> file_facts, name_facts;  // StringId -> index + 1 into files/names
+        std::vector<std::uint32_t> frame_map;                      // FrameId -> CanonFrameId, kUnmapped
+        std::vector<std::uint32_t> stack_map;                      // StackId -> CanonStackId, kUnmapped
+        std::vector<std::uint32_t> first_raw;                      // CanonStackId -> the first StackId + 1 of it
+        std::vector<std::uint8_t> category_map;                    // StackId -> rule + 1, 0 unknown yet
+        std::optional<std::vector<std::int64_t>> parameter_sizes;  // requested, sorted; on first need
+        std::vector<std::uint32_t> file_facts, name_facts;         // StringId -> index + 1 into files/names
         std::vector<FileFacts> files;
         std::vector<NameFacts> names;
     };
@@ -192,6 +195,7 @@ struct StackIndex::Impl {
         f.flags = classifier.classify(filename);
         f.hidden = default_hidden.search(filename);
         f.rules = categories.path_rules(path);
+        f.role = path_role(path);
         c.files.push_back(f);
         slot = static_cast<std::uint32_t>(c.files.size());
         return c.files.back();
@@ -237,7 +241,12 @@ struct StackIndex::Impl {
             e.hidden = e.hidden || (hide && hide->search(line_text));
             e.focused = focus && focus->search(line_text);
         }
-        e.rule = categories.first_rule(file.rules, name.rules, e.flags.python);
+        e.role.rule = categories.first_rule(file.rules, name.rules, e.flags.python);
+        e.role.python = e.flags.python;
+        e.role.torch = e.flags.python && file.role.torch;
+        e.role.optimizer_wrapper = e.flags.python && file.role.optimizer_wrapper;
+        e.role.named_step = e.name == "step";
+        e.role.file = file.path;
         frames.push_back(e);
         return static_cast<std::uint32_t>(frames.size() - 1);
     }
@@ -407,12 +416,29 @@ Category StackIndex::category(std::size_t capture, StackId stack) {
     if (stack == snapshot::no_stack) return Category::unknown;
     auto& slot = c.category_map[stack.value];
     if (slot == 0) {
-        std::uint8_t best = static_cast<std::uint8_t>(category_rules().size());
+        std::vector<FrameRole> roles;
         for (FrameId f : c.snap->stacks.frames(stack))
-            best = std::min(best, impl_->frames[impl_->map_frame(capture, f)].rule);
-        slot = static_cast<std::uint8_t>(best + 1);
+            roles.push_back(impl_->frames[impl_->map_frame(capture, f)].role);
+        slot = static_cast<std::uint8_t>(stack_rule(roles) + 1);
     }
     return category_of_rule(static_cast<std::uint8_t>(slot - 1));
+}
+
+Category StackIndex::category(std::size_t capture, StackId stack, std::int64_t requested) {
+    const auto category = this->category(capture, stack);
+    if (category != Category::autocast_cache) return category;
+    auto& c = impl_->captures[capture];
+    if (!c.parameter_sizes) {
+        std::vector<std::int64_t> sizes;
+        for (const auto& b : c.snap->blocks)
+            if (b.live() && this->category(capture, b.stack) == Category::parameter) sizes.push_back(b.requested_size);
+        std::sort(sizes.begin(), sizes.end());
+        c.parameter_sizes = std::move(sizes);
+    }
+    // Captures without requested sizes give block sizes, rounded to 512 bytes.
+    const auto& sizes = *c.parameter_sizes;
+    const auto near = std::lower_bound(sizes.begin(), sizes.end(), 2 * requested - 512);
+    return near != sizes.end() && *near <= 2 * requested + 512 ? Category::autocast_cache : Category::activation;
 }
 
 std::span<const CanonFrameId> StackIndex::frames(CanonStackId stack) const {

@@ -46,7 +46,7 @@ class SiteTally {
         site_of_.reserve(allocations.size());
         for (const auto& a : allocations) {
             const auto canon = index.stack(0, a.stack);
-            const auto category = index.category(0, a.stack);
+            const auto category = index.category(0, a.stack, a.size);
             const auto [at, added] = ids.try_emplace({site_token(index, canon, a.size), category},
                                                      static_cast<std::uint32_t>(sites_.size()));
             if (added) {
@@ -146,7 +146,7 @@ std::vector<OomExplanation> ooms_of(const Snapshot& snap, const Replay& r, int d
         const auto canon = index.stack(0, e.stack);
         oom.frame = user_frame(index, canon);
         oom.stack.size = e.size;
-        oom.stack.category = index.category(0, e.stack);
+        oom.stack.category = index.category(0, e.stack, e.size);
         frames.add_frames(canon, oom.stack);
         oom.usage = tally.usage([i](const Allocation& a) { return a.live_at(i); }, options.top);
         detail::classify_oom(oom);
@@ -301,7 +301,7 @@ StackProfile stacks_at(const Snapshot& snap, const Replay& r, StackIndex& index,
     StackTotals by_stack;
     for (const auto& a : r.allocations) {
         if (at_peak ? !a.live_at(peak) : a.free_event.has_value()) continue;
-        auto& s = by_stack[{index.stack(0, a.stack), index.category(0, a.stack)}];
+        auto& s = by_stack[{index.stack(0, a.stack), index.category(0, a.stack, a.size)}];
         s.first += a.size;
         ++s.second;
     }

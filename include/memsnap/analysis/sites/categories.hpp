@@ -28,10 +28,11 @@ std::span<const Category> all_categories();
 
 // One rule of the table: a frame of the stack (Python or C++, as `frames` says) whose path
 // (with '/' separators) matches `path` and not `unless_path`, and whose function name
-// matches `function`, puts the block in `category`; a null pattern matches anything. The
-// first rule, in table order, that any frame of the stack matches decides. Path and function
-// are matched apart, so that each file name and each function name is looked at once
-// however many frames share it.
+// matches `function`, gives the frame `category`; a null pattern matches anything; a frame
+// takes its first rule in table order. A stack's category is that of its innermost frame with
+// a rule (stack_rule): what allocates decides, not an outer wrapper. Path and function are
+// matched apart, so that each file name and each function name is looked at once however many
+// frames share it.
 struct CategoryRule {
     Category category;
     const char* frames;       // "python", "C++" or "any"
@@ -65,6 +66,29 @@ class CategoryClassifier {
 
 // The category of a rule index from classify_frame (unknown past the table).
 Category category_of_rule(std::uint8_t rule);
+
+// What the walk over a stack needs of one frame.
+struct FrameRole {
+    std::uint8_t rule = 0;  // classify_frame; category_rules().size(): none
+    bool python = false;
+    bool torch = false;              // PyTorch's own Python code (a torch/ package path)
+    bool optimizer_wrapper = false;  // torch/optim/optimizer.py, which wraps every Optimizer's step
+    bool named_step = false;         // a function named step
+    std::uint32_t file = 0;          // an id of the frame's file, equal for equal files
+};
+// The path's part of a frame's role: worked out once per file.
+struct PathRole {
+    bool torch = false, optimizer_wrapper = false;
+};
+PathRole path_role(std::string_view path);
+
+// The rule that decides a stack's category, its frames innermost first: the first frame with a
+// rule, walking outward. torch/optim decides only for the optimizer's own code: when no Python
+// frame outside torch lies between it and the allocation, or those frames are one file's, the
+// innermost of them a `step` that torch/optim/optimizer.py wraps (an Optimizer subclass). Code
+// of another file in between (PyTorch Lightning's closure, which runs forward and backward
+// inside optimizer.step) is not optimizer state: the walk goes on outward past torch/optim.
+std::uint8_t stack_rule(std::span<const FrameRole> innermost_first);
 
 // Growth in these categories is expected once (the first backward and optimizer step, library
 // warm-up, autocast's weight copies) rather than a leak, when the site held none of it before.

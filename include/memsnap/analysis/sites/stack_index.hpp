@@ -53,6 +53,11 @@ class StackIndex {
     CanonStackId stack(std::size_t capture, snapshot::StackId stack);
     // The category of a capture's stack, from all of its frames (hidden ones too).
     Category category(std::size_t capture, snapshot::StackId stack);
+    // The category of one allocation of `requested` bytes with that stack. autocast caches only
+    // the low-precision copies of leaf tensors that require grad, parameters: a cast is
+    // autocast_cache only when a live parameter of the capture asks twice its bytes (fp32 to
+    // bf16/fp16); any other cast dies with backward and is an activation.
+    Category category(std::size_t capture, snapshot::StackId stack, std::int64_t requested);
 
     std::span<const CanonFrameId> frames(CanonStackId stack) const;
     // The frames of `stack` as capture `capture` recorded them (its own paths and names),
