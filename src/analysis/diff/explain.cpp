@@ -240,8 +240,10 @@ Explanation explain(const ExplainInput& in) {
             j.reason = site_growth_reason(in.comparability, over, part, weights);
         if (shares_known) j.share = static_cast<double>(c.delta_bytes) / static_cast<double>(in.totals.allocated.delta);
     }
-    // Where growth converges is said only of growth past the noise floor.
-    if (weights.stays + weights.first_appearance + weights.more_bytes > threshold)
+    // Where growth converges is said only under a verdict of growth, of growth past the noise floor.
+    const bool grows = out.verdict == Verdict::leak || out.verdict == Verdict::one_time_growth ||
+                       out.verdict == Verdict::shape_growth || out.verdict == Verdict::growth;
+    if (grows && weights.stays + weights.first_appearance + weights.more_bytes > threshold)
         out.convergence = converge(in.sites, in.index);
     const SiteDiagnoser diagnose(in.index, in.steps, in.comparability);
     out.overall = detail::overall_diagnosis(out.verdict, in, out.sites, diagnose, out.convergence);

@@ -57,9 +57,11 @@ Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
     add_fit(r, s.fit, t.steps_known);
     for (auto& field : r.items)
         if (field.key == "slope_bytes_per_step" || field.key == "verdict") field.machines_only();
-    std::string shape = fmt::format(
-        "{} {} → {}, blocks {} → {}", sparkline(s.bytes_by_step), util::human_bytes(s.bytes_by_step.front()),
-        util::human_bytes(s.bytes_by_step.back()), s.blocks_by_step.front(), s.blocks_by_step.back());
+    const auto first = [](const std::vector<std::int64_t>& v) { return v.empty() ? 0 : v.front(); };
+    const auto last = [](const std::vector<std::int64_t>& v) { return v.empty() ? 0 : v.back(); };
+    std::string shape = fmt::format("{} {} → {}, blocks {} → {}", sparkline(s.bytes_by_step),
+                                    util::human_bytes(first(s.bytes_by_step)), util::human_bytes(last(s.bytes_by_step)),
+                                    first(s.blocks_by_step), last(s.blocks_by_step));
     if (s.fit.first_step)
         shape += t.steps_known ? fmt::format(", first seen at step {}", *s.fit.first_step)
                                : fmt::format(", first seen in capture {}", *s.fit.first_step + 1);
@@ -117,6 +119,7 @@ Document trend(const analysis::TrendResult& t) {
         "sites", Layout::records,
         fmt::format("Sites ({} of {}, by slope weighted by R² and monotonic share)", t.sites.size(), t.sites_total)));
     sites.primary = true;
+    sites.prototype = std::make_shared<const Node>(trend_site(analysis::TrendSite{}, t));  // CSV header of none
     if (t.kind != "snapshot") sites.machines_only();
     for (const auto& s : t.sites) sites.add(trend_site(s, t));
     root.add("sites_total", Value::count(static_cast<std::int64_t>(t.sites_total))).machines_only();

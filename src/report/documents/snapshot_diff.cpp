@@ -172,6 +172,7 @@ void add_sites(Node& root, const SnapshotDiff& d) {
                    fmt::format("Sites, leaks first, by the size of their change per {} ({} of {} sites{})",
                                d.steps.known() ? "step" : "capture", d.sites_total - hidden, d.sites_total, why)));
     sites.primary = true;
+    sites.prototype = std::make_shared<const Node>(site_record(analysis::SiteChange{}, d));  // CSV header of none
     sites.note = d.sites_total == 0 ? "No live blocks in either capture." : "No site passes the filters.";
     sites.count = d.sites.size();
     sites.make = [&d](std::size_t i) { return site_record(d.sites[i], d); };

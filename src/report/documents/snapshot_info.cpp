@@ -212,15 +212,17 @@ void add_sites(Node& root, const SnapshotInfo& s) {
     sites.primary = true;
     sites.record = "site";
     sites.note = "no live blocks";
-    for (std::size_t i = 0; i < s.top_sites.size(); ++i) {
-        const auto& u = s.top_sites[i];
-        auto& row = sites.add(Node::object("", Layout::facts));
+    const auto row_of = [](std::size_t i, const analysis::SiteUsage& u) {
+        auto row = Node::object("", Layout::facts);
         row.add("rank", Value::count(static_cast<std::int64_t>(i + 1)), "#");
         row.add("bytes", Value::bytes(u.bytes));
         row.add("blocks", Value::count(u.blocks));
         row.add("category", Value::word(analysis::to_string(u.category)));
         add_site(row, u.site, false);
-    }
+        return row;
+    };
+    sites.prototype = std::make_shared<const Node>(row_of(0, analysis::SiteUsage{}));  // CSV header of none
+    for (std::size_t i = 0; i < s.top_sites.size(); ++i) sites.add(row_of(i, s.top_sites[i]));
 }
 
 }  // namespace

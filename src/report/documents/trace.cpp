@@ -151,6 +151,7 @@ Document trace(const TraceResult& t) {
         Node::list("sites", Layout::records,
                    fmt::format("Live at the end, by site ({} of {} sites)", t.sites.size(), t.sites_total)));
     sites.primary = true;
+    sites.prototype = std::make_shared<const Node>(site_record(analysis::TraceSite{}, t));  // CSV header of none
     for (const auto& s : t.sites) sites.add(site_record(s, t));
     doc.root.add("sites_total", Value::count(static_cast<std::int64_t>(t.sites_total))).machines_only();
     add_timeline(doc.root, t);
