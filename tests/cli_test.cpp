@@ -8,9 +8,13 @@
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/snapshot/load.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <regex>
+
+#include <unistd.h>
 
 using namespace memsnap;
 
@@ -22,7 +26,11 @@ TEST_CASE("exit codes: 0 success / 1 usage / 2 unreadable input" * doctest::test
     const auto usage = test::run_memsnap("info " + fixture + " --format yaml");
     CHECK(usage.exit_code == 1);
     CHECK(test::run_memsnap("").exit_code == 1);
-    CHECK(test::run_memsnap("frobnicate").exit_code == 1);
+    const auto unknown = test::run_memsnap("frobnicate");
+    CHECK(unknown.exit_code == 1);
+    CHECK(unknown.err ==
+          "memsnap: error: unknown command 'frobnicate': the commands are info, diff, trace, trend, ranks (memsnap "
+          "--help)\n");
     CHECK(test::run_memsnap("--max-memo 536870912 info " + fixture).exit_code == 0);
     CHECK(test::run_memsnap("--max-memo 536870913 info " + fixture).exit_code == 1);  // past the 29-bit memo
     const auto missing = test::run_memsnap("info /nonexistent/capture.pickle");
@@ -30,6 +38,31 @@ TEST_CASE("exit codes: 0 success / 1 usage / 2 unreadable input" * doctest::test
     CHECK(missing.err == "memsnap: error: /nonexistent/capture.pickle: cannot open: No such file or directory\n");
     const auto dir = test::run_memsnap("info " + test::quote(test::fixtures_dir()));
     CHECK(dir.exit_code == 2);
+}
+
+TEST_CASE("trend DIR reads subdirectories / leaves out hidden files and a summary among snapshots" *
+          doctest::test_suite("cli")) {
+    const auto dir = std::filesystem::temp_directory_path() / fmt::format("memsnap_dir_{}", ::getpid());
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "later");
+    std::filesystem::create_directories(dir / ".cache");
+    const auto pairs = test::fixtures_dir() / "pairs" / "leak";
+    std::filesystem::copy_file(pairs / "run_step100.pickle", dir / "run_step100.pickle");
+    std::filesystem::copy_file(pairs / "run_step500.pickle", dir / "run_step500.pickle");
+    std::filesystem::copy_file(pairs / "run_step500.pickle", dir / "later" / "run_step900.pickle");
+    std::filesystem::copy_file(pairs / "run_step500.pickle", dir / ".cache" / "run_step700.pickle");
+    std::filesystem::copy_file(test::fixtures_dir() / "summaries" / "pair_leak_before.txt", dir / "notes.txt");
+    const auto run = test::run_memsnap("trend --format json " + test::quote(dir));
+    CHECK(run.exit_code == 0);
+    const auto j = nlohmann::json::parse(run.out);
+    CHECK(j.at("steps") == nlohmann::json::array({100, 500, 900}));
+    CHECK(run.err.find("skipped " + (dir / "notes.txt").string() + ": a summary or stats file among snapshots") !=
+          std::string::npos);
+    // Named on the command line, a file of the other kind is an error.
+    CHECK(test::run_memsnap("trend " + test::quote(dir / "run_step100.pickle") + " " +
+                            test::quote(dir / "run_step500.pickle") + " " + test::quote(dir / "notes.txt"))
+              .exit_code == 1);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("errors on binary input name the file and the byte offset on one line" * doctest::test_suite("cli")) {

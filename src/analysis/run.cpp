@@ -201,15 +201,28 @@ Result run_diff(const Request& rq) {
 // Snapshots are reduced as they are read; summaries and stats are small and kept.
 struct Reduced {
     std::string file;
+    bool in_directory = false;
     std::optional<SnapshotContents> snapshot;
     std::optional<stats::StatsCapture> stats;
 };
 
-TrendResult trend_of(std::vector<Reduced> reduced, const Request& rq, const TrendOptions& trend) {
+// A series is of one kind. Files of the other kind that a directory brought in (a summary
+// beside the snapshots) are left out and named; files named on the command line are an error.
+TrendResult trend_of(std::vector<Reduced> reduced, const Request& rq, const TrendOptions& trend, Facts& skipped) {
     const auto is_snapshot = [](const Reduced& r) { return r.snapshot.has_value(); };
-    const bool snapshots = std::all_of(reduced.begin(), reduced.end(), is_snapshot);
-    if (!snapshots && std::any_of(reduced.begin(), reduced.end(), is_snapshot))
+    const auto snapshot_count = std::count_if(reduced.begin(), reduced.end(), is_snapshot);
+    const bool keep_snapshots = snapshot_count * 2 >= static_cast<std::ptrdiff_t>(reduced.size());
+    const auto other_kind = [&](const Reduced& r) { return is_snapshot(r) != keep_snapshots; };
+    if (std::any_of(reduced.begin(), reduced.end(), [&](const Reduced& r) { return other_kind(r) && !r.in_directory; }))
         throw usage_error("trend needs captures of one kind: all snapshots, or memory_summary/memory_stats files");
+    for (const auto& r : reduced)
+        if (other_kind(r))
+            skipped.push_back(Fact(FactKind::file_skipped)
+                                  .text("file", r.file)
+                                  .text("reason", keep_snapshots ? "a summary or stats file among snapshots"
+                                                                 : "a snapshot among summary or stats files"));
+    reduced.erase(std::remove_if(reduced.begin(), reduced.end(), other_kind), reduced.end());
+    const bool snapshots = keep_snapshots;
     if (snapshots) {
         std::vector<SeriesCapture> series;
         for (auto& r : reduced) series.push_back({r.file, std::move(*r.snapshot)});
@@ -227,7 +240,7 @@ Result run_trend(const Request& rq) {
     if (!rq.steps.empty()) trend.steps = util::parse_step_list(rq.steps, files.size());
     auto read = read_each<Reduced>(files, [&](std::size_t i) {
         auto capture = rq.load(files[i].path);
-        Reduced r{files[i].path, std::nullopt, std::nullopt};
+        Reduced r{files[i].path, files[i].in_directory, std::nullopt, std::nullopt};
         if (capture.is_snapshot())
             r.snapshot = reduce(capture, rq.options);
         else
@@ -239,7 +252,7 @@ Result run_trend(const Request& rq) {
             "--steps gives {} steps, but {} of the files found are not captures; name the captures instead of "
             "their directory",
             trend.steps.size(), read.skipped.size()));
-    auto result = trend_of(std::move(read.values), rq, trend);
+    auto result = trend_of(std::move(read.values), rq, trend, read.skipped);
     Result out;
     out.warnings = std::move(read.skipped);
     out.warnings.insert(out.warnings.end(), result.warnings.begin(), result.warnings.end());

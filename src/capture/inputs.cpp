@@ -16,11 +16,17 @@ std::vector<InputName> expand_inputs(const std::vector<std::string>& names) {
             out.push_back({name, false});
             continue;
         }
+        // Subdirectories too (runs kept one per folder); hidden files and folders are left out,
+        // and symbolic links to folders are not followed, so no loop can make it endless.
         std::vector<std::string> inside;
-        for (const auto& entry : std::filesystem::directory_iterator(name, ec)) {
-            const auto base = entry.path().filename().string();
-            if (!base.empty() && base.front() != '.' && entry.is_regular_file(ec))
-                inside.push_back(entry.path().string());
+        std::filesystem::recursive_directory_iterator it(name, ec), end;
+        for (; !ec && it != end; it.increment(ec)) {
+            const auto base = it->path().filename().string();
+            if (base.empty() || base.front() == '.') {
+                if (it->is_directory(ec)) it.disable_recursion_pending();
+                continue;
+            }
+            if (it->is_regular_file(ec)) inside.push_back(it->path().string());
         }
         if (ec) throw input_error(fmt::format("cannot list the directory: {}", ec.message()), name);
         std::sort(inside.begin(), inside.end());

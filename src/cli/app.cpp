@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 
@@ -206,6 +207,14 @@ int run(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
+        // A word where a command belongs: name it and the commands, not "a subcommand is required".
+        if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+            std::vector<std::string> names;
+            for (const auto* c : app.get_subcommands({})) names.push_back(c->get_name());
+            fmt::print(stderr, "memsnap: error: unknown command '{}': the commands are {} (memsnap --help)\n",
+                       util::printable(argv[1]), fmt::join(names, ", "));
+            return static_cast<int>(ErrorKind::usage);
+        }
         // --help and --version are "errors" to CLI11 that exit 0.
         const int code = app.exit(e);
         return code == 0 ? 0 : static_cast<int>(ErrorKind::usage);

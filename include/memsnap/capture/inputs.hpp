@@ -1,6 +1,7 @@
 #pragma once
 // The files a command reads, from the names given: a directory stands for the regular files
-// in it (sorted by name, hidden ones left out), for the commands that take many captures.
+// in it and in its subdirectories (sorted by path, hidden ones left out), for the commands
+// that take many captures.
 
 #include <string>
 #include <vector>

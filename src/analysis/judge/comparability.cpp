@@ -100,7 +100,9 @@ void judge_workload(const WorkloadEvidence& e, Comparability& out) {
         out.same_workload = Answer::unknown;
         facts.push_back(Fact(FactKind::no_stacks_to_compare)
                             .real("stacked_before", share_of(e.stacked_before, e.allocated_before))
-                            .real("stacked_after", share_of(e.stacked_after, e.allocated_after)));
+                            .real("stacked_after", share_of(e.stacked_after, e.allocated_after))
+                            .bytes("allocated_before", e.allocated_before)
+                            .bytes("allocated_after", e.allocated_after));
         return;
     }
     bool same = true;

@@ -238,6 +238,9 @@ std::string comparison_phrase(const Fact& f) {
                 f.word("side") == "after" ? "second" : "first", f.word("side") == "after" ? "first" : "second",
                 v(f, "example"));
         case FactKind::no_stacks_to_compare:
+            if (f.integer("allocated_before") == 0 || f.integer("allocated_after") == 0)
+                return fmt::format("the {} capture holds no live memory: the workloads cannot be compared",
+                                   f.integer("allocated_before") == 0 ? "first" : "second");
             return fmt::format(
                 "most live memory has no stack ({}% before, {}% after carry one): the workloads cannot "
                 "be compared",

@@ -43,9 +43,10 @@ void add_header(Node& root, const SnapshotDiff& d) {
         for (const int id : *side) list.add(Node::of("", Value::count(id)));
     }
     root.add("devices_text",
-             Value::text_of(d.devices.differ() ? fmt::format("{} before, {} after", device_list(d.devices.before),
-                                                             device_list(d.devices.after))
-                                               : device_list(d.devices.after)),
+             Value::text_of(
+                 d.devices.before != d.devices.after
+                     ? fmt::format("{} before, {} after", device_list(d.devices.before), device_list(d.devices.after))
+                     : device_list(d.devices.after)),
              "devices")
         .people_only();
 }

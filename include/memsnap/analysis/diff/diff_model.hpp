@@ -77,7 +77,9 @@ struct Convergence {
 
 struct DeviceSets {
     std::vector<int> before, after;  // devices holding segments (or tables)
-    bool differ() const { return before != after; }
+    // Both hold devices, not the same: a capture of nothing (taken before the GPU was used)
+    // holds no device to differ.
+    bool differ() const { return !before.empty() && !after.empty() && before != after; }
 };
 
 struct SnapshotDiff {
