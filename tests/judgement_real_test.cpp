@@ -11,11 +11,15 @@
 #include "variants.hpp"
 
 #include <memsnap/analysis/diff/snapshot_diff.hpp>
+#include <memsnap/analysis/gates.hpp>
+#include <memsnap/analysis/series/trend.hpp>
 #include <memsnap/analysis/sites/stack_index.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/stats/text_reader.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -450,6 +454,83 @@ TEST_SUITE("real") {
         CHECK(casts.category(0, cast, 2 * 1024 * 1024) == Category::autocast_cache);
         CHECK(casts.category(0, cast, 2 * 1024 * 1024 + 4096) == Category::activation);
         CHECK(casts.category(0, cast, 128 << 20) == Category::activation);
+    }
+
+    TEST_CASE("two runs of one script: same addresses and stacks prove nothing / behaviour only with the caveat") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        int tested = 0;
+        for (const auto& name : real_with_stacks()) {
+            CAPTURE(name);
+            const auto first = real(name);
+            if (!test::has_timed_trace(first)) continue;
+            // A fresh run: every block at the same address with the same stack, its clock later.
+            const auto second = test::make_variant(first, {nullptr, 0, 7'200'000'000, std::nullopt});
+            const auto d = analysis::diff_snapshots(first, second, test::with_steps(100, 500));
+            CHECK(d.comparability.same_process == Answer::unknown);
+            CHECK(d.verdict == Verdict::stable);
+            const auto stack = user_stack(second);
+            if (!stack) continue;
+            auto grown = second;
+            test::inject_blocks(grown, *stack, kLeakSize, kLeakCount);
+            const auto g = analysis::diff_snapshots(first, grown, test::with_steps(100, 500));
+            CHECK(g.comparability.same_process == Answer::unknown);
+            if (g.comparability.behaviour_allowed()) {
+                // The same sites, in a known order: judged, and every report says on what.
+                CHECK(g.comparability.caveat());
+                REQUIRE_FALSE(g.advice.empty());
+                CHECK(g.advice.front() == Advice::caveat_same_workload);
+                CHECK(std::any_of(g.notes.begin(), g.notes.end(), [](const analysis::Fact& f) {
+                    return f.kind == analysis::FactKind::caveat_same_workload;
+                }));
+            } else {
+                check_no_false_leak(g);
+            }
+            ++tested;
+        }
+        CHECK(tested >= 3);
+    }
+
+    TEST_CASE("project roots nested in one another are one checkout") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto before = real("nothanmin-a2_train_step.pickle");
+        const auto root = root_of(before);
+        REQUIRE_FALSE(root.empty());
+        // The second capture's user frames all lie one folder deeper: its root is nested.
+        auto deeper = [root](std::string_view name) {
+            std::string s(name);
+            if (s.starts_with(root)) return root + "src/" + s.substr(root.size());
+            return s;
+        };
+        const auto after = test::make_variant(before, {deeper, 0, 0, std::nullopt});
+        const auto d = analysis::diff_snapshots(before, after, test::with_steps(100, 500));
+        for (const auto& f : d.comparability.process_evidence) CHECK(f.kind != analysis::FactKind::roots_differ);
+    }
+
+    TEST_CASE("a capture on cuda:1 only: trace replays device 1 / a series across devices is levels") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto zero = real("silmont2000-a2_forward_fp32.pickle");
+        const auto one = test::make_variant(zero, {nullptr, 0, 0, 1});
+        const auto t = analysis::analyze_trace(one, test::all_sites());
+        CHECK(t.device == 1);
+        CHECK(t.peak.bytes == analysis::analyze_trace(zero, test::all_sites()).peak.bytes);
+        CHECK(t.peak.bytes > 0);
+        // Three captures of a run whose first is on cuda:1: not one process, levels only.
+        std::vector<analysis::SeriesCapture> series;
+        auto every = test::all_sites();
+        series.push_back({"run_step100.pickle", analysis::describe_snapshot(one, every)});
+        for (const int step : {200, 300}) {
+            auto later = zero;
+            if (const auto stack = user_stack(later)) test::inject_blocks(later, *stack, kLeakSize, step / 10);
+            series.push_back({fmt::format("run_step{}.pickle", step), analysis::describe_snapshot(later, every)});
+        }
+        const auto trend = analysis::trend_snapshots(series, every, {});
+        CHECK(trend.comparability.same_process == Answer::no);
+        CHECK_FALSE(analysis::is_behaviour(trend.verdict));
+        CHECK(std::any_of(trend.warnings.begin(), trend.warnings.end(),
+                          [](const analysis::Fact& f) { return f.kind == analysis::FactKind::devices_differ; }));
+        analysis::Gates leak_gate;
+        leak_gate.leak = true;
+        CHECK_FALSE(analysis::check_gates(trend, leak_gate).has_value());
     }
 
     TEST_CASE("partial summary tables diff on what both hold and name the rest") {
