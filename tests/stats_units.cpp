@@ -164,6 +164,8 @@ TEST_CASE("advice: every verdict has its own / and retained-reference advice onl
     CHECK(has(analysis::advice_for(Verdict::cache_growth, {}), Advice::cache_fix));
     CHECK(has(analysis::advice_for(Verdict::leak, snapshots), Advice::leak_detach));
     CHECK(has(analysis::advice_for(Verdict::leak, {}), Advice::leak_take_snapshots));
+    // Summaries name no sites: the snapshot wording ("the sites below") is not theirs.
+    CHECK_FALSE(has(analysis::advice_for(Verdict::leak, {}), Advice::leak_kept));
     for (const auto v : {Verdict::one_time_growth, Verdict::shape_growth, Verdict::growth, Verdict::fragmentation,
                          Verdict::cache_growth, Verdict::stable, Verdict::shrink}) {
         CAPTURE(analysis::to_string(v));
@@ -175,6 +177,8 @@ TEST_CASE("advice: every verdict has its own / and retained-reference advice onl
     // The caveat comes first, and only on behaviour verdicts.
     analysis::AdviceContext caveat;
     caveat.caveat = true;
+    CHECK(analysis::advice_for(Verdict::leak, caveat).front() == Advice::caveat_one_log);
+    caveat.from_snapshots = true;
     CHECK(analysis::advice_for(Verdict::leak, caveat).front() == Advice::caveat_same_workload);
     CHECK_FALSE(has(analysis::advice_for(Verdict::shape_growth, caveat), Advice::caveat_same_workload));
     // Between processes, no allocator advice.

@@ -20,6 +20,18 @@ std::optional<GateTrip> leak_trip(Verdict verdict, Facts why) {
     return GateTrip{"--fail-on-leak", std::move(why)};
 }
 
+// --fail-on-leak where no leak verdict could be given: said, not passed in silence.
+GateTrip not_judged(std::string why) {
+    return GateTrip{"--fail-on-leak", {Fact(FactKind::gate_not_judged).text("why", std::move(why))}, false};
+}
+
+std::string why_not(const Comparability& c) {
+    if (!c.order_known) return "order_unknown";
+    if (c.same_process == Answer::no) return "other_process";
+    if (c.same_workload == Answer::no) return "different_workload";
+    return "unknown_process";
+}
+
 // A tripped gate names what grew: the total, and the sites over the limit, fastest first.
 constexpr std::size_t kSitesNamed = 5;
 
@@ -74,6 +86,8 @@ std::optional<GateTrip> check_gates(const std::variant<SnapshotDiff, StatsDiff>&
         if (auto trip = std::visit([&](const auto& d) { return growth_of(d, *gates.growth_per_step); }, diff))
             return trip;
     if (!gates.leak) return std::nullopt;
+    const auto& c = std::visit([](const auto& d) -> const Comparability& { return d.comparability; }, diff);
+    if (!c.behaviour_allowed()) return not_judged(why_not(c));
     if (const auto* d = std::get_if<SnapshotDiff>(&diff)) return leak_trip(d->verdict, d->evidence);
     for (const auto& d : std::get<StatsDiff>(diff).devices)
         if (auto trip = leak_trip(d.verdict, d.evidence)) return trip;
@@ -99,8 +113,9 @@ std::optional<GateTrip> check_gates(const TrendResult& t, const Gates& gates) {
                                      *gates.growth_per_step));
         if (auto tripped = trip(std::move(reasons))) return tripped;
     }
-    if (gates.leak) return leak_trip(t.verdict, t.evidence);
-    return std::nullopt;
+    if (!gates.leak) return std::nullopt;
+    if (!t.comparability.behaviour_allowed()) return not_judged(why_not(t.comparability));
+    return leak_trip(t.verdict, t.evidence);
 }
 
 std::optional<GateTrip> check_gates(const TraceResult& t, const Gates& gates) {
@@ -113,6 +128,7 @@ std::optional<GateTrip> check_gates(const TraceResult& t, const Gates& gates) {
                             {growth("allocated memory", rate, false, *gates.growth_per_step, "iteration")}};
     }
     if (!gates.leak) return std::nullopt;
+    if (!t.iterations_judged) return not_judged("too_few_iterations");
     for (const auto& s : t.sites)
         if (s.verdict == Verdict::leak)
             return GateTrip{"--fail-on-leak",

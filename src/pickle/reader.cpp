@@ -605,7 +605,7 @@ class Machine {
                     } else {  // n bytes of two's complement, sign-extended: one load, two shifts
                         std::uint64_t raw;
                         std::memcpy(&raw, data + p + 2, 8);
-                        const unsigned unused = 64 - 8 * n;
+                        const auto unused = static_cast<unsigned>(64 - 8 * n);
                         v = Value::make_int(static_cast<std::int64_t>(raw << unused) >> unused);
                     }
                     ++long1_ops;

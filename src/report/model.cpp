@@ -111,8 +111,8 @@ Node& Node::add(Node node) {
     return items.back();
 }
 
-Node& Node::add(std::string key, Value value, std::string label) {
-    return add(of(std::move(key), std::move(value), std::move(label)));
+Node& Node::add(std::string field_key, Value field_value, std::string field_label) {
+    return add(of(std::move(field_key), std::move(field_value), std::move(field_label)));
 }
 
 }  // namespace memsnap::report

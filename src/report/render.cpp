@@ -37,6 +37,7 @@ Document gated(Document d, const analysis::Result& result) {
     if (!result.gate) return d;
     auto& gate = d.root.add(Node::object("gate", Layout::section, "Gate"));
     gate.add("option", Value::word(result.gate->option)).in_headline();
+    gate.add("result", Value::word(result.gate->tripped ? "tripped" : "not_judged")).in_headline();
     gate.add(doc::facts("reasons", result.gate->reasons));
     return d;
 }
@@ -166,11 +167,14 @@ std::string render_jsonl(const analysis::InfoResult& result, const JsonlContext&
 std::vector<std::string> warning_lines(const analysis::Result& result) {
     std::vector<std::string> out;
     for (const auto& w : result.warnings) out.push_back(doc::phrase(w));
+    // A gate that could not be judged is said where CI logs look.
+    if (result.gate && !result.gate->tripped)
+        for (const auto& r : result.gate->reasons) out.push_back(result.gate->option + ": " + doc::phrase(r));
     return out;
 }
 
 std::optional<std::string> gate_line(const analysis::Result& result) {
-    if (!result.gate) return std::nullopt;
+    if (!result.gate || !result.gate->tripped) return std::nullopt;
     std::string why;
     for (const auto& r : result.gate->reasons) why += (why.empty() ? "" : "; ") + doc::phrase(r);
     if (result.gate->option == "--fail-on-leak") return fmt::format("--fail-on-leak: a leak verdict holds ({})", why);

@@ -44,7 +44,8 @@ Content classify_content(std::string_view bytes) {
     // or many of them.
     std::size_t control = 0;
     const auto sample = bytes.substr(0, 512);
-    for (const unsigned char c : sample) {
+    for (const char byte : sample) {
+        const auto c = static_cast<unsigned char>(byte);
         if (c == 0) return Content::binary;
         if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v' && c != 0x1b && c != 0x07 &&
             c != 0x08)

@@ -65,7 +65,8 @@ std::uint64_t hash_frames(std::span<const FrameId> frames) {
     for (; i + 8 <= frames.size(); i += 8)
         for (int l = 0; l < 4; ++l) {
             const std::uint64_t x =
-                (static_cast<std::uint64_t>(frames[i + 2 * l].value) << 32) | frames[i + 2 * l + 1].value;
+                (static_cast<std::uint64_t>(frames[i + 2 * static_cast<std::size_t>(l)].value) << 32) |
+                frames[i + 2 * static_cast<std::size_t>(l) + 1].value;
             lane[l] = (lane[l] ^ x) * k;
             lane[l] ^= lane[l] >> 29;
         }

@@ -120,10 +120,10 @@ std::string shared_stack(int depth, int blocks) {
     const std::int64_t base = std::int64_t{1} << 40;
     std::int64_t total = 0;
     for (int k = 0; k < blocks; ++k) total += 512 * (k + 1);
-    return one_segment(w, base, total, [&](PickleWriter& w) {
+    return one_segment(w, base, total, [&](PickleWriter& out) {
         std::int64_t at = base;
         for (int k = 0; k < blocks; ++k) {
-            live_block(w, at, 512 * (k + 1), [&] { w.binget(k_first_free + 1); });
+            live_block(out, at, 512 * (k + 1), [&] { out.binget(k_first_free + 1); });
             at += 512 * (k + 1);
         }
     });
@@ -140,13 +140,13 @@ std::string distinct_stacks(int depth, int blocks, std::size_t filename_length) 
     frame_ref(w, k_first_free + 1, k_first_free + 2, 10);
     w.binput(k_first_free).op('0');
     const std::int64_t base = std::int64_t{1} << 40;
-    return one_segment(w, base, std::int64_t{4096} * blocks, [&](PickleWriter& w) {
+    return one_segment(w, base, std::int64_t{4096} * blocks, [&](PickleWriter& out) {
         for (int k = 0; k < blocks; ++k)
-            live_block(w, base + std::int64_t{4096} * k, 4096, [&] {
-                w.empty_list().mark();
-                frame_ref(w, k_first_free + 1, k_first_free + 3, k + 1);
-                for (int i = 1; i < depth; ++i) w.binget(k_first_free);
-                w.appends();
+            live_block(out, base + std::int64_t{4096} * k, 4096, [&] {
+                out.empty_list().mark();
+                frame_ref(out, k_first_free + 1, k_first_free + 3, k + 1);
+                for (int i = 1; i < depth; ++i) out.binget(k_first_free);
+                out.appends();
             });
     });
 }
@@ -191,11 +191,11 @@ std::string long_filename(std::size_t length, int frames, bool backslashes) {
     file += "m.py";
     w.str(file).binput(k_first_free).op('0').str("f").binput(k_first_free + 1).op('0');
     const std::int64_t base = std::int64_t{1} << 40;
-    return one_segment(w, base, 1 << 20, [&](PickleWriter& w) {
-        live_block(w, base, 1 << 20, [&] {
-            w.empty_list().mark();
-            for (int k = 0; k < frames; ++k) frame_ref(w, k_first_free, k_first_free + 1, k);
-            w.appends();
+    return one_segment(w, base, 1 << 20, [&](PickleWriter& out) {
+        live_block(out, base, 1 << 20, [&] {
+            out.empty_list().mark();
+            for (int k = 0; k < frames; ++k) frame_ref(out, k_first_free, k_first_free + 1, k);
+            out.appends();
         });
     });
 }
@@ -204,15 +204,17 @@ std::string long_filename(std::size_t length, int frames, bool backslashes) {
 std::string interned_in_turn(int distinct, std::size_t length, int frames) {
     PickleWriter w = with_keys();
     for (int j = 0; j < distinct; ++j)
-        w.str(fmt::format("/home/u/{:05}{}.py", j, std::string(length, 'a'))).binput(k_first_free + 1 + j).op('0');
+        w.str(fmt::format("/home/u/{:05}{}.py", j, std::string(length, 'a')))
+            .binput(k_first_free + 1 + static_cast<std::uint32_t>(j))
+            .op('0');
     w.str("f").binput(k_first_free).op('0');
     const std::int64_t base = std::int64_t{1} << 40;
-    return one_segment(w, base, 4096, [&](PickleWriter& w) {
-        live_block(w, base, 4096, [&] {
-            w.empty_list().mark();
+    return one_segment(w, base, 4096, [&](PickleWriter& out) {
+        live_block(out, base, 4096, [&] {
+            out.empty_list().mark();
             for (int k = 0; k < frames; ++k)
-                frame_ref(w, k_first_free + 1 + static_cast<std::uint32_t>(k % distinct), k_first_free, 1);
-            w.appends();
+                frame_ref(out, k_first_free + 1 + static_cast<std::uint32_t>(k % distinct), k_first_free, 1);
+            out.appends();
         });
     });
 }
@@ -224,11 +226,11 @@ std::string literal_stack(int count) {
     frame_ref(w, k_first_free + 1, k_first_free + 2, 1);
     w.binput(k_first_free).op('0');
     const std::int64_t base = std::int64_t{1} << 40;
-    return one_segment(w, base, 1 << 20, [&](PickleWriter& w) {
-        live_block(w, base, 1 << 20, [&] {
-            w.empty_list().mark();
-            for (int k = 0; k < count; ++k) w.binget(k_first_free);
-            w.appends();
+    return one_segment(w, base, 1 << 20, [&](PickleWriter& out) {
+        live_block(out, base, 1 << 20, [&] {
+            out.empty_list().mark();
+            for (int k = 0; k < count; ++k) out.binget(k_first_free);
+            out.appends();
         });
     });
 }

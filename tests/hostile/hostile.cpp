@@ -103,7 +103,9 @@ Run run(const std::vector<std::string>& argv, const fs::path& work, double limit
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const auto seconds_of = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+    const auto seconds_of = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
     r.cpu_seconds = seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime);
     if (const double maxrss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0; maxrss_mb > harness_mb) {
         r.peak_mb = std::max(r.peak_mb, maxrss_mb);

@@ -6,7 +6,9 @@
 //                          trips on growth between separate runs too, and says it is growth,
 //                          not a leak. Summary ranges trip it only by their lower end.
 //   --fail-on-leak         a leak verdict holds (its preconditions met: comparable captures in
-//                          a known order; three whole iterations in a trace).
+//                          a known order; three whole iterations in a trace). Where the
+//                          preconditions do not hold, the gate cannot be judged: it does not
+//                          trip (exit 0) and says so, so that CI does not read it as a pass.
 
 #include <memsnap/analysis/diff/snapshot_diff.hpp>
 #include <memsnap/analysis/diff/stats_diff.hpp>
@@ -27,10 +29,11 @@ struct Gates {
     bool any() const { return growth_per_step || leak; }
 };
 
-// A gate that tripped: which, and why.
+// A gate that tripped, or one that could not be judged: which, and why.
 struct GateTrip {
     std::string option;  // "--fail-on-growth" or "--fail-on-leak"
     Facts reasons;
+    bool tripped = true;  // false: --fail-on-leak could not be judged (reasons say why); exit 0
 };
 
 std::optional<GateTrip> check_gates(const std::variant<SnapshotDiff, StatsDiff>& diff, const Gates& gates);

@@ -128,7 +128,7 @@ struct Node {
     static Node object(std::string key, Layout layout = Layout::facts, std::string label = {});
     static Node list(std::string key, Layout layout, std::string label = {});
     Node& add(Node node);
-    Node& add(std::string key, Value value, std::string label = {});
+    Node& add(std::string field_key, Value field_value, std::string field_label = {});
     Node& people_only() {
         audience = Audience::people;
         return *this;

@@ -50,7 +50,7 @@ constexpr std::array<Pattern, kPatterns.size()> kAll = {Pattern::dataset,
                                                         Pattern::other_process,
                                                         Pattern::single_huge_request};
 
-constexpr std::array<std::string_view, 20> kAdvice = {"leak_kept",
+constexpr std::array<std::string_view, 22> kAdvice = {"leak_kept",
                                                       "leak_references",
                                                       "leak_detach",
                                                       "leak_take_snapshots",
@@ -69,8 +69,10 @@ constexpr std::array<std::string_view, 20> kAdvice = {"leak_kept",
                                                       "shrink_nothing",
                                                       "stable_nothing",
                                                       "ooms_without_growth",
-                                                      "retries_near_limit"};
-static_assert(kAdvice.size() == static_cast<std::size_t>(Advice::retries_near_limit) + 1);
+                                                      "retries_near_limit",
+                                                      "caveat_one_log",
+                                                      "leak_kept_summaries"};
+static_assert(kAdvice.size() == static_cast<std::size_t>(Advice::leak_kept_summaries) + 1);
 
 // Patterns recognised by name in user frames only: C++ frames and library code say nothing
 // about the user's intent (autocast's cached_cast is not an "augmentation cache").
@@ -174,13 +176,14 @@ Diagnosis diagnose_site(const SiteFacts& s) {
 
 std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& c) {
     std::vector<Advice> out;
-    if (c.caveat && is_behaviour(verdict)) out.push_back(Advice::caveat_same_workload);
+    if (c.caveat && is_behaviour(verdict))
+        out.push_back(c.from_snapshots ? Advice::caveat_same_workload : Advice::caveat_one_log);
     switch (verdict) {
         case Verdict::leak:
             if (c.from_snapshots)
                 out.insert(out.end(), {Advice::leak_kept, Advice::leak_references, Advice::leak_detach});
             else
-                out.insert(out.end(), {Advice::leak_kept, Advice::leak_take_snapshots});
+                out.insert(out.end(), {Advice::leak_kept_summaries, Advice::leak_take_snapshots});
             break;
         case Verdict::one_time_growth:
         case Verdict::warmup:

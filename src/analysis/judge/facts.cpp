@@ -60,7 +60,7 @@ constexpr std::array kNames = {
     "one_interval",
     "up_and_down",
     "growth_reason",
-    "no_stack_site",
+    "site_without_stack",
     "not_comparable",
     "caveat_same_workload",
     "stacks_before_recording",
@@ -105,6 +105,7 @@ constexpr std::array kNames = {
     "devices_paired",
     "device_one_side",
     "gate_growth",
+    "gate_not_judged",
     "file_skipped",
     "reader_warning",
 };

@@ -140,8 +140,8 @@ bool part_of_leak(std::int64_t delta_bytes, const SiteWeights& w, std::int64_t t
 
 Verdict judge_site(SiteShape shape, bool has_stack, Verdict overall, const Comparability& c, bool carries_leak) {
     switch (shape) {
-        case SiteShape::freed:
-            return Verdict::freed;
+        case SiteShape::freed:  // "freed" only where one process is shown; else its level fell
+            return c.behaviour_allowed() ? Verdict::freed : Verdict::shrink;
         case SiteShape::stable:
             return Verdict::stable;
         case SiteShape::more_bytes:
@@ -154,7 +154,11 @@ Verdict judge_site(SiteShape shape, bool has_stack, Verdict overall, const Compa
     return overall == Verdict::leak && carries_leak ? Verdict::leak : Verdict::growth;
 }
 
-Verdict judge_series(const SeriesShape& s, bool behaviour_allowed) {
+Verdict judge_series(const SeriesShape& s, bool behaviour_allowed, bool ordered) {
+    if (!ordered) {
+        if (s.spread <= s.noise) return Verdict::stable;
+        return s.blocks_constant ? Verdict::shape_growth : Verdict::growth;
+    }
     if (s.ups == 0 && s.downs == 0) return Verdict::stable;
     if (!behaviour_allowed) {
         if (s.net > s.noise) return s.blocks_constant ? Verdict::shape_growth : Verdict::growth;

@@ -137,7 +137,7 @@ TrendSeries series(std::string name, std::vector<std::int64_t> bytes, const Tren
     s.bytes = std::move(bytes);
     if (blocks) s.blocks = *blocks;
     s.fit = fit_series(t.steps, s.bytes, blocks ? &s.blocks : nullptr, t.warmup, noise,
-                       t.comparability.behaviour_allowed());
+                       t.comparability.behaviour_allowed(), t.comparability.order_known);
     return s;
 }
 
@@ -190,14 +190,18 @@ void three_point_rule(TrendResult& t, std::size_t points) {
     }
 }
 
-Fact fit_fact(const TrendSeries& s, bool steps_known) {
+Fact fit_fact(const TrendSeries& s, bool steps_known, bool ordered) {
+    const auto [low, high] = std::minmax_element(s.bytes.begin(), s.bytes.end());
     return Fact(FactKind::series_fit)
         .text("name", s.name)
         .bytes("first", s.bytes.front())
         .bytes("last", s.bytes.back())
+        .bytes("lowest", *low)
+        .bytes("highest", *high)
         .real("slope", s.fit.slope_bytes_per_step)
         .flag("per_step", steps_known)
         .real("r2", s.fit.r2)
+        .flag("ordered", ordered)
         .text("verdict", std::string(to_string(s.fit.verdict)));
 }
 
@@ -227,7 +231,7 @@ void judge(TrendResult& t) {
         t.verdict = a;
     }
     for (const auto* s : {allocated, reserved})
-        if (s) t.evidence.push_back(fit_fact(*s, t.steps_known));
+        if (s) t.evidence.push_back(fit_fact(*s, t.steps_known, t.comparability.order_known));
     AdviceContext context;
     context.caveat = t.comparability.caveat();
     context.order_known = t.comparability.order_known;
@@ -261,7 +265,7 @@ void series_notes(TrendResult& t) {
         t.notes.push_back(Fact(FactKind::not_comparable)
                               .text("same_process", std::string(to_string(c.same_process)))
                               .text("same_workload", std::string(to_string(c.same_workload))));
-    if (c.caveat()) t.notes.push_back(Fact(FactKind::caveat_same_workload));
+    if (c.caveat()) t.notes.push_back(Fact(FactKind::caveat_same_workload).flag("summaries", t.kind != "snapshot"));
     if (!t.steps_known) t.notes.push_back(Fact(FactKind::steps_unknown).text("source", t.steps_source));
     if (t.warmup > 0)
         t.notes.push_back(Fact(FactKind::warmup_left_out).count("intervals", static_cast<std::int64_t>(t.warmup)));
@@ -391,7 +395,7 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
     const std::int64_t distance = t.steps.back() - t.steps[std::min(t.warmup, t.steps.size() - 1)];
     for (auto& s : all)
         s.fit = fit_series(t.steps, s.bytes_by_step, &s.blocks_by_step, t.warmup, 0,
-                           t.comparability.behaviour_allowed() && s.has_stack);
+                           t.comparability.behaviour_allowed() && s.has_stack, t.comparability.order_known);
     t.sites = std::move(all);  // every site, for the three-point rule
     three_point_rule(t, t.steps.size() - t.warmup);
     list_sites(t, std::exchange(t.sites, {}), options);

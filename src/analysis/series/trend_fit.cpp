@@ -15,6 +15,8 @@ SeriesShape shape_of_series(const std::vector<std::int64_t>& bytes, const std::v
     s.noise = noise;
     s.r2 = r2;
     s.net = bytes.back() - bytes[from];
+    const auto [low, high] = std::minmax_element(bytes.begin() + static_cast<std::ptrdiff_t>(from), bytes.end());
+    s.spread = *high - *low;
     for (std::size_t i = from + 1; i < bytes.size(); ++i) {
         const std::int64_t d = bytes[i] - bytes[i - 1];
         if (d > noise) {
@@ -36,7 +38,7 @@ SeriesShape shape_of_series(const std::vector<std::int64_t>& bytes, const std::v
 
 SeriesFit fit_series(const std::vector<std::int64_t>& steps, const std::vector<std::int64_t>& bytes,
                      const std::vector<std::int64_t>* blocks, std::size_t warmup, std::int64_t noise,
-                     bool behaviour_allowed) {
+                     bool behaviour_allowed, bool ordered) {
     SeriesFit f;
     for (std::size_t i = 0; i < bytes.size(); ++i)
         if (bytes[i] > 0) {
@@ -67,8 +69,10 @@ SeriesFit fit_series(const std::vector<std::int64_t>& steps, const std::vector<s
     std::size_t not_down = 0;
     for (std::size_t i = from + 1; i < bytes.size(); ++i) not_down += bytes[i] - bytes[i - 1] >= -noise;
     f.monotonic_share = static_cast<double>(not_down) / static_cast<double>(n - 1);
-    f.verdict = judge_series(shape_of_series(bytes, blocks, from, noise, f.r2), behaviour_allowed);
-    f.score = f.slope_bytes_per_step * f.r2 * f.monotonic_share;
+    const auto shape = shape_of_series(bytes, blocks, from, noise, f.r2);
+    f.verdict = judge_series(shape, behaviour_allowed, ordered);
+    // Without an order, a slope says nothing: sites rank by how far apart their levels lie.
+    f.score = ordered ? f.slope_bytes_per_step * f.r2 * f.monotonic_share : static_cast<double>(shape.spread);
     return f;
 }
 

@@ -67,7 +67,8 @@ std::uint64_t event_hash(const snapshot::TraceEvent& e) {
     std::uint64_t h = util::mix_hash(kSampleSeed, static_cast<std::uint64_t>(e.time_us));
     h = util::mix_hash(h, static_cast<std::uint64_t>(e.addr));
     h = util::mix_hash(h, static_cast<std::uint64_t>(e.size));
-    return util::mix_hash(h, (static_cast<std::uint64_t>(e.action()) << 32) | static_cast<std::uint32_t>(e.device));
+    return util::mix_hash(h, (static_cast<std::uint64_t>(e.action()) << 32) |
+                                 static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.device)));
 }
 
 void sample_trace(const snapshot::Snapshot& snap, std::optional<int> device, SnapshotContents& s) {

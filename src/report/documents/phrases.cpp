@@ -149,7 +149,9 @@ std::string rate(const Fact& f) { return util::rate(f.fraction("rate"), f.is("pe
 std::string_view metric_label(std::string_view metric) {
     if (metric == "allocated_bytes") return "allocated (allocated_bytes.all.current)";
     if (metric == "reserved_bytes") return "reserved (reserved_bytes.all.current)";
-    if (metric == "non_releasable_bytes") return "non-releasable (inactive_split_bytes.all.current)";
+    // Summaries give inactive_split_bytes; snapshots their own figure, where the free pages of
+    // expandable segments count as releasable.
+    if (metric == "non_releasable_bytes") return "non-releasable cache";
     return metric;
 }
 
@@ -345,7 +347,7 @@ std::string site_phrase(const Fact& f) {
                                util::percent(f.fraction("not_down")));
         case FactKind::growth_reason:
             return growth_reason(f);
-        case FactKind::no_stack_site:
+        case FactKind::site_without_stack:
             return "these blocks carry no allocation stack (made before recording started, or recorded without "
                    "stacks): no cause can be named; they are grouped by block size";
         default:
@@ -369,6 +371,9 @@ std::string series_phrase(const Fact& f) {
         case FactKind::warmup_left_out:
             return fmt::format("the first {} interval(s) (warm-up) are left out of the fit", f.integer("intervals"));
         case FactKind::series_fit:
+            if (!f.is("ordered"))
+                return fmt::format("{}: from {} to {} across the captures, in no known order: {}", v(f, "name"),
+                                   v(f, "lowest"), v(f, "highest"), v(f, "verdict"));
             return fmt::format("{}: {} → {}, {} by least squares (R² {:.2f}): {}", v(f, "name"), v(f, "first"),
                                v(f, "last"), util::rate(f.fraction("slope"), f.is("per_step")), f.fraction("r2"),
                                v(f, "verdict"));
@@ -423,6 +428,9 @@ std::string note_phrase(const Fact& f) {
                 "judged",
                 v(f, "same_process"), v(f, "same_workload"));
         case FactKind::caveat_same_workload:
+            if (f.is("summaries"))
+                return "one process is not shown (summaries hold no trace events); behaviour is judged because the "
+                       "tables come from one log, in order: if they are separate runs, read the verdicts as levels";
             return "one process is not shown (no shared trace events); behaviour is judged because the same sites "
                    "hold the memory of both captures: if they are separate runs, read the verdicts as levels";
         case FactKind::stacks_before_recording:
@@ -441,6 +449,9 @@ std::string note_phrase(const Fact& f) {
                 "before, {} after",
                 v(f, "before"), v(f, "after"));
         case FactKind::shares_unknown:
+            if (f.integer("delta") < 0)
+                return fmt::format("allocated memory fell by {}: no share of growth is given",
+                                   util::human_bytes(-f.integer("delta")));
             return fmt::format(
                 "allocated memory changed by {}, not past its noise floor of {}: no share of the "
                 "growth is given",
@@ -481,6 +492,15 @@ std::string note_phrase(const Fact& f) {
                     ? fmt::format("{}/iteration", util::signed_bytes(static_cast<std::int64_t>(f.fraction("rate"))))
                     : util::rate(f.fraction("rate"), f.is("per_step")),
                 v(f, "limit"), f.word("unit"));
+        case FactKind::gate_not_judged: {
+            const auto& w = f.word("why");
+            const char* why = w == "order_unknown"        ? "the order of the captures is not known"
+                              : w == "other_process"      ? "the captures come from different processes"
+                              : w == "different_workload" ? "the captures hold different workloads"
+                              : w == "too_few_iterations" ? "the trace holds fewer than 3 whole iterations"
+                                                          : "neither one process nor the same workload can be shown";
+            return fmt::format("no leak verdict can be given ({}): the gate is not judged, and does not trip", why);
+        }
         case FactKind::file_skipped:
             return fmt::format("skipped {}: {}", v(f, "file"), v(f, "reason"));
         case FactKind::reader_warning:
@@ -612,6 +632,11 @@ std::string_view phrase(Advice a) {
         case Advice::caveat_same_workload:
             return "One process is not shown: this verdict rests on the same sites holding the memory of both "
                    "captures. Captures from one run share trace events; record with enough max_entries to keep them.";
+        case Advice::caveat_one_log:
+            return "One process is not shown: this verdict rests on the tables coming from one log, in order. If "
+                   "they come from separate runs, read it as levels.";
+        case Advice::leak_kept_summaries:
+            return "Allocated memory grew between the tables and did not come back: something keeps tensors alive.";
         case Advice::one_time_not_leak:
             return "Not a leak: memory that appears once and then stays (gradients at the first backward, optimizer "
                    "state at the first step, library workspaces, autocast's weight copies).";

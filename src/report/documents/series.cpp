@@ -7,20 +7,30 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace memsnap::report::doc {
 
 namespace {
 
-void add_fit(Node& out, const analysis::SeriesFit& f, bool steps_known) {
-    out.add("slope_bytes_per_step", Value::rate(f.slope_bytes_per_step, steps_known), "slope");
-    out.add("r2", Value::number(f.r2, 2), "R²");
-    out.add("monotonic_share", Value::share(f.monotonic_share), "not down");
+// Without a known order a slope, its R² and the share of intervals not down describe the order
+// the files were given in, not the program: they are null, and not shown.
+void add_fit(Node& out, const analysis::SeriesFit& f, bool steps_known, bool ordered) {
+    if (!ordered) {
+        for (const char* key : {"slope_bytes_per_step", "r2", "monotonic_share"})
+            out.add(key, Value::none()).machines_only();
+    } else {
+        out.add("slope_bytes_per_step", Value::rate(f.slope_bytes_per_step, steps_known), "slope");
+        out.add("r2", Value::number(f.r2, 2), "R²");
+        out.add("monotonic_share", Value::share(f.monotonic_share), "not down");
+    }
     out.add("first_step", Value::optional<std::int64_t>(f.first_step, Value::count)).machines_only();
     out.add("verdict", Value::verdict(analysis::to_string(f.verdict)));
 }
 
-Node series_table(std::string key, std::string label, const std::vector<analysis::TrendSeries>& all, bool steps_known) {
-    auto out = Node::list(std::move(key), Layout::table, std::move(label));
+Node series_table(std::string key, std::string label, const std::vector<analysis::TrendSeries>& all, bool steps_known,
+                  bool ordered) {
+    auto out = Node::list(std::move(key), all.empty() ? Layout::hidden : Layout::table, std::move(label));
     out.keyed_by = "name";
     for (const auto& s : all) {
         auto& row = out.add(Node::object("", Layout::facts));
@@ -28,7 +38,7 @@ Node series_table(std::string key, std::string label, const std::vector<analysis
         row.add("first", Value::bytes(s.bytes.front())).people_only();
         row.add("last", Value::bytes(s.bytes.back())).people_only();
         row.add("shape", Value::text_of(sparkline(s.bytes))).people_only();
-        add_fit(row, s.fit, steps_known);
+        add_fit(row, s.fit, steps_known, ordered);
         row.add(numbers("bytes_by_step", s.bytes));
         if (!s.blocks.empty()) row.add(numbers("blocks_by_step", s.blocks));
     }
@@ -50,18 +60,27 @@ std::string joined_steps(const std::vector<std::int64_t>& steps) {
 Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
     auto r = Node::object("", Layout::facts);
     r.add("rank", Value::count(static_cast<std::int64_t>(s.rank))).in_headline();
-    r.add("slope_text", Value::rate(s.fit.slope_bytes_per_step, t.steps_known)).people_only().in_headline();
+    const bool ordered = t.comparability.order_known;
+    if (ordered) {
+        r.add("slope_text", Value::rate(s.fit.slope_bytes_per_step, t.steps_known)).people_only().in_headline();
+    } else {
+        const auto [low, high] = std::minmax_element(s.bytes_by_step.begin(), s.bytes_by_step.end());
+        r.add("spread_text",
+              Value::text_of(fmt::format("spread {}", util::human_bytes(low == high ? 0 : *high - *low))))
+            .people_only()
+            .in_headline();
+    }
     r.add("verdict_text", Value::verdict(analysis::to_string(s.fit.verdict))).people_only().in_headline();
     add_site(r, s.site);
     r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
-    add_fit(r, s.fit, t.steps_known);
+    add_fit(r, s.fit, t.steps_known, ordered);
     for (auto& field : r.items)
         if (field.key == "slope_bytes_per_step" || field.key == "verdict") field.machines_only();
     const auto first = [](const std::vector<std::int64_t>& v) { return v.empty() ? 0 : v.front(); };
     const auto last = [](const std::vector<std::int64_t>& v) { return v.empty() ? 0 : v.back(); };
-    std::string shape = fmt::format("{} {} → {}, blocks {} → {}", sparkline(s.bytes_by_step),
-                                    util::human_bytes(first(s.bytes_by_step)), util::human_bytes(last(s.bytes_by_step)),
-                                    first(s.blocks_by_step), last(s.blocks_by_step));
+    std::string shape =
+        fmt::format("{} {} → {}, blocks {} → {}", sparkline(s.bytes_by_step), util::human_bytes(first(s.bytes_by_step)),
+                    util::human_bytes(last(s.bytes_by_step)), first(s.blocks_by_step), last(s.blocks_by_step));
     if (s.fit.first_step)
         shape += t.steps_known ? fmt::format(", first seen at step {}", *s.fit.first_step)
                                : fmt::format(", first seen in capture {}", *s.fit.first_step + 1);
@@ -113,8 +132,9 @@ Document trend(const analysis::TrendResult& t) {
     verdict.add("verdict", Value::verdict(analysis::to_string(t.verdict))).in_headline();
     verdict.add(facts("evidence", t.evidence));
     verdict.add(advice("advice", t.advice, "advice"));
-    root.add(series_table("totals", "Totals", t.totals, t.steps_known));
-    root.add(series_table("categories", "Categories of live memory", t.categories, t.steps_known));
+    root.add(series_table("totals", "Totals", t.totals, t.steps_known, t.comparability.order_known));
+    root.add(series_table("categories", "Categories of live memory", t.categories, t.steps_known,
+                          t.comparability.order_known));
     auto& sites = root.add(Node::list(
         "sites", Layout::records,
         fmt::format("Sites ({} of {}, by slope weighted by R² and monotonic share)", t.sites.size(), t.sites_total)));

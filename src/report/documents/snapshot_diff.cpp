@@ -151,7 +151,8 @@ Node site_record(const analysis::SiteChange& s, const SnapshotDiff& d) {
     if (!s.share) share.machines_only();
     r.add(diagnosis(s.diagnosis));
     if (s.reason) r.add(facts("reason", {*s.reason})).label = "not judged";
-    if (!s.has_stack) r.add(facts("no_stack", {analysis::Fact(analysis::FactKind::no_stack_site)})).label = "stack";
+    if (!s.has_stack)
+        r.add(facts("no_stack", {analysis::Fact(analysis::FactKind::site_without_stack)})).label = "stack";
     auto& stacks = r.add(Node::list("stacks", Layout::section));
     for (const auto& st : s.stacks) {
         // Unchanged stacks say nothing to people.

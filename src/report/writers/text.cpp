@@ -22,7 +22,7 @@ constexpr std::size_t kStackPythonFrames = 8;
 // Display width: UTF-8 continuation bytes take no column.
 std::size_t width(std::string_view text) {
     std::size_t n = 0;
-    for (const unsigned char c : text) n += (c & 0xC0) != 0x80;
+    for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
     return n;
 }
 

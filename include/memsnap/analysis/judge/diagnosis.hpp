@@ -89,6 +89,8 @@ enum class Advice : std::uint8_t {
     stable_nothing,
     ooms_without_growth,
     retries_near_limit,
+    caveat_one_log,       // summaries: the behaviour rests on the tables being one log, in order
+    leak_kept_summaries,  // summaries: allocated memory grew and stayed; no sites to name
 };
 std::string_view to_string(Advice advice);
 

@@ -75,7 +75,7 @@ enum class FactKind : std::uint16_t {
     up_and_down,          // not_down
     growth_reason,        // reason: order_unknown, other_process, different_workload, unknown_process,
                           // no_stack, below_noise, allocated_unknown, small_part, shape_dominates
-    no_stack_site,        // the site's blocks carry no stack: no cause can be named
+    site_without_stack,   // the site's blocks carry no stack: no cause can be named
     // Notes of a diff.
     not_comparable,           // same_process, same_workload: compared as levels
     caveat_same_workload,     // behaviour judged on the same sites, one process not shown
@@ -126,7 +126,9 @@ enum class FactKind : std::uint16_t {
     devices_paired,     // before, after: the only device on each side
     device_one_side,    // device, side
     // Gates.
-    gate_growth,  // what, rate, per_step, limit, unit
+    gate_growth,      // what, rate, per_step, limit, unit
+    gate_not_judged,  // why: order_unknown, other_process, different_workload, unknown_process,
+                      // too_few_iterations
     // Input.
     file_skipped,    // file, reason
     reader_warning,  // file, text

@@ -76,13 +76,17 @@ struct SeriesShape {
     std::size_t points = 0;
     std::size_t ups = 0, downs = 0;
     std::int64_t up_sum = 0, down_sum = 0, max_up = 0;
-    std::int64_t net = 0;  // last − first
+    std::int64_t net = 0;     // last − first
+    std::int64_t spread = 0;  // largest − smallest
     std::int64_t noise = 0;
     bool blocks_constant = false;  // the same number of blocks at every point
     double r2 = 0;
 };
 // Behaviour verdicts only when `behaviour_allowed`; else the levels: growth, shrink, stable or
-// shape_growth. `leak` needs four points or more (see judge_trend for three).
-Verdict judge_series(const SeriesShape& shape, bool behaviour_allowed);
+// shape_growth, first against last. Without a known order the points are a set, not a series:
+// growth when they differ past the noise floor (shape_growth when the blocks do not), else
+// stable, whatever order they were given in. `leak` needs four points or more (see
+// judge_trend for three).
+Verdict judge_series(const SeriesShape& shape, bool behaviour_allowed, bool ordered = true);
 
 }  // namespace memsnap::analysis

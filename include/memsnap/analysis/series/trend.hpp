@@ -85,10 +85,12 @@ struct TrendOptions {
     std::size_t warmup = 0;           // --warmup N: intervals skipped
 };
 
-// Fits one series. `noise` is the change below which an interval counts as flat.
+// Fits one series. `noise` is the change below which an interval counts as flat. Without a
+// known order (`ordered` false) the verdict and the rank order do not depend on the order of
+// the points; slope, R² and the share not down are then not meaningful and reports omit them.
 SeriesFit fit_series(const std::vector<std::int64_t>& steps, const std::vector<std::int64_t>& bytes,
                      const std::vector<std::int64_t>* blocks, std::size_t warmup, std::int64_t noise,
-                     bool behaviour_allowed);
+                     bool behaviour_allowed, bool ordered = true);
 
 // One capture of a snapshot series, reduced to what the trend needs (describe_snapshot with
 // every site), so that a long series is never held whole.
