@@ -125,6 +125,25 @@ TEST_CASE("stats diff: a file with three tables is a series" * doctest::test_sui
     test::check_golden("stats/series_diff.md", test::render(diff, report::Format::markdown));
 }
 
+TEST_CASE("stats diff: a log of more tables than are listed renders the listed points" * doctest::test_suite("unit")) {
+    // 2500 tables, allocated rising by 1 MiB each: 1000 points are listed, first and last kept.
+    std::string log;
+    for (int i = 0; i < 2500; ++i) log += fmt::format("|Allocated memory|{} MiB|{} MiB|1 B|1 B|\n", 100 + i, 100 + i);
+    const auto c = stats::read_stats_text(log, "train.log");
+    REQUIRE(c.tables.size() == 2500);
+    const auto diff = test::stats_diff(c, c);
+    const auto& d = diff.devices.at(0);
+    REQUIRE(d.series.size() == 1000);
+    CHECK(d.series.back().index == 2499);
+    const auto& trend = d.trends.at("allocated_bytes.all.current");
+    CHECK(trend.values.size() == d.series.size());
+    CHECK(trend.values.back().low == 2599 * MiB);
+    // The last table's value, where the series is listed.
+    for (const auto format : {report::Format::text, report::Format::markdown})
+        CHECK(test::render(diff, format).find("2599 MiB") != std::string::npos);
+    CHECK(test::render(diff, report::Format::json).find(std::to_string(2599 * MiB)) != std::string::npos);
+}
+
 TEST_CASE("stats diff: devices are paired / bad steps and formats are refused" * doctest::test_suite("unit")) {
     const auto c = fixture("two_devices.txt");
     const auto diff = test::stats_diff(c, c);

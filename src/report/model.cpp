@@ -50,6 +50,13 @@ Value Value::word(std::string_view v) { return spelled(Kind::word, std::string(v
 Value Value::verdict(std::string_view v) { return spelled(Kind::verdict, std::string(v)); }
 Value Value::json(std::string v) { return spelled(Kind::json, std::move(v)); }
 
+Value Value::numbers(std::vector<std::int64_t> v) {
+    Value out;
+    out.kind = Kind::numbers;
+    out.list = std::make_shared<const std::vector<std::int64_t>>(std::move(v));
+    return out;
+}
+
 Value Value::number(double v, int decimals) {
     auto out = fractional(Kind::number, v);
     out.decimals = decimals;

@@ -42,6 +42,8 @@ struct Value {
         range,         // a byte range {low, high}
         count_range,   // a count range {low, high}
         json,          // JSON text written as is (an allocator setting's value)
+        numbers,       // whole numbers for machines (a JSON array; per-iteration counts): one value,
+                       // not a node per number, and shared when a node is copied
     };
     Kind kind = Kind::none;
     std::int64_t integer = 0;  // count, bytes, a frame's line, a range's low
@@ -54,6 +56,7 @@ struct Value {
     std::string text;          // text, word, verdict, json; a frame's file name
     std::string name;          // a frame's function
     std::string unit;          // count: what is counted, for people ("allocation": "6 allocations")
+    std::shared_ptr<const std::vector<std::int64_t>> list;  // numbers
 
     static Value none() { return {}; }
     static Value flag(bool v);
@@ -73,6 +76,7 @@ struct Value {
     static Value range(ByteRange r);
     static Value count_range(ByteRange r);
     static Value json(std::string v);
+    static Value numbers(std::vector<std::int64_t> v);
     template <class T>
     static Value optional(const std::optional<T>& v, Value (*make)(T)) {
         return v ? make(*v) : none();

@@ -147,12 +147,9 @@ SiteFacts facts_of(const SiteGroups& s, Verdict verdict, const StackIndex& index
 }
 
 // Why a site with a stack whose blocks grew gets growth, not a behaviour verdict.
-Fact site_growth_reason(const Comparability& c, Verdict over, bool part, const SiteWeights& w) {
-    if (!c.behaviour_allowed()) return growth_reason(c, true);
-    const char* reason = over == Verdict::leak && !part ? "small_part"
-                         : w.more_bytes >= w.stays      ? "shape_dominates"
-                                                        : "below_noise";
-    return Fact(FactKind::growth_reason).text("reason", reason);
+const char* site_growth_reason(const Comparability& c, Verdict over, bool part, const SiteWeights& w) {
+    if (!c.behaviour_allowed()) return growth_reason_word(c, true);
+    return over == Verdict::leak && !part ? "small_part" : w.more_bytes >= w.stays ? "shape_dominates" : "below_noise";
 }
 
 std::optional<Convergence> converge(const std::vector<SiteGroups>& sites, const StackIndex& index) {

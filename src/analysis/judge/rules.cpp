@@ -36,13 +36,16 @@ void SiteWeights::add(SiteShape shape, std::int64_t delta_bytes, std::int64_t de
 }
 
 Fact growth_reason(const Comparability& c, bool placed) {
-    const char* reason = !c.order_known                  ? "order_unknown"
-                         : c.same_process == Answer::no  ? "other_process"
-                         : c.same_workload == Answer::no ? "different_workload"
-                         : c.same_process == Answer::unknown && c.same_workload == Answer::unknown ? "unknown_process"
-                         : !placed                                                                 ? "no_stack"
-                                                                                                   : "below_noise";
-    return Fact(FactKind::growth_reason).text("reason", reason);
+    return Fact(FactKind::growth_reason).text("reason", growth_reason_word(c, placed));
+}
+
+const char* growth_reason_word(const Comparability& c, bool placed) {
+    return !c.order_known                                                            ? "order_unknown"
+           : c.same_process == Answer::no                                            ? "other_process"
+           : c.same_workload == Answer::no                                           ? "different_workload"
+           : c.same_process == Answer::unknown && c.same_workload == Answer::unknown ? "unknown_process"
+           : !placed                                                                 ? "no_stack"
+                                                                                     : "below_noise";
 }
 
 namespace {

@@ -177,9 +177,9 @@ std::string run_lengths(const std::vector<std::int64_t>& counts) {
 }
 
 Node numbers(std::string key, const std::vector<std::int64_t>& values) {
-    auto out = Node::list(std::move(key), Layout::hidden);
-    for (const auto v : values) out.add(Node::of("", Value::count(v)));
-    return out;
+    auto out = Node::of(std::move(key), Value::numbers(values));
+    out.layout = Layout::hidden;
+    return out.machines_only();
 }
 
 std::string counted(std::int64_t n, std::string_view noun) {

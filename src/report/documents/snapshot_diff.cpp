@@ -150,7 +150,9 @@ Node site_record(const analysis::SiteChange& s, const SnapshotDiff& d) {
     auto& share = r.add("share", s.share ? Value::share(*s.share) : Value::none(), "share of the growth");
     if (!s.share) share.machines_only();
     r.add(diagnosis(s.diagnosis));
-    if (s.reason) r.add(facts("reason", {*s.reason})).label = "not judged";
+    if (s.reason)
+        r.add(facts("reason", {analysis::Fact(analysis::FactKind::growth_reason).text("reason", s.reason)})).label =
+            "not judged";
     if (!s.has_stack)
         r.add(facts("no_stack", {analysis::Fact(analysis::FactKind::site_without_stack)})).label = "stack";
     auto& stacks = r.add(Node::list("stacks", Layout::section));

@@ -86,6 +86,17 @@ void add_totals(Node& parent, const analysis::MemoryTotals& t, bool with_notes) 
     pending.note = "freed, still in use on another stream: not allocated, not requested";
 }
 
+Node device_row(const analysis::DeviceTotals& d) {
+    auto row = Node::object("", Layout::facts);
+    row.add("device", Value::count(d.device));
+    add_totals(row, d.totals, false);
+    for (auto& field : row.items)
+        if (field.key != "device" && field.key != "reserved_bytes" && field.key != "allocated_bytes")
+            field.machines_only();
+    row.add("segments_shown", Value::count(d.totals.segments), "segments").people_only();
+    return row;
+}
+
 void add_memory(Node& root, const SnapshotInfo& s) {
     auto& memory = root.add(Node::object("memory", Layout::section, "Memory"));
     memory.merge = true;
@@ -103,15 +114,29 @@ void add_memory(Node& root, const SnapshotInfo& s) {
     for (const auto& d : s.devices) ids.add(Node::of("", Value::count(d.device)));
     auto& per_device = root.add(Node::list("per_device", Layout::table, "Per device"));
     if (s.devices.size() < 2) per_device.layout = Layout::hidden;
-    for (const auto& d : s.devices) {
-        auto& row = per_device.add(Node::object("", Layout::facts));
-        row.add("device", Value::count(d.device));
-        add_totals(row, d.totals, false);
-        for (auto& field : row.items)
-            if (field.key != "device" && field.key != "reserved_bytes" && field.key != "allocated_bytes")
-                field.machines_only();
-        row.add("segments_shown", Value::count(d.totals.segments), "segments").people_only();
-    }
+    // Rows are made as they are written: a capture may name tens of thousands of devices.
+    per_device.count = s.devices.size();
+    per_device.make = [&s](std::size_t i) { return device_row(s.devices[i]); };
+}
+
+Node pool_row(const analysis::PoolUsage& p) {
+    auto row = Node::object("", Layout::facts);
+    row.add("device", Value::count(p.device));
+    row.add("stream", Value::count(p.stream));
+    auto& id = row.add(Node::list("pool_id", Layout::hidden));
+    id.add(Node::of("", Value::count(p.pool_id[0])));
+    id.add(Node::of("", Value::count(p.pool_id[1])));
+    row.add("pool",
+            Value::text_of(p.is_private() ? fmt::format("private ({}, {})", p.pool_id[0], p.pool_id[1]) : "default"))
+        .people_only();
+    row.add("private", Value::flag(p.is_private())).machines_only();
+    row.add("segments", Value::count(p.segments));
+    row.add("expandable_segments", Value::count(p.expandable_segments), "expandable");
+    row.add("reserved_bytes", Value::bytes(p.reserved_bytes), "reserved");
+    row.add("allocated_bytes", Value::bytes(p.allocated_bytes), "allocated");
+    row.add("free_bytes", Value::bytes(p.free_bytes), "free");
+    row.add("largest_free_block_bytes", Value::bytes(p.largest_free_block_bytes), "largest free block");
+    return row;
 }
 
 void add_pools(Node& root, const SnapshotInfo& s) {
@@ -120,24 +145,8 @@ void add_pools(Node& root, const SnapshotInfo& s) {
     auto& pools = root.add(Node::list(
         "pools", Layout::table,
         fmt::format("Pools (largest free block of all: {})", util::human_bytes(s.largest_free_block_bytes))));
-    for (const auto& p : s.pools) {
-        auto& row = pools.add(Node::object("", Layout::facts));
-        row.add("device", Value::count(p.device));
-        row.add("stream", Value::count(p.stream));
-        auto& id = row.add(Node::list("pool_id", Layout::hidden));
-        id.add(Node::of("", Value::count(p.pool_id[0])));
-        id.add(Node::of("", Value::count(p.pool_id[1])));
-        row.add("pool", Value::text_of(p.is_private() ? fmt::format("private ({}, {})", p.pool_id[0], p.pool_id[1])
-                                                      : "default"))
-            .people_only();
-        row.add("private", Value::flag(p.is_private())).machines_only();
-        row.add("segments", Value::count(p.segments));
-        row.add("expandable_segments", Value::count(p.expandable_segments), "expandable");
-        row.add("reserved_bytes", Value::bytes(p.reserved_bytes), "reserved");
-        row.add("allocated_bytes", Value::bytes(p.allocated_bytes), "allocated");
-        row.add("free_bytes", Value::bytes(p.free_bytes), "free");
-        row.add("largest_free_block_bytes", Value::bytes(p.largest_free_block_bytes), "largest free block");
-    }
+    pools.count = s.pools.size();
+    pools.make = [&s](std::size_t i) { return pool_row(s.pools[i]); };
 }
 
 void add_categories(Node& root, const SnapshotInfo& s) {

@@ -112,24 +112,44 @@ Node metrics_table(const analysis::DeviceDiff& d, bool steps_known) {
     return out;
 }
 
-std::string points_text(const analysis::DeviceDiff& d) {
+// People read a long series by its ends; machines get every listed point.
+constexpr std::size_t kEndsShown = 5;
+
+template <class Items, class Format>
+std::string ends_of(const Items& items, Format&& format) {
+    const std::size_t n = items.size();
     std::string out;
-    for (const auto& p : d.series)
-        out += fmt::format("{}#{} {} line {}{}", out.empty() ? "" : ", ", p.index, p.source, p.line,
-                           p.step ? fmt::format(" step {}", *p.step) : std::string());
+    for (std::size_t i = 0; i < n; ++i) {
+        if (n > 2 * kEndsShown + 2 && i == kEndsShown) {
+            out += fmt::format(", … {} more …", n - 2 * kEndsShown);
+            i = n - kEndsShown - 1;
+            continue;
+        }
+        out += (out.empty() ? "" : ", ") + format(items[i]);
+    }
     return out;
+}
+
+std::string points_text(const analysis::DeviceDiff& d) {
+    return ends_of(d.series, [](const analysis::SeriesPoint& p) {
+        return fmt::format("#{} {} line {}{}", p.index, p.source, p.line,
+                           p.step ? fmt::format(" step {}", *p.step) : std::string());
+    });
 }
 
 Node series_of(const analysis::DeviceDiff& d) {
     auto out = Node::list("series", Layout::hidden);
-    for (const auto& p : d.series) {
+    // A trend holds the values of the listed points only, in the order of d.series; p.index is
+    // the table's place in the whole log.
+    for (std::size_t listed = 0; listed < d.series.size(); ++listed) {
+        const auto& p = d.series[listed];
         auto& point = out.add(Node::object("", Layout::facts));
         point.add("index", Value::count(static_cast<std::int64_t>(p.index)));
         point.add("source", Value::word(p.source));
         point.add("line", Value::count(static_cast<std::int64_t>(p.line)));
         point.add("step", Value::optional<std::int64_t>(p.step, Value::count));
         auto& values = point.add(Node::object("values", Layout::facts));
-        for (const auto& [key, trend] : d.trends) values.add(key, range_of(key, trend.values[p.index]));
+        for (const auto& [key, trend] : d.trends) values.add(key, range_of(key, trend.values.at(listed)));
     }
     return out;
 }
@@ -151,8 +171,7 @@ std::vector<std::string> series_lines(const analysis::DeviceDiff& d) {
     std::vector<std::string> out;
     for (const auto& [key, t] : d.trends) {
         const bool bytes = stats::is_byte_metric(key);
-        std::string values;
-        for (const auto& v : t.values) values += (values.empty() ? "" : ", ") + util::format_range_compact(v, bytes);
+        const auto values = ends_of(t.values, [&](const ByteRange& v) { return util::format_range_compact(v, bytes); });
         out.push_back(fmt::format("{}: {}, first→last {}, {} {}; values: {}", key, t.direction,
                                   util::format_delta(t.first_to_last, bytes), util::format_delta(t.slope, bytes),
                                   t.slope_unit == "per_step" ? "per step" : "per capture", values));

@@ -123,13 +123,16 @@ Node site_record(const analysis::TraceSite& s, const TraceResult& t) {
 
 void add_timeline(Node& root, const TraceResult& t) {
     auto& timeline = root.add(Node::list("timeline", Layout::hidden));
-    for (const auto& p : t.timeline) {
-        auto& point = timeline.add(Node::object("", Layout::facts));
+    timeline.count = t.timeline.size();
+    timeline.make = [&t](std::size_t i) {
+        const auto& p = t.timeline[i];
+        auto point = Node::object("", Layout::facts);
         point.add("event", Value::count(static_cast<std::int64_t>(p.event)));
         point.add("time_us", time_us(p.time_us));
         point.add("allocated_bytes", Value::bytes(p.allocated));
         point.add("reserved_bytes", Value::bytes(p.reserved));
-    }
+        return point;
+    };
     root.add(numbers("allocated_by_iteration", t.allocated_by_iteration));
 }
 
@@ -145,14 +148,19 @@ Document trace(const TraceResult& t) {
     add_peak(doc.root, t);
     auto& ooms = doc.root.add(Node::list("ooms", Layout::records, "Out-of-memory events"));
     if (t.ooms.empty()) ooms.layout = Layout::hidden;
-    for (const auto& o : t.ooms) ooms.add(oom(o, t.frame_table, seconds_since(t.time_first_us, o.time_us)));
+    // Long lists are made as they are written (a trace may hold thousands of OOMs and sites).
+    ooms.count = t.ooms.size();
+    ooms.make = [&t](std::size_t i) {
+        return oom(t.ooms[i], t.frame_table, seconds_since(t.time_first_us, t.ooms[i].time_us));
+    };
     doc.root.add("ooms_total", Value::count(static_cast<std::int64_t>(t.ooms_total))).machines_only();
     auto& sites = doc.root.add(
         Node::list("sites", Layout::records,
                    fmt::format("Live at the end, by site ({} of {} sites)", t.sites.size(), t.sites_total)));
     sites.primary = true;
     sites.prototype = std::make_shared<const Node>(site_record(analysis::TraceSite{}, t));  // CSV header of none
-    for (const auto& s : t.sites) sites.add(site_record(s, t));
+    sites.count = t.sites.size();
+    sites.make = [&t](std::size_t i) { return site_record(t.sites[i], t); };
     doc.root.add("sites_total", Value::count(static_cast<std::int64_t>(t.sites_total))).machines_only();
     add_timeline(doc.root, t);
     doc.root.add(facts("notes", t.notes, "Notes"));

@@ -1,7 +1,8 @@
 // The CSV writer: the document's primary list, one row per item (RFC 4180 quoting, LF line
 // ends). A row holds the item's values; a frame is three columns (filename, line, name), a
-// range two (_low, _high), lists are left out. Items of an enclosing list (a device of a summary diff) lend their values to the rows
-// they hold; a nested object's values are columns of their own names. A cell that a spreadsheet would run as a formula gets a leading quote (OWASP).
+// range two (_low, _high), lists are left out. Items of an enclosing list (a device of a summary diff) lend their
+// values to the rows they hold; a nested object's values are columns of their own names. A cell that a spreadsheet
+// would run as a formula gets a leading quote (OWASP).
 #include "values.hpp"
 #include "writers.hpp"
 
@@ -80,6 +81,7 @@ std::string cell(const Value& v) {
 }
 
 void add_value(Row& row, const std::string& key, const Value& v) {
+    if (v.kind == Value::Kind::numbers) return;  // lists are left out
     if (v.kind == Value::Kind::frame) {
         row.emplace_back("filename", field(v.text));
         row.emplace_back("line", fmt::format("{}", v.integer));

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace memsnap::report::detail {
 
 namespace {
@@ -143,23 +145,22 @@ class HtmlWriter {
     }
 
     void table(const Node& list, int level) {
-        std::vector<Node> rows;
-        for (std::size_t i = 0; i < list.size(); ++i)
-            if (auto row = list.item(i); for_people(row)) rows.push_back(std::move(row));
         heading(list, level);
-        if (rows.empty()) {
-            if (!list.note.empty()) body_ += "<p>" + xml_text(list.note) + "</p>\n";
-            return;
-        }
+        // Rows are written as they are made: a long list is never held as nodes.
         std::vector<std::string> keys;
-        body_ += "<table>\n<tr>";
-        for (const auto& cell : rows.front().items)
-            if (for_people(cell) && cell.kind == Node::Kind::value) {
-                keys.push_back(cell.key);
-                body_ += "<th>" + xml_text(label_of(cell)) + "</th>";
+        bool any = false;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const auto row = list.item(i);
+            if (!for_people(row)) continue;
+            if (!std::exchange(any, true)) {
+                body_ += "<table>\n<tr>";
+                for (const auto& cell : row.items)
+                    if (for_people(cell) && cell.kind == Node::Kind::value) {
+                        keys.push_back(cell.key);
+                        body_ += "<th>" + xml_text(label_of(cell)) + "</th>";
+                    }
+                body_ += "</tr>\n";
             }
-        body_ += "</tr>\n";
-        for (const auto& row : rows) {
             body_ += "<tr>";
             for (const auto& key : keys)
                 for (const auto& c : row.items)
@@ -168,7 +169,10 @@ class HtmlWriter {
                             fmt::format("<td{}>{}</td>", is_numeric(c.value) ? " class=\"n\"" : "", value(c.value));
             body_ += "</tr>\n";
         }
-        body_ += "</table>\n";
+        if (any)
+            body_ += "</table>\n";
+        else if (!list.note.empty())
+            body_ += "<p>" + xml_text(list.note) + "</p>\n";
     }
 
     void records(const Node& list, int level) {

@@ -9,6 +9,7 @@ namespace memsnap::report::detail {
 namespace {
 
 constexpr int kSchemaVersion = 2;
+constexpr std::size_t kFlushBytes = 64 * 1024;
 
 std::string dumped(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace); }
 
@@ -23,6 +24,10 @@ class JsonWriter {
         for (const auto& [key, node] : fields) {
             out_ += ",\n  " + dumped(Json(key)) + ": ";
             write(*node, 1);
+            if (out_.size() >= kFlushBytes) {
+                sink_(out_);
+                out_.clear();
+            }
         }
         out_ += "\n}\n";
         sink_(out_);
@@ -74,7 +79,9 @@ class JsonWriter {
             out_ += (first ? "[\n" : ",\n") + pad;
             first = false;
             write(item, depth + 1);
-            if (n.make) {  // one item at a time
+            // A made list goes out one item at a time; any list once a buffer's worth is ready,
+            // so that a large document never sits whole in memory.
+            if (n.make || out_.size() >= kFlushBytes) {
                 sink_(out_);
                 out_.clear();
             }

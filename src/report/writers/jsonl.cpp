@@ -51,7 +51,7 @@ class JsonlWriter {
         Json out = Json::object();
         for (const auto& f : object.items) {
             if (!for_machines(f)) continue;
-            if (f.kind == Node::Kind::value)
+            if (f.kind == Node::Kind::value && f.value.kind != Value::Kind::numbers)  // records hold no lists
                 out[f.key] = to_json(f.value);
             else if (f.kind == Node::Kind::object && f.merge)
                 out.update(fields_of(f));

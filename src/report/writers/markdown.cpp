@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace memsnap::report::detail {
 
 namespace {
@@ -170,24 +172,23 @@ class MarkdownWriter {
     }
 
     void table(const Node& list, int level) {
-        std::vector<Node> rows;
-        for (std::size_t i = 0; i < list.size(); ++i)
-            if (auto row = list.item(i); for_people(row)) rows.push_back(std::move(row));
         heading(list, level);
-        if (rows.empty()) {
-            if (!list.note.empty()) out_ += md::html(list.note) + "\n";
-            return;
-        }
+        // Rows are written as they are made: a long list is never held as nodes.
         std::vector<std::string> keys;
-        std::string head = "|", rule = "|";
-        for (const auto& cell : rows.front().items)
-            if (for_people(cell) && cell.kind == Node::Kind::value) {
-                keys.push_back(cell.key);
-                head += " " + md::cell(label_of(cell)) + " |";
-                rule += is_numeric(cell.value) ? "---:|" : "---|";
+        bool any = false;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const auto row = list.item(i);
+            if (!for_people(row)) continue;
+            if (!std::exchange(any, true)) {
+                std::string head = "|", rule = "|";
+                for (const auto& cell : row.items)
+                    if (for_people(cell) && cell.kind == Node::Kind::value) {
+                        keys.push_back(cell.key);
+                        head += " " + md::cell(label_of(cell)) + " |";
+                        rule += is_numeric(cell.value) ? "---:|" : "---|";
+                    }
+                out_ += head + "\n" + rule + "\n";
             }
-        out_ += head + "\n" + rule + "\n";
-        for (const auto& row : rows) {
             std::string line = "|";
             for (const auto& key : keys) {
                 std::string cell;
@@ -197,6 +198,7 @@ class MarkdownWriter {
             }
             out_ += line + "\n";
         }
+        if (!any && !list.note.empty()) out_ += md::html(list.note) + "\n";
     }
 
     void records(const Node& list, int level) {

@@ -98,7 +98,7 @@ class TextWriter {
             if (!for_people(item)) continue;
             if (!out.empty()) out += ", ";
             out += n.layout == Layout::line && item.kind == Node::Kind::value && !item.label.empty()
-                       ? fmt::format("{} {}", item.label, shown(item.value))
+                       ? fmt::format("{} {}", label_of(item), shown(item.value))
                        : shown(item.value);
         }
         return out.empty() && !n.note.empty() ? n.note : out;
@@ -196,30 +196,35 @@ class TextWriter {
             if (!list.note.empty()) out_ += indent(depth) + list.note + "\n";
             return;
         }
-        std::vector<Node> rows;
-        for (std::size_t i = 0; i < list.size(); ++i)
-            if (auto row = list.item(i); for_people(row)) rows.push_back(std::move(row));
-        if (rows.empty()) return;
+        // Rows become their cells' text as they are made: a long list is never held as nodes.
         std::vector<std::string> keys;
         std::vector<std::string> header;
-        for (const auto& cell : rows.front().items)
-            if (for_people(cell) && cell.kind == Node::Kind::value) {
-                keys.push_back(cell.key);
-                header.push_back(label_of(cell));
+        std::vector<std::vector<std::string>> cells;
+        std::vector<bool> numeric;
+        std::vector<std::size_t> widths;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const auto row = list.item(i);
+            if (!for_people(row)) continue;
+            if (cells.empty()) {
+                for (const auto& cell : row.items)
+                    if (for_people(cell) && cell.kind == Node::Kind::value) {
+                        keys.push_back(cell.key);
+                        header.push_back(label_of(cell));
+                        widths.push_back(width(header.back()));
+                    }
+                numeric.assign(keys.size(), false);
             }
-        std::vector<std::vector<std::string>> cells(rows.size(), std::vector<std::string>(keys.size()));
-        std::vector<bool> numeric(keys.size(), false);
-        std::vector<std::size_t> widths(keys.size());
-        for (std::size_t c = 0; c < keys.size(); ++c) widths[c] = width(header[c]);
-        for (std::size_t r = 0; r < rows.size(); ++r)
-            for (const auto& cell : rows[r].items) {
+            auto& texts = cells.emplace_back(keys.size());
+            for (const auto& cell : row.items) {
                 const auto at = std::find(keys.begin(), keys.end(), cell.key);
                 if (at == keys.end() || cell.kind != Node::Kind::value) continue;
                 const auto c = static_cast<std::size_t>(at - keys.begin());
-                cells[r][c] = for_people(cell.value);
+                texts[c] = for_people(cell.value);
                 numeric[c] = numeric[c] || is_numeric(cell.value);
-                widths[c] = std::max(widths[c], std::min(kMaxCellWidth, width(cells[r][c])));
+                widths[c] = std::max(widths[c], std::min(kMaxCellWidth, width(texts[c])));
             }
+        }
+        if (cells.empty()) return;
         const auto line = [&](const std::vector<std::string>& row) {
             std::string text = indent(depth);
             for (std::size_t c = 0; c < row.size(); ++c) {

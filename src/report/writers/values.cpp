@@ -65,6 +65,11 @@ std::string for_people(const Value& v) {
             if (v.compiled) out += " (torch.compile graph)";
             return util::printable(out);
         }
+        case K::numbers: {
+            std::string out;
+            for (const auto n : *v.list) out += (out.empty() ? "" : ", ") + std::to_string(n);
+            return out;
+        }
         case K::range:
             return util::format_range_compact({v.integer, v.high}, true);
         case K::count_range:
@@ -100,6 +105,8 @@ Json to_json(const Value& v) {
         }
         case K::frame:
             return {{"filename", v.text}, {"line", v.integer}, {"name", v.name}};
+        case K::numbers:
+            return *v.list;
         case K::range:
         case K::count_range:
             return {{"low", v.integer}, {"high", v.high}};
@@ -127,11 +134,12 @@ bool is_numeric(const Value& v) {
 }
 
 std::string label_of(const Node& node) {
-    if (!node.label.empty()) return node.label;
+    // Labels may come from the input (trace actions, allocator setting keys): never raw.
+    if (!node.label.empty()) return util::printable(node.label);
     std::string out = node.key;
     for (char& c : out)
         if (c == '_') c = ' ';
-    return out;
+    return util::printable(out);
 }
 
 }  // namespace memsnap::report::detail

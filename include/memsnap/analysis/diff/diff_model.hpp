@@ -54,7 +54,9 @@ struct SiteChange : SiteCounts {
     std::size_t rank = 0;         // 1-based
     std::optional<double> share;  // of the allocated change; none within the noise floor
     Verdict verdict = Verdict::stable;
-    std::optional<Fact> reason;  // growth at a site with a stack: why no behaviour verdict
+    // Growth at a site with a stack: why no behaviour verdict (FactKind::growth_reason's word;
+    // a word, not a Fact, because a diff may hold a hundred thousand sites).
+    const char* reason = nullptr;
     Diagnosis diagnosis;
     std::vector<RepresentativeStack> stacks;  // the biggest changes first, at most 3
 };

@@ -41,8 +41,8 @@ struct SiteJudgement {
     Verdict verdict = Verdict::stable;
     SiteShape shape = SiteShape::stable;
     std::optional<double> share;
-    bool retained_graph = false;  // one of the forward-pass sites of a retained autograd graph
-    std::optional<Fact> reason;   // growth of a site with a stack: why no behaviour verdict
+    bool retained_graph = false;   // one of the forward-pass sites of a retained autograd graph
+    const char* reason = nullptr;  // growth of a site with a stack: why no behaviour verdict (a word)
 };
 
 struct Explanation {

@@ -69,6 +69,7 @@ Verdict judge_site(SiteShape shape, bool has_stack, Verdict overall, const Compa
 
 // Why growth is given instead of a behaviour verdict (FactKind::growth_reason).
 Fact growth_reason(const Comparability& comparability, bool placed);
+const char* growth_reason_word(const Comparability& comparability, bool placed);
 
 // A series of byte counts over ordered points (trend), after warm-up: the intervals up and
 // down past the noise floor.
