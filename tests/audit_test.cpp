@@ -269,8 +269,13 @@ TEST_SUITE("real") {
             tables.emplace_back(f.filename().string(),
                                 stats::read_stats_text(test::read_text(f), f.filename().string()));
         REQUIRE(tables.size() >= 6);
-        for (const auto& [a_name, a] : tables)
-            for (const auto& [b_name, b] : tables) {
+        // Named, not bound: doctest's CAPTURE is a lambda, and clang 14 captures no binding.
+        for (const auto& first : tables)
+            for (const auto& second : tables) {
+                const auto& a_name = first.first;
+                const auto& a = first.second;
+                const auto& b_name = second.first;
+                const auto& b = second.second;
                 CAPTURE(a_name);
                 CAPTURE(b_name);
                 analysis::StatsDiff d;

@@ -386,7 +386,9 @@ TEST_SUITE("real") {
                 moved[stack] = test::stack_with_outer_frames(closure, stack, lightning);
             }
             analysis::StackIndex after({&closure}, {}, {});
-            for (const auto& [stack, spliced_stack] : moved) {
+            for (const auto& entry : moved) {
+                const auto& stack = entry.first;  // not a binding: CAPTURE is a lambda (clang 14)
+                const auto& spliced_stack = entry.second;
                 CAPTURE(analysis::to_string(original[stack]));
                 CHECK(after.category(0, spliced_stack) == original[stack]);
                 ++spliced;

@@ -9,14 +9,14 @@
 //   test::skip_exit_code, which ctest reports as Skipped. A run of several cases lists the
 //   ones it skipped and exits as doctest does; a failure wins over a skip.
 #define DOCTEST_CONFIG_IMPLEMENT
+#include "support.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <string_view>
-
-#include "support.hpp"
 
 namespace {
 

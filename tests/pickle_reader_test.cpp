@@ -297,7 +297,7 @@ TEST_CASE("a dict literal reads LONG1 values of every length and sign exactly" *
     std::string in = bytes({0x80, 4, ']', 0x94, '('}) + short_str("k") + bytes({0x94});
     std::vector<unsigned> lengths;
     for (std::size_t i = 0; i < values.size(); ++i) {
-        const unsigned n = i / 6 + 1;
+        const auto n = static_cast<unsigned>(i / 6 + 1);
         lengths.push_back(n);
         in += bytes({'}', '(', 'h', 1, 0x8A, static_cast<int>(n)});
         for (unsigned b = 0; b < n; ++b) in += static_cast<char>(static_cast<std::uint64_t>(values[i]) >> (8 * b));

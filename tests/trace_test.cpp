@@ -173,8 +173,20 @@ TEST_SUITE("real") {
             REQUIRE(none != forward.notes.end());
             CHECK(none->word("why") == "repeats_not_loop");
         }
-        // A capture without trace events is an input error that says how to record them.
-        CHECK_THROWS_AS(trace(real("kkaitlyn111-a2_segments_no_frames.pickle")), Error);
+        // A capture without trace events is an input error that says how to record them, by
+        // what the capture is.
+        const auto message = [&](const char* name) {
+            try {
+                (void)trace(real(name));
+            } catch (const Error& e) {
+                return std::string(e.what());
+            }
+            return std::string("no error");
+        };
+        CHECK(message("kkaitlyn111-a2_segments_no_frames.pickle").find("_record_memory_history()") !=
+              std::string::npos);
+        CHECK(message("muduard-layoutediting_segment_list.pkl").find("segment list") != std::string::npos);
+        CHECK(message("verl-megatron-vllm_pending_free.pickle").find("blocks carry stacks") != std::string::npos);
     }
 
     TEST_CASE("trace: a leak of one allocation per iteration in a real trace run five times ranks first") {

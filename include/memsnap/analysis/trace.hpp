@@ -1,4 +1,3 @@
 #pragma once
 // One capture's trace replayed: the timeline, the peak and its owners, iterations, what each
 // iteration leaves live, out-of-memory events explained. Uses judge and sites.
-

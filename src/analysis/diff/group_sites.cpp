@@ -50,7 +50,7 @@ std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& i
         }
         if (match.several_devices) {
             auto it = std::find_if(s.by_device.begin(), s.by_device.end(),
-                                   [&](const DeviceSiteCounts& d) { return d.device == key.device; });
+                                   [device = key.device](const DeviceSiteCounts& d) { return d.device == device; });
             if (it == s.by_device.end()) it = s.by_device.insert(s.by_device.end(), {key.device});
             it->before_blocks += counts.before;
             it->after_blocks += counts.after;

@@ -84,7 +84,8 @@ Answer same_workload(const std::vector<RankCapture>& captures) {
     for (std::size_t i = 0; i < captures.size(); ++i) {
         std::int64_t common = 0;  // at sites every other rank holds too
         for (const auto& [key, bytes] : sites[i])
-            if (std::all_of(sites.begin(), sites.end(), [&](const auto& other) { return other.count(key) > 0; }))
+            if (std::all_of(sites.begin(), sites.end(),
+                            [&site = key](const auto& other) { return other.count(site) > 0; }))
                 common += bytes;
         if (common * 2 < stacked[i]) return Answer::no;
     }

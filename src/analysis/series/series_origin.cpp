@@ -40,10 +40,12 @@ ProcessEvidence process_of(const SnapshotContents& a, const SnapshotContents& b,
     const auto overlap = share_trace_events(a, b);
     e.shared_events = overlap.shared;
     e.overlap_apart = overlap.apart;
-    if (!device && devices(a) != devices(b))
+    // As in a diff: a capture of nothing holds no device to differ.
+    const auto before = devices(a), after = devices(b);
+    if (!device && !before.empty() && !after.empty() && before != after)
         e.devices_differ = Fact(FactKind::devices_differ)
-                               .text("before", fmt::format("{}", fmt::join(devices(a), ", ")))
-                               .text("after", fmt::format("{}", fmt::join(devices(b), ", ")));
+                               .text("before", fmt::format("{}", fmt::join(before, ", ")))
+                               .text("after", fmt::format("{}", fmt::join(after, ", ")));
     const auto ra = project_root_of(a.top_sites), rb = project_root_of(b.top_sites);
     if (other_checkout(ra, rb)) e.roots_differ = Fact(FactKind::roots_differ).text("before", ra).text("after", rb);
     e.setting_differs = setting_differs(a, b);

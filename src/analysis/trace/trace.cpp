@@ -411,6 +411,26 @@ void timeline_into(TraceResult& out, const detail::Replay& r, const detail::Iter
 
 }  // namespace
 
+namespace {
+
+// Why a capture has nothing to replay, and what to record instead: said by the kind of capture.
+std::string no_trace_message(const snapshot::Snapshot& snap) {
+    if (snap.segments_only)
+        return "the capture is a segment list (torch.cuda.memory_snapshot()), which holds no trace: record with "
+               "torch.cuda.memory._record_memory_history() and write the capture with "
+               "torch.cuda.memory._dump_snapshot()";
+    const bool stacks = std::any_of(snap.blocks.begin(), snap.blocks.end(),
+                                    [](const snapshot::Block& b) { return b.stack != snapshot::no_stack; });
+    if (stacks)
+        return "the capture's trace is empty although its blocks carry stacks: the trace was recorded without "
+               "events (_record_memory_history(enabled=\"state\")) or its ring buffer was cleared; record with "
+               "enabled=\"all\" and a max_entries that holds a step";
+    return "the capture holds no trace events: record them with torch.cuda.memory._record_memory_history() before "
+           "taking the snapshot";
+}
+
+}  // namespace
+
 TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, const TraceOptions& trace_options) {
     TraceResult out;
     out.file = snap.source.path;
@@ -422,11 +442,7 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     out.headline = ooms_elsewhere(snap, out.device);
 
     if (out.devices.empty()) {
-        if (!snap.has_history)
-            throw input_error(
-                "the capture holds no trace events: record them with "
-                "torch.cuda.memory._record_memory_history() before taking the snapshot",
-                snap.source.path);
+        if (!snap.has_history) throw input_error(no_trace_message(snap), snap.source.path);
         return history_trace(std::move(out), snap, options, trace_options);
     }
 
