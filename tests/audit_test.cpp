@@ -123,11 +123,19 @@ void check_agreement(const analysis::SnapshotDiff& d) {
     if (one_time_site) CHECK(d.comparability.behaviour_allowed());
     if (d.verdict == Verdict::stable || d.verdict == Verdict::shrink) {
         for (const auto a : d.advice)
-            CHECK((a == Advice::stable_nothing || a == Advice::shrink_nothing || a == Advice::ooms_without_growth ||
-                   a == Advice::retries_near_limit) == true);
+            CHECK((a == Advice::stable_nothing || a == Advice::shrink_nothing || a == Advice::shrink_levels ||
+                   a == Advice::ooms_without_growth || a == Advice::retries_near_limit) == true);
         CHECK(d.overall.empty());
         CHECK_FALSE(d.convergence.has_value());
     }
+    // Shrink: nothing grows past its floor (a cache that grew as live memory fell is cache growth).
+    if (d.verdict == Verdict::shrink) {
+        const auto& r = d.totals.reserved;
+        CHECK(r.delta <= analysis::noise_threshold(r.before, r.after));
+    }
+    // Allocator advice ("not a leak: cache for reuse", "empty_cache") only where one run is judged.
+    if (!d.comparability.behaviour_allowed())
+        for (const auto a : d.advice) CHECK((a != Advice::cache_not_leak && a != Advice::cache_fix) == true);
 }
 
 void check_sums(const analysis::SnapshotDiff& d) {
@@ -292,7 +300,8 @@ TEST_SUITE("real") {
                     if (dev.verdict == Verdict::stable || dev.verdict == Verdict::shrink)
                         for (const auto adv : dev.advice)
                             CHECK((adv == Advice::stable_nothing || adv == Advice::shrink_nothing ||
-                                   adv == Advice::ooms_without_growth || adv == Advice::retries_near_limit) == true);
+                                   adv == Advice::shrink_levels || adv == Advice::ooms_without_growth ||
+                                   adv == Advice::retries_near_limit) == true);
                 }
                 const auto json = nlohmann::json::parse(test::render(d, report::Format::json));
                 CHECK(json.at("kind") == "summary_diff");

@@ -574,7 +574,68 @@ TEST_SUITE("real") {
         emptied.replace(row, 36, "| Allocated memory      |      0 B   |");
         const auto shrink = test::stats_diff(before, stats::read_stats_text(emptied, "after.txt"));
         CHECK(shrink.primary().verdict == Verdict::shrink);
-        CHECK(shrink.primary().advice == std::vector<Advice>{Advice::shrink_nothing});
+        // Two files show no one run: the fall is a level, not memory freed over time.
+        CHECK(shrink.primary().advice == std::vector<Advice>{Advice::shrink_levels});
+    }
+
+    TEST_CASE("fresh-eyes findings: a clock that runs backwards takes the order and not the process") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto fp32 = real("silmont2000-a2_forward_fp32.pickle");
+        const auto bf16 = real("silmont2000-a2_forward_bf16.pickle");
+        const auto has_kind = [](const analysis::Facts& facts, analysis::FactKind kind) {
+            return std::any_of(facts.begin(), facts.end(), [&](const analysis::Fact& f) { return f.kind == kind; });
+        };
+        // fp32 was captured after bf16: given first, its clock runs backwards into bf16's.
+        const auto reversed = analysis::diff_snapshots(fp32, bf16, {});
+        const auto given = analysis::diff_snapshots(bf16, fp32, {});
+        // Whether they are one process cannot depend on the order they are given in.
+        CHECK(reversed.comparability.same_process == given.comparability.same_process);
+        CHECK(reversed.comparability.same_process == Answer::unknown);
+        CHECK_FALSE(reversed.comparability.order_known);
+        CHECK(has_kind(reversed.comparability.order_evidence, analysis::FactKind::trace_order_reversed));
+        CHECK(given.comparability.order_known);
+        CHECK(test::render(reversed).find("swap them") != std::string::npos);
+        for (const auto* d : {&reversed, &given}) {
+            CHECK_FALSE(analysis::is_behaviour(d->verdict));
+            // Separate runs: their caches differ by another high-water mark, not by growth.
+            for (const auto a : d->advice)
+                CHECK((a != Advice::cache_not_leak && a != Advice::cache_fix && a != Advice::shrink_nothing) == true);
+            CHECK(d->overall.empty());
+        }
+        CHECK(reversed.verdict == Verdict::cache_growth);
+        CHECK(reversed.advice == std::vector<Advice>{Advice::cache_levels});
+        CHECK(given.advice == std::vector<Advice>{Advice::shrink_levels});
+    }
+
+    TEST_CASE("fresh-eyes findings: device indices of two programs are not judged device by device") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // cuda:1 of one program against cuda:0 of another.
+        const auto d = analysis::diff_snapshots(real("muduard-layoutediting_segment_list.pkl"),
+                                                real("yiyi-llm-inference_opt1.3b_torch2.0.pickle"), {});
+        CHECK(d.comparability.same_process == Answer::no);
+        for (const auto& f : d.evidence) {
+            CHECK(f.kind != analysis::FactKind::device_verdict);
+            CHECK(f.kind != analysis::FactKind::sites_stay);  // a leak's shape without a leak's grounds
+        }
+        for (const auto& s : d.sites) CHECK_FALSE(s.share.has_value());  // a level is no growth to share
+        const auto text = test::render(d);
+        CHECK(text.find("survivors") == std::string::npos);  // blocks are not followed between programs
+        CHECK(text.find("Verdict: GROWTH  allocated +494.82 MiB, reserved +2.80 GiB\n") != std::string::npos);
+    }
+
+    TEST_CASE("fresh-eyes findings: a free's stack is not an allocation site") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // The ring buffer lost the allocations of last step's gradients; zero_grad's frees of them
+        // remain, with the stack of the free (benchmarking_script.py:105 -> Optimizer.zero_grad).
+        analysis::AnalysisOptions options;
+        options.top = 0;
+        const auto t = analysis::analyze_trace(real("nothanmin-a2_train_step.pickle"), options, {});
+        for (const auto& s : t.peak.usage.sites) {
+            CAPTURE(s.site.label());
+            CHECK(s.site.label().find("benchmarking_script.py:105") == std::string::npos);
+        }
+        const auto optimizer = t.peak.usage.category_bytes[static_cast<std::size_t>(Category::optimizer_state)];
+        CHECK(optimizer < std::int64_t{8} * 1024 * 1024 * 1024);  // the two Adam moments, 7.43 GiB
     }
 
 }  // TEST_SUITE

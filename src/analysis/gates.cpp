@@ -20,9 +20,11 @@ std::optional<GateTrip> leak_trip(Verdict verdict, Facts why) {
     return GateTrip{"--fail-on-leak", std::move(why)};
 }
 
-// --fail-on-leak where no leak verdict could be given: said, not passed in silence.
-GateTrip not_judged(std::string why) {
-    return GateTrip{"--fail-on-leak", {Fact(FactKind::gate_not_judged).text("why", std::move(why))}, false};
+// A gate that could not be judged: said, not passed in silence.
+GateTrip not_judged(std::string why, std::string option = "--fail-on-leak") {
+    const bool growth = option == "--fail-on-growth";
+    return GateTrip{
+        std::move(option), {Fact(FactKind::gate_not_judged).text("why", std::move(why)).flag("growth", growth)}, false};
 }
 
 std::string why_not(const Comparability& c) {
@@ -126,6 +128,8 @@ std::optional<GateTrip> check_gates(const TraceResult& t, const Gates& gates) {
         if (rate > static_cast<double>(*gates.growth_per_step))
             return GateTrip{"--fail-on-growth",
                             {growth("allocated memory", rate, false, *gates.growth_per_step, "iteration")}};
+    } else if (gates.growth_per_step && !gates.leak) {
+        return not_judged("too_few_iterations", "--fail-on-growth");  // no two iterations to take a rate from
     }
     if (!gates.leak) return std::nullopt;
     if (!t.iterations_judged) return not_judged("too_few_iterations");

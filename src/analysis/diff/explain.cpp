@@ -218,11 +218,13 @@ Explanation explain(const ExplainInput& in) {
     context.from_snapshots = in.stacks_recorded;
     context.caveat = in.comparability.caveat();
     context.order_known = in.comparability.order_known;
+    context.behaviour = in.comparability.behaviour_allowed();
     context.one_process_ruled_out = in.comparability.same_process == Answer::no;
     out.advice = advice_for(out.verdict, context);
 
     // A share of the growth only when allocated memory grew beyond its noise floor.
-    const bool shares_known = in.totals.allocated.delta > threshold;
+    // Between captures compared as levels, a difference is no growth to take a share of.
+    const bool shares_known = in.totals.allocated.delta > threshold && in.comparability.behaviour_allowed();
     out.noise_threshold = threshold;
     for (std::size_t i = 0; i < in.sites.size(); ++i) {
         auto& j = out.sites[i];

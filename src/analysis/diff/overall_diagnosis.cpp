@@ -97,8 +97,9 @@ Diagnosis overall_diagnosis(Verdict verdict, const ExplainInput& in, std::vector
         case Verdict::fragmentation:
             return {Pattern::fragmentation, {}, std::nullopt, std::nullopt};
         case Verdict::cache_growth:
-            // Allocator advice only where one process is not ruled out.
-            if (!allowed && in.comparability.same_process == Answer::no) return {};
+            // The cache pattern (and its allocator advice) only where one run is judged: between
+            // separate runs the cache differs by another high-water mark.
+            if (!allowed) return {};
             return {Pattern::cache_growth, {}, std::nullopt, std::nullopt};
         default:
             return {};
@@ -129,7 +130,8 @@ Facts diff_notes(const ExplainInput& in, std::int64_t threshold, bool shares_kno
     if (in.pending_free_before != 0 || in.pending_free_after != 0)
         notes.push_back(
             Fact(FactKind::pending_free).bytes("before", in.pending_free_before).bytes("after", in.pending_free_after));
-    if (!shares_known)
+    // Said where the floor is why (between separate runs the levels note says enough).
+    if (!shares_known && in.comparability.behaviour_allowed())
         notes.push_back(
             Fact(FactKind::shares_unknown).bytes("delta", in.totals.allocated.delta).bytes("threshold", threshold));
     return notes;

@@ -146,10 +146,13 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     auto grouped = group_sites(match, index, options.steps);
     diff.comparability = detail::compare_origins({before, after, match, index, diff.devices, options.device, overlap,
                                                   grouped, diff.totals.allocated.before, diff.totals.allocated.after});
-    auto explanation = explain(
-        {diff.totals, grouped, index, diff.comparability, options.steps, diff.stacks_recorded, stacks_in_traces,
-         !options.stacks.focus.empty(), diff.pending_free_before, diff.pending_free_after,
-         match.several_devices ? device_totals(before, after, options.steps) : std::vector<DeviceTotalsChange>{}});
+    // Each device is judged on its own only where both captures hold the same devices: a device
+    // index of one program says nothing of another's.
+    const bool per_device = match.several_devices && diff.devices.before == diff.devices.after;
+    auto explanation =
+        explain({diff.totals, grouped, index, diff.comparability, options.steps, diff.stacks_recorded, stacks_in_traces,
+                 !options.stacks.focus.empty(), diff.pending_free_before, diff.pending_free_after,
+                 per_device ? device_totals(before, after, options.steps) : std::vector<DeviceTotalsChange>{}});
     diff.verdict = explanation.verdict;
     diff.evidence = std::move(explanation.evidence);
     diff.advice = std::move(explanation.advice);

@@ -232,6 +232,7 @@ void judge(DeviceDiff& d, const Comparability& comparability) {
     AdviceContext context;
     context.caveat = comparability.caveat();
     context.order_known = comparability.order_known;
+    context.behaviour = comparability.behaviour_allowed();
     context.one_process_ruled_out = comparability.same_process == Answer::no;
     context.new_ooms = reading.new_ooms;
     context.new_retries = reading.new_retries;

@@ -27,9 +27,16 @@ std::string_view to_string(Answer answer) {
 }
 
 void judge_process(const ProcessEvidence& e, Comparability& out) {
+    // A clock or a cumulative counter that runs backwards in the order given says the order is
+    // wrong (files given in reverse), or that these are separate runs, or (a counter) a reset:
+    // which one cannot be told, so it takes the order, not the process.
+    for (const auto* fact : {&e.counter_falls, &e.order_reversed})
+        if (*fact) {
+            out.order_known = false;
+            out.order_evidence.push_back(**fact);
+        }
     Facts against;
-    for (const auto* fact :
-         {&e.devices_differ, &e.roots_differ, &e.setting_differs, &e.counter_falls, &e.order_reversed})
+    for (const auto* fact : {&e.devices_differ, &e.roots_differ, &e.setting_differs})
         if (*fact) against.push_back(**fact);
     if (e.overlap_apart > 0) against.push_back(Fact(FactKind::traces_overlap_apart).count("events", e.overlap_apart));
     if (!against.empty()) {
@@ -45,6 +52,7 @@ void judge_process(const ProcessEvidence& e, Comparability& out) {
     out.same_process = Answer::unknown;
     auto& facts = out.process_evidence;
     if (e.traces_apart) facts.push_back(*e.traces_apart);
+    if (e.order_reversed) facts.push_back(Fact(FactKind::traces_apart).flag("full", false));
     if (e.survivors > 0) facts.push_back(Fact(FactKind::blocks_survive).count("blocks", e.survivors));
     if (e.shared_segments > 0) facts.push_back(Fact(FactKind::segments_survive).count("segments", e.shared_segments));
     if (e.nothing_shared) facts.push_back(*e.nothing_shared);

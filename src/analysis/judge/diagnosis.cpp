@@ -50,7 +50,7 @@ constexpr std::array<Pattern, kPatterns.size()> kAll = {Pattern::dataset,
                                                         Pattern::other_process,
                                                         Pattern::single_huge_request};
 
-constexpr std::array<std::string_view, 22> kAdvice = {"leak_kept",
+constexpr std::array<std::string_view, 24> kAdvice = {"leak_kept",
                                                       "leak_references",
                                                       "leak_detach",
                                                       "leak_take_snapshots",
@@ -71,8 +71,10 @@ constexpr std::array<std::string_view, 22> kAdvice = {"leak_kept",
                                                       "ooms_without_growth",
                                                       "retries_near_limit",
                                                       "caveat_one_log",
-                                                      "leak_kept_summaries"};
-static_assert(kAdvice.size() == static_cast<std::size_t>(Advice::leak_kept_summaries) + 1);
+                                                      "leak_kept_summaries",
+                                                      "cache_levels",
+                                                      "shrink_levels"};
+static_assert(kAdvice.size() == static_cast<std::size_t>(Advice::shrink_levels) + 1);
 
 // Patterns recognised by name in user frames only: C++ frames and library code say nothing
 // about the user's intent (autocast's cached_cast is not an "augmentation cache").
@@ -202,11 +204,15 @@ std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& c) {
             out.insert(out.end(), {Advice::fragmentation_not_leak, Advice::fragmentation_fix});
             break;
         case Verdict::cache_growth:
+            if (!c.behaviour) {  // separate runs: their allocators cached up to different peaks
+                out.push_back(Advice::cache_levels);
+                break;
+            }
             out.push_back(Advice::cache_not_leak);
             if (!c.one_process_ruled_out) out.push_back(Advice::cache_fix);
             break;
         case Verdict::shrink:
-            out.push_back(Advice::shrink_nothing);
+            out.push_back(c.behaviour ? Advice::shrink_nothing : Advice::shrink_levels);
             break;
         case Verdict::stable:
             out.push_back(Advice::stable_nothing);

@@ -89,7 +89,8 @@ Verdict reserved_verdict(const PairReading& r, bool behaviour) {
     const auto& t = *r.totals;
     if (!r.releasable_delta || !r.non_releasable_delta) {
         // Summaries: non-releasable growth is fragmentation only in one comparable workload.
-        if (is(t.non_releasable, Change::grows)) return behaviour ? Verdict::fragmentation : Verdict::growth;
+        if (is(t.non_releasable, Change::grows))
+            return behaviour && !is(t.allocated, Change::falls) ? Verdict::fragmentation : Verdict::growth;
         return Verdict::cache_growth;
     }
     const std::int64_t releasable = *r.releasable_delta, stuck = *r.non_releasable_delta;
@@ -109,7 +110,9 @@ PairVerdict judge_pair(const PairReading& r) {
     const auto& c = *r.comparability;
     const bool behaviour = c.behaviour_allowed();
     const SiteWeights w = r.weights.value_or(SiteWeights{});
-    if (r.weights) out.evidence = weight_facts(w, r.allocated_threshold, c.one_process());
+    // How the sites' growth weighs: evidence for a behaviour verdict only (between separate runs,
+    // "blocks that are new" is a leak's shape without a leak's grounds).
+    if (r.weights && behaviour) out.evidence = weight_facts(w, r.allocated_threshold, c.one_process());
     if (is(t.allocated, Change::grows)) {
         // Summaries: as many live allocations as before, or fewer, holding more bytes.
         const bool same_count = t.live_blocks_delta && t.live_blocks_delta->high <= 0;
@@ -123,10 +126,10 @@ PairVerdict judge_pair(const PairReading& r) {
         out.verdict = Verdict::growth;  // cache or live tensors: without allocated, no telling
         out.evidence.push_back(Fact(FactKind::growth_reason).text("reason", "allocated_unknown"));
         return out;
-    } else if (is(t.reserved, Change::grows) && !is(t.allocated, Change::falls)) {
-        out.verdict = reserved_verdict(r, behaviour);
+    } else if (is(t.reserved, Change::grows)) {
+        out.verdict = reserved_verdict(r, behaviour);  // allocated flat or falling: the cache grew
     } else if (is(t.allocated, Change::falls) || is(t.reserved, Change::falls)) {
-        out.verdict = Verdict::shrink;  // also when reserved grows as allocated falls: the evidence says so
+        out.verdict = Verdict::shrink;
     } else {
         out.verdict = Verdict::stable;
     }

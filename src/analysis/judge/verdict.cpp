@@ -34,15 +34,19 @@ constexpr std::array<VerdictInfo, 14> kVerdicts = {{
      "pages of expandable segments) and past the noise floor.",
      ""},
     {Verdict::cache_growth, "cache_growth", false, "reserved memory grows as free cache",
-     "Reserved grows past the noise floor while allocated does not, and most of the growth is releasable. No "
-     "allocator advice when one process is ruled out.",
+     "Reserved grows past the noise floor while allocated does not, and most of the growth is releasable. "
+     "Allocator advice only where behaviour is judged: between separate runs the cache differs by another "
+     "high-water mark.",
      ""},
     {Verdict::shrink, "shrink", false, "less memory than before",
      "Allocated or reserved falls past the noise floor and nothing grows past it.", "shrinking"},
     {Verdict::stable, "stable", false, "no change past the noise floor", "Nothing changes past the noise floor.", ""},
     {Verdict::irregular, "irregular", false, "growth that fits no shape",
      "trend: growth past the noise floor that is none of leak, one_time_growth, sawtooth or shape_growth.", ""},
-    {Verdict::freed, "freed", false, "a site whose memory went down", "A site with fewer bytes than before.", ""},
+    {Verdict::freed, "freed", false, "a site whose memory went down",
+     "A site with fewer bytes than before, where behaviour is judged; between captures compared as levels it is "
+     "shrink.",
+     ""},
     {Verdict::current, "current", false, "made in the unfinished last iteration",
      "trace: live allocations made after the last iteration began, none by a complete one.", ""},
     {Verdict::live, "live", false, "live at the end", "trace: live at the end where no iterations were found.", ""},

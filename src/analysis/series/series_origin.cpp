@@ -102,6 +102,11 @@ Comparability weakest(const std::vector<Comparability>& pairs, const std::vector
     Comparability out;
     out.same_process = Answer::yes;
     out.same_workload = Answer::yes;
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+        if (!pairs[i].order_known && out.order_known) {  // the first pair whose order is contradicted
+            out.order_known = false;
+            out.order_evidence = named(pairs[i].order_evidence, files[i], files[i + 1]);
+        }
     std::optional<std::size_t> process_at, workload_at;
     for (std::size_t i = 0; i < pairs.size(); ++i) {
         if (!process_at || strength(pairs[i].same_process) < strength(pairs[*process_at].same_process)) process_at = i;
@@ -111,12 +116,17 @@ Comparability weakest(const std::vector<Comparability>& pairs, const std::vector
     if (process_at) {
         const auto i = *process_at;
         out.same_process = pairs[i].same_process;
-        out.process_evidence = named(pairs[i].process_evidence, files[i], files[i + 1]);
+        // Named by the pair it is about, unless every pair says yes.
+        out.process_evidence = out.same_process == Answer::yes
+                                   ? pairs[i].process_evidence
+                                   : named(pairs[i].process_evidence, files[i], files[i + 1]);
     }
     if (workload_at) {
         const auto i = *workload_at;
         out.same_workload = pairs[i].same_workload;
-        out.workload_evidence = named(pairs[i].workload_evidence, files[i], files[i + 1]);
+        out.workload_evidence = out.same_workload == Answer::yes
+                                    ? pairs[i].workload_evidence
+                                    : named(pairs[i].workload_evidence, files[i], files[i + 1]);
     }
     return out;
 }

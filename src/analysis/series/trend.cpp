@@ -125,7 +125,7 @@ StepChoice order_snapshots(const std::vector<SeriesCapture>& captures, const Tre
     }
     names(choice.order);
     t.comparability = detail::weakest(pairs_of(captures, choice.order, choice.known, device), files);
-    t.comparability.order_known = choice.known;
+    t.comparability.order_known = choice.known && t.comparability.order_known;
     if (!choice.known) t.comparability.order_evidence.push_back(Fact(FactKind::order_given));
     return choice;
 }
@@ -224,8 +224,9 @@ void judge(TrendResult& t) {
                                      .flag("per_step", t.steps_known)
                                      .real("r2", s->fit.r2)
                                      .real("not_down", s->fit.monotonic_share));
-    } else if (a == Verdict::stable && (r == Verdict::growth || r == Verdict::one_time_growth ||
-                                        r == Verdict::irregular || r == Verdict::shape_growth || r == Verdict::leak)) {
+    } else if ((a == Verdict::stable || a == Verdict::shrink) &&
+               (r == Verdict::growth || r == Verdict::one_time_growth || r == Verdict::irregular ||
+                r == Verdict::shape_growth || r == Verdict::leak)) {
         t.verdict = Verdict::cache_growth;
     } else {
         t.verdict = a;
@@ -235,6 +236,7 @@ void judge(TrendResult& t) {
     AdviceContext context;
     context.caveat = t.comparability.caveat();
     context.order_known = t.comparability.order_known;
+    context.behaviour = t.comparability.behaviour_allowed();
     context.one_process_ruled_out = t.comparability.same_process == Answer::no;
     context.from_snapshots = t.kind == "snapshot";
     t.advice = advice_for(t.verdict, context);

@@ -100,8 +100,9 @@ Replay replay(const Snapshot& snap, int device) {
                 r.allocations[it->second].free_event = i;
                 live.erase(it);
             } else {
-                // Allocated before the trace began: the free carries the allocation's stack.
-                r.allocations.push_back({e.addr, block_size(e.size), e.stack, std::nullopt, i});
+                // Allocated before the trace began. The free's stack is where it was freed (torch
+                // records the context of the free), not where it was made: no site, no category.
+                r.allocations.push_back({e.addr, block_size(e.size), snapshot::no_stack, std::nullopt, i});
                 ++r.frees_unseen;
                 unseen_with_stack += e.stack != snapshot::no_stack;
             }

@@ -100,6 +100,18 @@ Node oom(const analysis::OomExplanation& o, const std::vector<analysis::FrameTex
     return out;
 }
 
+void comparability_lines(Node& root, const analysis::Comparability& c) {
+    root.add("same_process_text", Value::text_of(answer_text(c.same_process, c.process_evidence)), "same process")
+        .people_only();
+    root.add("same_workload_text", Value::text_of(answer_text(c.same_workload, c.workload_evidence)), "same workload")
+        .people_only();
+    // An order contradicted by the captures themselves (a clock or counter running backwards).
+    const bool contradicted = std::any_of(c.order_evidence.begin(), c.order_evidence.end(),
+                                          [](const auto& f) { return f.kind != analysis::FactKind::order_given; });
+    if (!c.order_known && contradicted)
+        root.add("order_text", Value::text_of("unknown: " + phrase(c.order_evidence.front())), "order").people_only();
+}
+
 Node comparability(const analysis::Comparability& c) {
     auto out = Node::object("comparability", Layout::section, "Comparability");
     out.add("same_process", Value::word(analysis::to_string(c.same_process)), "one process");

@@ -32,6 +32,8 @@ Node oom(const analysis::OomExplanation& oom, const std::vector<analysis::FrameT
 // How comparable the captures are: one process, the same workload, a known order, each with
 // the facts that decided; and whether behaviour is judged.
 Node comparability(const analysis::Comparability& comparability);
+// People's lines: same process, same workload, and the order when the captures contradict it.
+void comparability_lines(Node& root, const analysis::Comparability& comparability);
 // The first lines' facts (OOMs elsewhere, a higher peak, caveats), for people before the rest.
 Node headline(const analysis::Facts& facts);
 // A peak of allocated memory and what held it (the shape of trace's "peak"); null when none.

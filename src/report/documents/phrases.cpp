@@ -193,8 +193,8 @@ std::string comparison_phrase(const Fact& f) {
                 f.integer("events"));
         case FactKind::trace_order_reversed:
             return fmt::format(
-                "the second capture's trace ends {:.3f} s before the first's begins: not the order of "
-                "one run",
+                "the second capture's trace ends {:.3f} s before the first's begins: the order given is not "
+                "the order of one run (if they are one run, swap them)",
                 static_cast<double>(f.integer("gap_us")) / 1e6);
         case FactKind::traces_apart:
             return f.is("full") ? "the traces share no event: a ring buffer was full, so older events may be gone"
@@ -221,8 +221,10 @@ std::string comparison_phrase(const Fact& f) {
             return fmt::format("allocator setting {} differs ({} before, {} after)", v(f, "name"), v(f, "before"),
                                v(f, "after"));
         case FactKind::counter_falls:
-            return fmt::format("the cumulative counter {} falls ({} → {}): another process, or a reset", v(f, "metric"),
-                               v(f, "before"), v(f, "after"));
+            return fmt::format(
+                "the cumulative counter {} falls ({} → {}): the order given is not the order of one run (the files "
+                "in reverse order, another process, or a reset)",
+                v(f, "metric"), v(f, "before"), v(f, "after"));
         case FactKind::counters_grow:
             return "cumulative counters grow: fits one process, proves nothing";
         case FactKind::no_process_evidence:
@@ -493,6 +495,9 @@ std::string note_phrase(const Fact& f) {
                     : util::rate(f.fraction("rate"), f.is("per_step")),
                 v(f, "limit"), f.word("unit"));
         case FactKind::gate_not_judged: {
+            if (f.is("growth"))
+                return "no growth per iteration can be measured (the trace holds fewer than 2 iterations): the gate "
+                       "is not judged, and does not trip";
             const auto& w = f.word("why");
             const char* why = w == "order_unknown"        ? "the order of the captures is not known"
                               : w == "other_process"      ? "the captures come from different processes"
@@ -605,10 +610,12 @@ std::string trace_phrase(const Fact& f) {
 }  // namespace
 
 std::string phrase(const Fact& f) {
+    // A series' comparability evidence names the pair of captures it is about.
+    const auto between = f.has("between") ? fmt::format(" (between {})", f.word("between")) : std::string();
     for (auto* phrasing :
          {&totals_phrase, &comparison_phrase, &site_phrase, &series_phrase, &note_phrase, &trace_phrase})
-        if (auto text = (*phrasing)(f); !text.empty()) return text;
-    return std::string(analysis::to_string(f.kind));
+        if (auto text = (*phrasing)(f); !text.empty()) return text + between;
+    return std::string(analysis::to_string(f.kind)) + between;
 }
 
 std::string_view summary(Pattern p) { return text_of(p).summary; }
@@ -668,6 +675,13 @@ std::string_view phrase(Advice a) {
         case Advice::cache_fix:
             return "Nothing to fix unless other processes need the memory; torch.cuda.empty_cache() returns it, and it "
                    "does not lower the peak a step needs.";
+        case Advice::cache_levels:
+            return "The second capture's allocator holds more free cache, and live memory is the same: compared as "
+                   "levels, this is a different high-water mark (another run, batch or precision), not cache that "
+                   "grew over time.";
+        case Advice::shrink_levels:
+            return "The second capture holds less memory: compared as levels, this says nothing of memory freed over "
+                   "time.";
         case Advice::shrink_nothing:
             return "Memory went down between the captures: no growth to explain.";
         case Advice::stable_nothing:

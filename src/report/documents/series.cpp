@@ -35,8 +35,14 @@ Node series_table(std::string key, std::string label, const std::vector<analysis
     for (const auto& s : all) {
         auto& row = out.add(Node::object("", Layout::facts));
         row.add("name", Value::word(s.name));
-        row.add("first", Value::bytes(s.bytes.front())).people_only();
-        row.add("last", Value::bytes(s.bytes.back())).people_only();
+        if (ordered) {
+            row.add("first", Value::bytes(s.bytes.front())).people_only();
+            row.add("last", Value::bytes(s.bytes.back())).people_only();
+        } else {  // a set, not a sequence: its range
+            const auto [low, high] = std::minmax_element(s.bytes.begin(), s.bytes.end());
+            row.add("lowest", Value::bytes(*low)).people_only();
+            row.add("highest", Value::bytes(*high)).people_only();
+        }
         row.add("shape", Value::text_of(sparkline(s.bytes))).people_only();
         add_fit(row, s.fit, steps_known, ordered);
         row.add(numbers("bytes_by_step", s.bytes));
@@ -78,9 +84,19 @@ Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
         if (field.key == "slope_bytes_per_step" || field.key == "verdict") field.machines_only();
     const auto first = [](const std::vector<std::int64_t>& v) { return v.empty() ? 0 : v.front(); };
     const auto last = [](const std::vector<std::int64_t>& v) { return v.empty() ? 0 : v.back(); };
+    const auto lowest = [](const std::vector<std::int64_t>& v) {
+        return v.empty() ? 0 : *std::min_element(v.begin(), v.end());
+    };
+    const auto highest = [](const std::vector<std::int64_t>& v) {
+        return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+    };
     std::string shape =
-        fmt::format("{} {} → {}, blocks {} → {}", sparkline(s.bytes_by_step), util::human_bytes(first(s.bytes_by_step)),
-                    util::human_bytes(last(s.bytes_by_step)), first(s.blocks_by_step), last(s.blocks_by_step));
+        ordered ? fmt::format("{} {} → {}, blocks {} → {}", sparkline(s.bytes_by_step),
+                              util::human_bytes(first(s.bytes_by_step)), util::human_bytes(last(s.bytes_by_step)),
+                              first(s.blocks_by_step), last(s.blocks_by_step))
+                : fmt::format("{} from {} to {}, blocks from {} to {}", sparkline(s.bytes_by_step),
+                              util::human_bytes(lowest(s.bytes_by_step)), util::human_bytes(highest(s.bytes_by_step)),
+                              lowest(s.blocks_by_step), highest(s.blocks_by_step));
     if (s.fit.first_step)
         shape += t.steps_known ? fmt::format(", first seen at step {}", *s.fit.first_step)
                                : fmt::format(", first seen in capture {}", *s.fit.first_step + 1);
@@ -104,10 +120,7 @@ Document trend(const analysis::TrendResult& t) {
     for (const auto& f : t.files) files.add(Node::of("", Value::text_of(f)));
     root.add(numbers("steps", t.steps));
     const auto& c = t.comparability;
-    root.add("same_process_text", Value::text_of(answer_text(c.same_process, c.process_evidence)), "same process")
-        .people_only();
-    root.add("same_workload_text", Value::text_of(answer_text(c.same_workload, c.workload_evidence)), "same workload")
-        .people_only();
+    comparability_lines(root, c);
     root.add(comparability(c)).machines_only();
     root.add("steps_text",
              Value::text_of(fmt::format("{} ({}{})", joined_steps(t.steps), t.steps_source,
@@ -135,9 +148,11 @@ Document trend(const analysis::TrendResult& t) {
     root.add(series_table("totals", "Totals", t.totals, t.steps_known, t.comparability.order_known));
     root.add(series_table("categories", "Categories of live memory", t.categories, t.steps_known,
                           t.comparability.order_known));
-    auto& sites = root.add(Node::list(
-        "sites", Layout::records,
-        fmt::format("Sites ({} of {}, by slope weighted by R² and monotonic share)", t.sites.size(), t.sites_total)));
+    auto& sites =
+        root.add(Node::list("sites", Layout::records,
+                            fmt::format("Sites ({} of {}, by {})", t.sites.size(), t.sites_total,
+                                        t.comparability.order_known ? "slope weighted by R² and monotonic share"
+                                                                    : "how far apart their values lie")));
     sites.primary = true;
     sites.prototype = std::make_shared<const Node>(trend_site(analysis::TrendSite{}, t));  // CSV header of none
     if (t.kind != "snapshot") sites.machines_only();

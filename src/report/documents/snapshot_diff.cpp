@@ -26,10 +26,7 @@ void add_header(Node& root, const SnapshotDiff& d) {
     }
     root.add("steps_source", Value::word(d.steps.source)).machines_only();
     const auto& c = d.comparability;
-    root.add("same_process_text", Value::text_of(answer_text(c.same_process, c.process_evidence)), "same process")
-        .people_only();
-    root.add("same_workload_text", Value::text_of(answer_text(c.same_workload, c.workload_evidence)), "same workload")
-        .people_only();
+    comparability_lines(root, c);
     root.add("same_process", c.same_process == analysis::Answer::unknown
                                  ? Value::none()
                                  : Value::flag(c.same_process == analysis::Answer::yes))
@@ -58,8 +55,13 @@ void add_verdict(Node& root, const SnapshotDiff& d) {
     v.add("verdict", Value::verdict(analysis::to_string(d.verdict))).in_headline();
     auto& rates = v.add(Node::object("rates", Layout::line)).people_only();
     rates.in_headline();
-    rates.add("allocated", Value::rate(d.totals.allocated.per_step, d.steps.known()), "allocated");
-    rates.add("reserved", Value::rate(d.totals.reserved.per_step, d.steps.known()), "reserved");
+    // With steps, a rate; without, the change itself (a rate "per capture" of two captures is
+    // their change, and between separate runs not a rate of anything).
+    const auto change = [&](const analysis::TotalChange& t) {
+        return d.steps.known() ? Value::rate(t.per_step, true) : Value::signed_bytes(t.delta);
+    };
+    rates.add("allocated", change(d.totals.allocated), "allocated");
+    rates.add("reserved", change(d.totals.reserved), "reserved");
     v.add(facts("evidence", d.evidence));
     v.add(advice("advice", d.advice, "advice"));
 }
@@ -86,9 +88,15 @@ void add_totals(Node& root, const SnapshotDiff& d) {
     auto& blocks = root.add(Node::object("blocks", Layout::line, "live blocks"));
     blocks.add("live_before", Value::count(d.live_blocks_before), "before");
     blocks.add("live_after", Value::count(d.live_blocks_after), "after");
+    // Blocks followed by address mean something only in one run: between captures compared as
+    // levels, people do not see them (machines keep them).
+    const bool followed = d.comparability.behaviour_allowed();
     blocks.add("survivors", Value::count(d.survivors), "survivors");
     blocks.add("new", Value::count(d.new_blocks), "new");
     blocks.add("gone", Value::count(d.gone_blocks), "gone");
+    if (!followed)
+        for (auto& n : blocks.items)
+            if (n.key == "survivors" || n.key == "new" || n.key == "gone") n.machines_only();
     auto& pending = root.add(Node::object("pending_free_bytes", Layout::line, "pending free"));
     pending.add("before", Value::bytes(d.pending_free_before), "before");
     pending.add("after", Value::bytes(d.pending_free_after), "after");
@@ -147,6 +155,9 @@ Node site_record(const analysis::SiteChange& s, const SnapshotDiff& d) {
     blocks.add("new_blocks", Value::count(s.new_blocks), "new");
     blocks.add("gone_blocks", Value::count(s.gone_blocks), "gone");
     blocks.add("survivor_blocks", Value::count(s.survivor_blocks), "survivors");
+    if (!d.comparability.behaviour_allowed())  // followed by address only in one run
+        for (auto& n : blocks.items)
+            if (n.key != "before_blocks" && n.key != "after_blocks" && n.key != "delta_blocks") n.machines_only();
     auto& share = r.add("share", s.share ? Value::share(*s.share) : Value::none(), "share of the growth");
     if (!s.share) share.machines_only();
     r.add(diagnosis(s.diagnosis));

@@ -216,10 +216,7 @@ Document stats_diff(const analysis::StatsDiff& diff) {
     }
     root.add("steps_source", Value::word(diff.steps.source)).machines_only();
     const auto& c = diff.comparability;
-    root.add("same_process_text", Value::text_of(answer_text(c.same_process, c.process_evidence)), "same process")
-        .people_only();
-    root.add("same_workload_text", Value::text_of(answer_text(c.same_workload, c.workload_evidence)), "same workload")
-        .people_only();
+    comparability_lines(root, c);
     root.add("same_process", c.same_process == analysis::Answer::unknown
                                  ? Value::none()
                                  : Value::flag(c.same_process == analysis::Answer::yes))

@@ -91,6 +91,8 @@ enum class Advice : std::uint8_t {
     retries_near_limit,
     caveat_one_log,       // summaries: the behaviour rests on the tables being one log, in order
     leak_kept_summaries,  // summaries: allocated memory grew and stayed; no sites to name
+    cache_levels,         // cache growth between captures compared as levels: another peak, not growth
+    shrink_levels,        // shrink between captures compared as levels: less memory, not memory freed
 };
 std::string_view to_string(Advice advice);
 
@@ -99,6 +101,7 @@ struct AdviceContext {
     bool caveat = false;          // behaviour rests on the same workload, not on one process shown
     bool order_known = true;
     bool one_process_ruled_out = false;
+    bool behaviour = true;  // behaviour verdicts may be given (Comparability::behaviour_allowed)
     bool new_ooms = false, new_retries = false;
 };
 std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& context);
