@@ -12,6 +12,7 @@
 
 #include <memsnap/analysis/diff/snapshot_diff.hpp>
 #include <memsnap/analysis/gates.hpp>
+#include <memsnap/analysis/series/ranks.hpp>
 #include <memsnap/analysis/series/trend.hpp>
 #include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/analysis/trace/trace.hpp>
@@ -636,6 +637,19 @@ TEST_SUITE("real") {
         }
         const auto optimizer = t.peak.usage.category_bytes[static_cast<std::size_t>(Category::optimizer_state)];
         CHECK(optimizer < std::int64_t{8} * 1024 * 1024 * 1024);  // the two Adam moments, 7.43 GiB
+    }
+
+    TEST_CASE("fresh-eyes findings: ranks name the rank that ran out of memory and need five for a spread") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto snap = real("constructor-sun-gnn_3dev_expandable_oom.pickle");
+        const auto r = analysis::compare_ranks(analysis::devices_as_ranks(snap, "gnn.pickle", {}), {});
+        REQUIRE(r.ranks.size() == 3);
+        // Three ranks: the allocator's floor, not three deviations wider than the data.
+        CHECK(r.noise_bytes == analysis::noise_threshold(ByteRange::exact(r.median.allocated_bytes)));
+        const auto oom = std::find_if(r.warnings.begin(), r.warnings.end(),
+                                      [](const analysis::Fact& f) { return f.kind == analysis::FactKind::rank_ooms; });
+        REQUIRE(oom != r.warnings.end());
+        CHECK(oom->integer("device") == 1);
     }
 
 }  // TEST_SUITE

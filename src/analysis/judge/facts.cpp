@@ -98,6 +98,7 @@ constexpr std::array kNames = {
     "devices_hold_parts",
     "step_differs",
     "device_per_rank",
+    "rank_ooms",
     "one_table",
     "series_listed",
     "metrics_one_sided",

@@ -121,6 +121,8 @@ void check_origins(const std::vector<RankCapture>& captures, RanksResult& r) {
         }
 }
 
+constexpr std::size_t kRanksForSpread = 5;
+
 void medians(const std::vector<RankCapture>& captures, RanksResult& r) {
     std::vector<std::int64_t> allocated, reserved, active, split;
     std::array<std::vector<std::int64_t>, category_count> categories;
@@ -139,12 +141,16 @@ void medians(const std::vector<RankCapture>& captures, RanksResult& r) {
     // The noise: the allocator's floor, or three scaled median absolute deviations when the
     // ranks spread more than that on their own (uneven batches); saturated, so that no rank's
     // figure can overflow it.
+    // The deviation of fewer than five ranks is no robust spread: with three, the band of three
+    // deviations is wider than the data, and nothing could stand out.
+    r.noise_bytes = noise_threshold(ByteRange::exact(r.median.allocated_bytes));
+    if (captures.size() < kRanksForSpread) return;
     std::vector<std::int64_t> deviations;
     for (const auto a : allocated) deviations.push_back(magnitude(a - r.median.allocated_bytes));
     std::int64_t nine = 0;
     const std::int64_t mad =
         __builtin_mul_overflow(median_of(deviations), std::int64_t{9}, &nine) ? INT64_MAX : nine / 2;
-    r.noise_bytes = std::max(noise_threshold(ByteRange::exact(r.median.allocated_bytes)), mad);
+    r.noise_bytes = std::max(r.noise_bytes, mad);
 }
 
 RankOutlier outlier(const RankCapture& c, std::size_t i, std::int64_t delta, const RanksResult& r,
@@ -207,6 +213,13 @@ RanksResult compare_ranks(std::vector<RankCapture> input, const AnalysisOptions&
         }
     }
     medians(captures, r);
+    // An out-of-memory error is the first thing to say of a rank, whatever its level.
+    for (const auto& c : captures)
+        if (c.info.oom_events > 0)
+            r.warnings.push_back(Fact(FactKind::rank_ooms)
+                                     .count("rank", *c.rank)
+                                     .count("ooms", c.info.oom_events)
+                                     .count("device", c.device.value_or(-1)));
     std::map<detail::RelativeSite, std::int64_t> site_median;
     for (const auto& [key, u] : any_site) {
         std::vector<std::int64_t> bytes;

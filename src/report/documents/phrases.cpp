@@ -402,14 +402,20 @@ std::string series_phrase(const Fact& f) {
                                f.integer("roots"), v(f, "list"));
         case FactKind::devices_as_ranks:
             return fmt::format(
-                "one capture of {} devices: its devices are compared as ranks (replicas, e.g. "
-                "DataParallel)",
+                "one capture of {} devices: its devices are compared as ranks, as replicas would be (DataParallel); "
+                "whether they are replicas is the same-workload answer",
                 f.integer("devices"));
         case FactKind::devices_hold_parts:
             return fmt::format(
-                "the {} devices hold different parts of a model (device_map, pipeline stages): their "
-                "levels are compared, no device is called an outlier",
-                f.integer("devices"));
+                "the {} {} do not hold the same sites (different parts of a model, as with device_map or pipeline "
+                "stages, or different programs): their levels are compared, none is called an outlier",
+                f.integer("devices"), v(f, "kind"));
+        case FactKind::rank_ooms:
+            return f.integer("device") >= 0
+                       ? fmt::format("rank {} (device {}) ran out of memory: {} out-of-memory event(s) in the trace",
+                                     f.integer("rank"), f.integer("device"), f.integer("ooms"))
+                       : fmt::format("rank {} ran out of memory: {} out-of-memory event(s) in the trace",
+                                     f.integer("rank"), f.integer("ooms"));
         case FactKind::step_differs:
             return fmt::format("the captures are of different steps ({}): ranks are compared at one step",
                                v(f, "steps"));

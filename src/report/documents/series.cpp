@@ -246,12 +246,18 @@ Document ranks(const analysis::RanksResult& r) {
         if (r.median.category_bytes[k] != 0)
             median_categories.add(std::string(analysis::to_string(static_cast<analysis::Category>(k))),
                                   Value::bytes(r.median.category_bytes[k]));
-    root.add("noise_bytes", Value::bytes(r.noise_bytes), "a rank stands out beyond ±");
+    // The answer that decides whether any rank can stand out comes first.
+    root.add("same_workload", Value::word(analysis::to_string(r.same_workload)), "same workload");
+    auto& noise = root.add("noise_bytes", Value::bytes(r.noise_bytes), "a rank stands out beyond ±");
+    if (r.same_workload == analysis::Answer::no) noise.machines_only();
     auto& ranks = root.add(Node::list("ranks", Layout::table, "Per rank"));
     ranks.primary = true;
     for (const auto& k : r.ranks) ranks.add(rank_row(k, r));
-    auto& outliers = root.add(
-        Node::list("outliers", Layout::records, r.outliers.empty() ? "No rank stands out" : "Ranks that stand out"));
+    auto& outliers = root.add(Node::list("outliers", Layout::records,
+                                         !r.outliers.empty() ? "Ranks that stand out"
+                                         : r.same_workload == analysis::Answer::no
+                                             ? "No rank is called an outlier: the ranks hold different sites"
+                                             : "No rank stands out"));
     for (const auto& o : r.outliers) outliers.add(outlier_record(o));
     auto& top = root.add(Node::list("top_sites_text", Layout::table, "Top sites per rank")).people_only();
     for (const auto& k : r.ranks)
@@ -262,7 +268,6 @@ Document ranks(const analysis::RanksResult& r) {
             row.add("category", Value::word(analysis::to_string(s.category)));
             row.add("site", site(s.site));
         }
-    root.add("same_workload", Value::word(analysis::to_string(r.same_workload)), "same workload");
     root.add(facts("notes", r.notes, "Notes"));
     root.add(facts("warnings", r.warnings)).machines_only();
     return doc;
