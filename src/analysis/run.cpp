@@ -191,6 +191,9 @@ Result run_diff(const Request& rq) {
         add_traces(before.snapshot(), after.snapshot(), options, *snap);
     Result out;
     out.warnings = warnings_of(result);
+    // A log diffed with itself is its series of tables; a snapshot diffed with itself is a slip.
+    if (same_file && std::holds_alternative<SnapshotDiff>(result))
+        out.warnings.push_back(Fact(FactKind::same_capture).text("file", before_file));
     out.gate = check_gates(result, rq.gates);
     if (options.stack_samples != StackSamples::none)
         if (const auto* snap = std::get_if<SnapshotDiff>(&result)) out.stacks = diff_stacks(*snap);

@@ -98,8 +98,14 @@ std::string format_range(ByteRange r, bool bytes) {
 std::string format_range_compact(ByteRange r, bool bytes) {
     if (r.is_exact()) return bytes ? human_bytes(r.low) : fmt::format("{}", r.low);
     if (auto cell = as_table_cell(r, bytes); !cell.empty()) return cell;
-    if (bytes) return fmt::format("{}–{}", human_bytes(r.low), human_bytes(r.high));
-    return fmt::format("{}–{}", r.low, r.high);
+    if (bytes) {
+        // Both ends print alike (a 1 KiB-wide range of GiB): "about"; a dash beside a minus sign
+        // reads as a double minus, so a range below zero takes an ellipsis.
+        const auto low = human_bytes(r.low), high = human_bytes(r.high);
+        if (low == high) return "≈" + low;
+        return low + (r.low < 0 ? " … " : "–") + high;
+    }
+    return fmt::format("{}{}{}", r.low, r.low < 0 ? " … " : "–", r.high);
 }
 
 std::string format_delta(ByteRange d, bool bytes) {

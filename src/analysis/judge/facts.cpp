@@ -99,6 +99,7 @@ constexpr std::array kNames = {
     "step_differs",
     "device_per_rank",
     "rank_ooms",
+    "same_capture",
     "one_table",
     "series_listed",
     "metrics_one_sided",

@@ -246,8 +246,8 @@ std::string comparison_phrase(const Fact& f) {
                 return fmt::format("the {} capture holds no live memory: the workloads cannot be compared",
                                    f.integer("allocated_before") == 0 ? "first" : "second");
             return fmt::format(
-                "most live memory has no stack ({}% before, {}% after carry one): the workloads cannot "
-                "be compared",
+                "most of a capture's live memory has no stack ({}% before, {}% after carry one): the workloads "
+                "cannot be compared",
                 util::percent(f.fraction("stacked_before")), util::percent(f.fraction("stacked_after")));
         case FactKind::one_log:
             return "the tables come from one log, in order: one workload";
@@ -410,6 +410,8 @@ std::string series_phrase(const Fact& f) {
                 "the {} {} do not hold the same sites (different parts of a model, as with device_map or pipeline "
                 "stages, or different programs): their levels are compared, none is called an outlier",
                 f.integer("devices"), v(f, "kind"));
+        case FactKind::same_capture:
+            return fmt::format("{} is given as both BEFORE and AFTER: it is compared with itself", v(f, "file"));
         case FactKind::rank_ooms:
             return f.integer("device") >= 0
                        ? fmt::format("rank {} (device {}) ran out of memory: {} out-of-memory event(s) in the trace",

@@ -61,7 +61,7 @@ void add_header(Node& root, const TraceResult& t) {
         root.add("snapshots", Value::text_of(fmt::format("{} taken while recording (first at event {})",
                                                          t.snapshot_events.size(), t.snapshot_events.front())))
             .people_only();
-    if (!t.allocated_by_iteration.empty()) {
+    if (t.allocated_by_iteration.size() >= 2) {  // one point is no shape
         const auto [lo, hi] = std::minmax_element(t.allocated_by_iteration.begin(), t.allocated_by_iteration.end());
         root.add("allocated",
                  Value::text_of(fmt::format("{}  highest per iteration, {} → {}", sparkline(t.allocated_by_iteration),
@@ -71,8 +71,9 @@ void add_header(Node& root, const TraceResult& t) {
 }
 
 void add_peak(Node& root, const TraceResult& t) {
-    if (!t.ordered()) {
-        root.add("peak", Value::none()).machines_only();  // block history says nothing of when
+    // Block history says nothing of when; a trace of state only replays nothing to peak.
+    if (!t.ordered() || !t.recorded) {
+        root.add("peak", Value::none()).machines_only();
         return;
     }
     auto& peak = root.add(

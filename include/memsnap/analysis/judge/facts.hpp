@@ -119,6 +119,7 @@ enum class FactKind : std::uint16_t {
     step_differs,        // steps
     device_per_rank,     // file, devices: a rank's capture holds several devices
     rank_ooms,           // rank, ooms, device (or -1): a rank's capture holds out-of-memory events
+    same_capture,        // file: a snapshot diffed with itself
     // Summary and stats tables.
     one_table,          // one table for the device: before and after are the same table
     series_listed,      // tables, listed
