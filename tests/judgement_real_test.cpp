@@ -652,4 +652,56 @@ TEST_SUITE("real") {
         CHECK(oom->integer("device") == 1);
     }
 
+    TEST_CASE("fresh-eyes findings: cudaMallocAsync's untracked zeros are no values") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto dir = test::real_dir() / "summaries";
+        const auto async_name = "comfyui-docker-log_torch2.8_cudaMallocAsync.txt";
+        const auto async = stats::read_stats_text(test::read_text(dir / async_name), async_name);
+        REQUIRE(async.tables.size() == 1);
+        // The reader keeps every cell as printed; what is judged by leaves the untracked zeros out.
+        const auto& table = async.tables[0];
+        CHECK(stats::tracked_value(table, "allocated_bytes.all.current") != nullptr);
+        for (const char* untracked : {"allocation.all.current", "active.all.current", "requested_bytes.all.current",
+                                      "inactive_split_bytes.all.current", "segment.all.current"}) {
+            CAPTURE(untracked);
+            CHECK(table.stats.count(untracked) == 1);
+            CHECK(stats::tracked_value(table, untracked) == nullptr);
+        }
+        // The backend is chosen when a process starts: two backends are two runs.
+        const auto native_name = "sglang-serving_torch2x_full.txt";
+        const auto native = stats::read_stats_text(test::read_text(dir / native_name), native_name);
+        const auto d = test::stats_diff(async, native);
+        CHECK(d.comparability.same_process == Answer::no);
+        for (const auto& f : d.primary().evidence) CHECK(f.kind != analysis::FactKind::live_blocks_change);
+    }
+
+    TEST_CASE("fresh-eyes findings: gates and outliers need their grounds") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        auto every = test::all_sites();
+        std::vector<analysis::SeriesCapture> series;
+        std::vector<analysis::RankCapture> ranks;
+        for (const char* name : {"silmont2000-a2_forward_fp32.pickle", "silmont2000-a2_forward_bf16.pickle",
+                                 "silmont2000-a2_tiny.pickle"}) {
+            series.push_back({name, analysis::describe_snapshot(real(name), every)});
+            ranks.push_back({std::nullopt, name, analysis::describe_snapshot(real(name), every), std::nullopt});
+        }
+        // Three programs in no known order: no slope, so --fail-on-growth is not judged.
+        const auto trend = analysis::trend_snapshots(series, every, {});
+        REQUIRE_FALSE(trend.comparability.order_known);
+        analysis::Gates growth;
+        growth.growth_per_step = 1;
+        const auto gate = analysis::check_gates(trend, growth);
+        REQUIRE(gate.has_value());
+        CHECK_FALSE(gate->tripped);
+        // Not shown to be replicas: no rank is called an outlier.
+        const auto r = analysis::compare_ranks(std::move(ranks), every);
+        CHECK(r.same_workload != Answer::yes);
+        CHECK(r.outliers.empty());
+        // DataParallel's copies of the weights on device 1 are parameters, not activations.
+        auto device1 = every;
+        device1.device = 1;
+        const auto gnn = analysis::describe_snapshot(real("constructor-sun-gnn_3dev_expandable_oom.pickle"), device1);
+        CHECK(gnn.categories[static_cast<std::size_t>(Category::parameter)].bytes >= std::int64_t{240} * 1024 * 1024);
+    }
+
 }  // TEST_SUITE

@@ -46,8 +46,10 @@ std::optional<GateTrip> growth_of(const SnapshotDiff& d, std::int64_t rate) {
     const bool per_step = d.steps.known();
     const auto limit = static_cast<double>(rate);
     Facts reasons;
-    if (d.totals.allocated.per_step > limit)
-        reasons.push_back(growth("allocated memory", d.totals.allocated.per_step, per_step, rate));
+    // A change within the noise floor is no growth, whatever rate it makes.
+    const auto& a = d.totals.allocated;
+    if (a.per_step > limit && a.delta > noise_threshold(a.before, a.after))
+        reasons.push_back(growth("allocated memory", a.per_step, per_step, rate));
     // The listed sites are ranked by the size of their change; the fastest of all is kept apart.
     std::vector<const SiteChange*> over;
     if (d.fastest_site && d.fastest_site->growth_bytes_per_step > limit) over.push_back(&*d.fastest_site);
@@ -67,6 +69,10 @@ std::optional<GateTrip> growth_of(const StatsDiff& diff, std::int64_t rate) {
         const auto it = d.metrics.find("allocated_bytes.all.current");
         if (it == d.metrics.end()) continue;
         const auto& delta = it->second.delta;
+        const auto& m = it->second;
+        if (delta.low <=
+            noise_threshold(ByteRange{std::max(m.before.low, m.after.low), std::max(m.before.high, m.after.high)}))
+            continue;  // within the noise floor: no growth
         const bool per_step = diff.steps.known();
         const std::int64_t span =
             per_step ? diff.steps.distance() : static_cast<std::int64_t>(std::max<std::size_t>(d.series.size(), 2) - 1);
@@ -97,7 +103,10 @@ std::optional<GateTrip> check_gates(const std::variant<SnapshotDiff, StatsDiff>&
 }
 
 std::optional<GateTrip> check_gates(const TrendResult& t, const Gates& gates) {
-    if (gates.growth_per_step) {
+    // No slope is fitted to captures in no known order.
+    if (gates.growth_per_step && !t.comparability.order_known && !gates.leak)
+        return not_judged("order_unknown", "--fail-on-growth");
+    if (gates.growth_per_step && t.comparability.order_known) {
         const auto limit = static_cast<double>(*gates.growth_per_step);
         Facts reasons;
         for (const auto& s : t.totals)

@@ -42,6 +42,12 @@ struct StatsTable {
     std::optional<std::int64_t> step;
 };
 
+// A table's value of `key` as something to judge by, or null. Under cudaMallocAsync the
+// allocator tracks only the current and peak bytes; its other cells print 0, which the reader
+// keeps exactly as printed, but they are no values: no "0 live allocations", no counter that
+// grows from 0.
+const ByteRange* tracked_value(const StatsTable& table, std::string_view key);
+
 struct StatsCapture {
     std::string file;  // as given
     CaptureKind kind = CaptureKind::memory_summary;

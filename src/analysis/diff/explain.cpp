@@ -219,6 +219,7 @@ Explanation explain(const ExplainInput& in) {
     context.caveat = in.comparability.caveat();
     context.order_known = in.comparability.order_known;
     context.behaviour = in.comparability.behaviour_allowed();
+    context.order_contradicted = in.comparability.order_contradicted();
     context.one_process_ruled_out = in.comparability.same_process == Answer::no;
     out.advice = advice_for(out.verdict, context);
 

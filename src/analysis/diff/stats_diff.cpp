@@ -46,7 +46,8 @@ int severity(Verdict v) {
 // A table's values including the scalar fields, keyed like memory_stats.
 std::map<std::string, ByteRange> values_of(const stats::StatsTable& t) {
     std::map<std::string, ByteRange> out;
-    for (const auto& [key, range] : t.stats) out.emplace(key, range);
+    for (const auto& [key, range] : t.stats)
+        if (stats::tracked_value(t, key)) out.emplace(key, range);
     if (t.num_ooms) out["num_ooms"] = *t.num_ooms;
     if (t.num_alloc_retries) out["num_alloc_retries"] = *t.num_alloc_retries;
     return out;
@@ -99,9 +100,9 @@ std::optional<MetricTrend> make_trend(const std::vector<Entry>& series, const ch
     std::optional<ByteRange> first, previous;
     std::size_t next_listed = 0;
     for (std::size_t i = 0; i < series.size(); ++i) {
-        const auto it = series[i].table->stats.find(key);
-        if (it == series[i].table->stats.end()) return std::nullopt;
-        const ByteRange value = it->second;
+        const auto* tracked = stats::tracked_value(*series[i].table, key);
+        if (!tracked) return std::nullopt;
+        const ByteRange value = *tracked;
         if (previous) {
             const auto d = range_delta(*previous, value);
             if (d.low > 0)
@@ -233,6 +234,7 @@ void judge(DeviceDiff& d, const Comparability& comparability) {
     context.caveat = comparability.caveat();
     context.order_known = comparability.order_known;
     context.behaviour = comparability.behaviour_allowed();
+    context.order_contradicted = comparability.order_contradicted();
     context.one_process_ruled_out = comparability.same_process == Answer::no;
     context.new_ooms = reading.new_ooms;
     context.new_retries = reading.new_retries;
@@ -326,6 +328,17 @@ StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCa
                                       .text("after", pairing->word("after"));
         diff.warnings.push_back(*evidence.devices_differ);
     }
+    // The allocator backend is chosen when a process starts: tables of two backends are two runs.
+    const auto backend = [](const stats::StatsCapture& c) -> std::string {
+        for (const auto& t : c.tables)
+            if (t.layout.find("cudaMallocAsync") != std::string::npos) return "cudaMallocAsync";
+        return "native";
+    };
+    if (!one_series && backend(before_all) != backend(after_all))
+        evidence.setting_differs = Fact(FactKind::setting_differs)
+                                       .text("name", "backend")
+                                       .text("before", backend(before_all))
+                                       .text("after", backend(after_all));
     judge_process(evidence, diff.comparability);
     if (one_series || diff.comparability.same_process == Answer::yes) {
         WorkloadEvidence workload;

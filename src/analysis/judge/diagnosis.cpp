@@ -50,7 +50,7 @@ constexpr std::array<Pattern, kPatterns.size()> kAll = {Pattern::dataset,
                                                         Pattern::other_process,
                                                         Pattern::single_huge_request};
 
-constexpr std::array<std::string_view, 24> kAdvice = {"leak_kept",
+constexpr std::array<std::string_view, 25> kAdvice = {"leak_kept",
                                                       "leak_references",
                                                       "leak_detach",
                                                       "leak_take_snapshots",
@@ -73,8 +73,9 @@ constexpr std::array<std::string_view, 24> kAdvice = {"leak_kept",
                                                       "caveat_one_log",
                                                       "leak_kept_summaries",
                                                       "cache_levels",
-                                                      "shrink_levels"};
-static_assert(kAdvice.size() == static_cast<std::size_t>(Advice::shrink_levels) + 1);
+                                                      "shrink_levels",
+                                                      "order_contradicted"};
+static_assert(kAdvice.size() == static_cast<std::size_t>(Advice::order_contradicted) + 1);
 
 // Patterns recognised by name in user frames only: C++ frames and library code say nothing
 // about the user's intent (autocast's cached_cast is not an "augmentation cache").
@@ -196,9 +197,10 @@ std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& c) {
             break;
         case Verdict::growth:
             out.push_back(Advice::growth_cannot_tell);
-            out.push_back(!c.order_known     ? Advice::growth_order
-                          : c.from_snapshots ? Advice::growth_one_run
-                                             : Advice::growth_summaries);
+            out.push_back(c.order_contradicted ? Advice::order_contradicted
+                          : !c.order_known     ? Advice::growth_order
+                          : c.from_snapshots   ? Advice::growth_one_run
+                                               : Advice::growth_summaries);
             break;
         case Verdict::fragmentation:
             out.insert(out.end(), {Advice::fragmentation_not_leak, Advice::fragmentation_fix});

@@ -240,14 +240,14 @@ RanksResult compare_ranks(std::vector<RankCapture> input, const AnalysisOptions&
         if (options.top != 0 && s.top_sites.size() > options.top) s.top_sites.resize(options.top);
         r.ranks.push_back(std::move(s));
         const std::int64_t delta = c.info.totals.allocated_bytes - r.median.allocated_bytes;
-        // A rank stands out only among ranks of one workload.
-        if (magnitude(delta) <= r.noise_bytes || r.same_workload == Answer::no) continue;
+        // A rank stands out only among replicas shown to run one workload.
+        if (magnitude(delta) <= r.noise_bytes || r.same_workload != Answer::yes) continue;
         r.outliers.push_back(outlier(c, i, delta, r, by_site, any_site, site_median));
     }
     std::stable_sort(r.outliers.begin(), r.outliers.end(), [](const RankOutlier& a, const RankOutlier& b) {
         return magnitude(a.delta_bytes) > magnitude(b.delta_bytes);
     });
-    if (r.outliers.empty() && r.same_workload != Answer::no)
+    if (r.outliers.empty() && r.same_workload == Answer::yes)
         r.notes.push_back(Fact(FactKind::ranks_within_noise).bytes("noise", r.noise_bytes));
     return r;
 }

@@ -237,6 +237,7 @@ void judge(TrendResult& t) {
     context.caveat = t.comparability.caveat();
     context.order_known = t.comparability.order_known;
     context.behaviour = t.comparability.behaviour_allowed();
+    context.order_contradicted = t.comparability.order_contradicted();
     context.one_process_ruled_out = t.comparability.same_process == Answer::no;
     context.from_snapshots = t.kind == "snapshot";
     t.advice = advice_for(t.verdict, context);
@@ -475,12 +476,12 @@ void stats_totals(TrendResult& t, const StatsPoints& p, const std::vector<std::s
         std::int64_t widest = 0;
         bool complete = true;
         for (const auto i : order) {
-            const auto at = p.tables[i]->stats.find(key);
-            if (at == p.tables[i]->stats.end()) {
+            const auto* at = stats::tracked_value(*p.tables[i], key);
+            if (!at) {
                 complete = false;
                 break;
             }
-            const ByteRange r = (*at).second;
+            const ByteRange r = *at;
             bytes.push_back(r.low + (r.high - r.low) / 2);
             widest = std::max(widest, r.high - r.low);
         }

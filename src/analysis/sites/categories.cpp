@@ -37,6 +37,8 @@ constexpr CategoryRule kRules[] = {
      nullptr, nullptr,
      "compiled code: inductor's output files, torch/_inductor, the AOT-autograd runtime, FX graph modules, Triton "
      "(not the torch._dynamo wrappers that checkpointing and zero_grad carry)"},
+    {Category::parameter, "python", R"((^|/)torch/nn/parallel/(replicate|comm)\.py$)", nullptr, nullptr,
+     "DataParallel's copies of the parameters (replicate, broadcast_coalesced)"},
     {Category::parameter, "python", R"((^|/)torch/nn/modules/module\.py$)",
      R"(^(_apply|convert|to|cuda|load_state_dict|_load_from_state_dict|register_parameter|register_buffer)$)", nullptr,
      "Module.to/.cuda/_apply, load_state_dict"},

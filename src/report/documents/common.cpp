@@ -106,9 +106,7 @@ void comparability_lines(Node& root, const analysis::Comparability& c) {
     root.add("same_workload_text", Value::text_of(answer_text(c.same_workload, c.workload_evidence)), "same workload")
         .people_only();
     // An order contradicted by the captures themselves (a clock or counter running backwards).
-    const bool contradicted = std::any_of(c.order_evidence.begin(), c.order_evidence.end(),
-                                          [](const auto& f) { return f.kind != analysis::FactKind::order_given; });
-    if (!c.order_known && contradicted)
+    if (!c.order_known && c.order_contradicted())
         root.add("order_text", Value::text_of("unknown: " + phrase(c.order_evidence.front())), "order").people_only();
 }
 

@@ -160,8 +160,8 @@ std::string plural(std::int64_t n, std::string_view noun) { return fmt::format("
 std::string growth_reason(const Fact& f) {
     const auto& r = f.word("reason");
     if (r == "order_unknown")
-        return "the order of the captures is not known (no --steps, no step words in the file names): levels are "
-               "compared, behaviour is not judged";
+        return "the order of the captures is not known (no steps, or captures that contradict the order given): "
+               "levels are compared, behaviour is not judged";
     if (r == "other_process")
         return "the captures come from different processes: levels are compared, no behaviour "
                "is judged";
@@ -283,8 +283,8 @@ std::string totals_phrase(const Fact& f) {
             return fmt::format("new cudaMalloc retries (num_alloc_retries): {}", delta(f, "delta"));
         case FactKind::reserved_split:
             return fmt::format(
-                "of the reserved change, {} is releasable (whole free segments, free pages of "
-                "expandable segments) and {} is not",
+                "of the change in cached memory (reserved less allocated), {} is releasable (whole free "
+                "segments, free pages of expandable segments) and {} is not",
                 delta(f, "releasable"), delta(f, "non_releasable"));
         case FactKind::device_verdict:
             return fmt::format("device {}: {} (allocated {}, change {}, noise floor {})", f.integer("device"),
@@ -504,8 +504,11 @@ std::string note_phrase(const Fact& f) {
                 v(f, "limit"), f.word("unit"));
         case FactKind::gate_not_judged: {
             if (f.is("growth"))
-                return "no growth per iteration can be measured (the trace holds fewer than 2 iterations): the gate "
-                       "is not judged, and does not trip";
+                return f.word("why") == "order_unknown"
+                           ? "no slope is fitted to captures in no known order: the gate is not judged, and does not "
+                             "trip"
+                           : "no growth per iteration can be measured (the trace holds fewer than 2 iterations): the "
+                             "gate is not judged, and does not trip";
             const auto& w = f.word("why");
             const char* why = w == "order_unknown"        ? "the order of the captures is not known"
                               : w == "other_process"      ? "the captures come from different processes"
@@ -561,7 +564,8 @@ std::string trace_phrase(const Fact& f) {
         case FactKind::lost_history:
             return fmt::format(
                 "{} live blocks ({}) carry a stack but have no alloc event in the trace: history was on "
-                "when they were made, and the ring buffer lost their events",
+                "when they were made, and the trace no longer holds their events (the ring buffer wrapped, or "
+                "recording was restarted)",
                 f.integer("blocks"), v(f, "bytes"));
         case FactKind::trace_not_recorded:
             return "the trace holds no alloc events (recorded state only): nothing can be replayed";
@@ -683,10 +687,13 @@ std::string_view phrase(Advice a) {
         case Advice::cache_fix:
             return "Nothing to fix unless other processes need the memory; torch.cuda.empty_cache() returns it, and it "
                    "does not lower the peak a step needs.";
+        case Advice::order_contradicted:
+            return "The captures contradict the order given (a trace clock or a cumulative counter runs backwards): "
+                   "give them in the order they were taken, or take both in one run.";
         case Advice::cache_levels:
-            return "The second capture's allocator holds more free cache, and live memory is the same: compared as "
-                   "levels, this is a different high-water mark (another run, batch or precision), not cache that "
-                   "grew over time.";
+            return "The second capture's allocator holds more free cache while live memory is the same. Compared as "
+                   "levels, whether the cache grew in one run or another run reached a higher peak (another batch or "
+                   "precision) cannot be told; neither is a leak.";
         case Advice::shrink_levels:
             return "The second capture holds less memory: compared as levels, this says nothing of memory freed over "
                    "time.";

@@ -236,7 +236,7 @@ Document ranks(const analysis::RanksResult& r) {
     doc.title = fmt::format("ranks: {} captures (ranks from {})", r.ranks.size(), r.rank_source);
     auto& root = doc.root;
     root.add("rank_source", Value::word(r.rank_source)).machines_only();
-    auto& median = root.add(Node::object("median", Layout::line, "median rank"));
+    auto& median = root.add(Node::object("median", Layout::line, "median of the ranks"));
     median.add("allocated_bytes", Value::bytes(r.median.allocated_bytes), "allocated");
     median.add("reserved_bytes", Value::bytes(r.median.reserved_bytes), "reserved");
     median.add("active_bytes", Value::bytes(r.median.active_bytes)).machines_only();
@@ -249,15 +249,17 @@ Document ranks(const analysis::RanksResult& r) {
     // The answer that decides whether any rank can stand out comes first.
     root.add("same_workload", Value::word(analysis::to_string(r.same_workload)), "same workload");
     auto& noise = root.add("noise_bytes", Value::bytes(r.noise_bytes), "a rank stands out beyond ±");
-    if (r.same_workload == analysis::Answer::no) noise.machines_only();
+    if (r.same_workload != analysis::Answer::yes) noise.machines_only();
     auto& ranks = root.add(Node::list("ranks", Layout::table, "Per rank"));
     ranks.primary = true;
     for (const auto& k : r.ranks) ranks.add(rank_row(k, r));
-    auto& outliers = root.add(Node::list("outliers", Layout::records,
-                                         !r.outliers.empty() ? "Ranks that stand out"
-                                         : r.same_workload == analysis::Answer::no
-                                             ? "No rank is called an outlier: the ranks hold different sites"
-                                             : "No rank stands out"));
+    auto& outliers = root.add(Node::list(
+        "outliers", Layout::records,
+        !r.outliers.empty()                       ? "Ranks that stand out"
+        : r.same_workload == analysis::Answer::no ? "No rank is called an outlier: the ranks hold different sites"
+        : r.same_workload == analysis::Answer::unknown
+            ? "No rank is called an outlier: whether the ranks are replicas is not known"
+            : "No rank stands out"));
     for (const auto& o : r.outliers) outliers.add(outlier_record(o));
     auto& top = root.add(Node::list("top_sites_text", Layout::table, "Top sites per rank")).people_only();
     for (const auto& k : r.ranks)

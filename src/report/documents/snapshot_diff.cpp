@@ -58,7 +58,8 @@ void add_verdict(Node& root, const SnapshotDiff& d) {
     // With steps, a rate; without, the change itself (a rate "per capture" of two captures is
     // their change, and between separate runs not a rate of anything).
     const auto change = [&](const analysis::TotalChange& t) {
-        return d.steps.known() ? Value::rate(t.per_step, true) : Value::signed_bytes(t.delta);
+        return d.steps.known() && d.comparability.order_known ? Value::rate(t.per_step, true)
+                                                              : Value::signed_bytes(t.delta);
     };
     rates.add("allocated", change(d.totals.allocated), "allocated");
     rates.add("reserved", change(d.totals.reserved), "reserved");

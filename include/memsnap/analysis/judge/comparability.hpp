@@ -23,6 +23,7 @@
 
 #include <memsnap/analysis/judge/facts.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -79,6 +80,11 @@ struct Comparability {
     }
     // Behaviour verdicts rest on the same workload alone: every report says so.
     bool caveat() const { return behaviour_allowed() && same_process != Answer::yes; }
+    // The captures themselves contradict the order given (not merely no steps).
+    bool order_contradicted() const {
+        return std::any_of(order_evidence.begin(), order_evidence.end(),
+                           [](const Fact& f) { return f.kind != FactKind::order_given; });
+    }
     // Blocks can be followed from one capture to the other only in one process shown.
     bool one_process() const { return same_process == Answer::yes; }
 };

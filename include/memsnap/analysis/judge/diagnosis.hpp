@@ -93,6 +93,7 @@ enum class Advice : std::uint8_t {
     leak_kept_summaries,  // summaries: allocated memory grew and stayed; no sites to name
     cache_levels,         // cache growth between captures compared as levels: another peak, not growth
     shrink_levels,        // shrink between captures compared as levels: less memory, not memory freed
+    order_contradicted,   // the captures contradict the order given: give it right, or take one run
 };
 std::string_view to_string(Advice advice);
 
@@ -101,7 +102,8 @@ struct AdviceContext {
     bool caveat = false;          // behaviour rests on the same workload, not on one process shown
     bool order_known = true;
     bool one_process_ruled_out = false;
-    bool behaviour = true;  // behaviour verdicts may be given (Comparability::behaviour_allowed)
+    bool behaviour = true;            // behaviour verdicts may be given (Comparability::behaviour_allowed)
+    bool order_contradicted = false;  // a clock or counter runs backwards in the order given
     bool new_ooms = false, new_retries = false;
 };
 std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& context);
