@@ -458,10 +458,16 @@ void stats_comparability(TrendResult& t, const StatsPoints& p, const std::vector
         }
     }
     judge_process(e, t.comparability);
-    WorkloadEvidence w;
-    w.one_log = files == 1;
-    judge_workload(w, t.comparability);
-    t.comparability.order_known = t.steps_known || files == 1;  // one log's tables are in the order written
+    if (files == 1 || t.comparability.same_process == Answer::yes) {
+        WorkloadEvidence w;
+        w.one_log = files == 1;
+        judge_workload(w, t.comparability);
+    } else {  // as in a summary diff: tables name no sites to compare
+        t.comparability.same_workload = Answer::unknown;
+        t.comparability.workload_evidence = {Fact(FactKind::summaries_no_sites)};
+    }
+    // One log's tables are in the order written; a counter that runs backwards contradicts it.
+    t.comparability.order_known = (t.steps_known || files == 1) && t.comparability.order_known;
 }
 
 void stats_totals(TrendResult& t, const StatsPoints& p, const std::vector<std::size_t>& order) {
