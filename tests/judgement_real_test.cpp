@@ -693,6 +693,14 @@ TEST_SUITE("real") {
         const auto gate = analysis::check_gates(trend, growth);
         REQUIRE(gate.has_value());
         CHECK_FALSE(gate->tripped);
+        // With both gates, each says it was not judged: the growth gate is not lost.
+        auto both = growth;
+        both.leak = true;
+        const auto two = analysis::check_gates(trend, both);
+        REQUIRE(two.has_value());
+        CHECK_FALSE(two->tripped);
+        CHECK(std::any_of(two->reasons.begin(), two->reasons.end(), [](const auto& f) { return f.is("growth"); }));
+        CHECK(std::any_of(two->reasons.begin(), two->reasons.end(), [](const auto& f) { return !f.is("growth"); }));
         // Not shown to be replicas: no rank is called an outlier.
         const auto r = analysis::compare_ranks(std::move(ranks), every);
         CHECK(r.same_workload != Answer::yes);

@@ -102,15 +102,37 @@ std::optional<GateTrip> check_gates(const std::variant<SnapshotDiff, StatsDiff>&
     return std::nullopt;
 }
 
+namespace {
+
+// With both gates, a growth gate that could not be judged is said beside the leak gate's
+// result, not lost: the not-judged reasons are merged into one GateTrip.
+std::optional<GateTrip> with_growth_unjudged(std::optional<GateTrip> leak, std::optional<GateTrip> growth) {
+    if (!growth) return leak;
+    if (!leak) return growth;
+    if (leak->tripped) return leak;
+    for (auto& r : growth->reasons) leak->reasons.push_back(std::move(r));
+    return leak;
+}
+
+std::optional<GateTrip> leak_gate(const TrendResult& t) {
+    if (!t.comparability.behaviour_allowed()) return not_judged(why_not(t.comparability));
+    return leak_trip(t.verdict, t.evidence);
+}
+
+}  // namespace
+
 std::optional<GateTrip> check_gates(const TrendResult& t, const Gates& gates) {
     // No slope is fitted to captures in no known order.
-    if (gates.growth_per_step && !t.comparability.order_known && !gates.leak)
-        return not_judged("order_unknown", "--fail-on-growth");
+    std::optional<GateTrip> growth_unjudged;
+    if (gates.growth_per_step && !t.comparability.order_known)
+        growth_unjudged = not_judged("order_unknown", "--fail-on-growth");
     if (gates.growth_per_step && t.comparability.order_known) {
         const auto limit = static_cast<double>(*gates.growth_per_step);
         Facts reasons;
+        // Allocated memory within its noise floor (a stable series) is no growth, whatever its slope.
         for (const auto& s : t.totals)
-            if (s.name == "allocated_bytes" && s.fit.slope_bytes_per_step > limit)
+            if (s.name == "allocated_bytes" && s.fit.slope_bytes_per_step > limit && s.fit.verdict != Verdict::stable &&
+                s.fit.verdict != Verdict::shrink)
                 reasons.push_back(
                     growth("allocated memory", s.fit.slope_bytes_per_step, t.steps_known, *gates.growth_per_step));
         std::vector<const TrendSite*> over;
@@ -124,9 +146,8 @@ std::optional<GateTrip> check_gates(const TrendResult& t, const Gates& gates) {
                                      *gates.growth_per_step));
         if (auto tripped = trip(std::move(reasons))) return tripped;
     }
-    if (!gates.leak) return std::nullopt;
-    if (!t.comparability.behaviour_allowed()) return not_judged(why_not(t.comparability));
-    return leak_trip(t.verdict, t.evidence);
+    if (!gates.leak) return growth_unjudged;
+    return with_growth_unjudged(leak_gate(t), std::move(growth_unjudged));
 }
 
 std::optional<GateTrip> check_gates(const TraceResult& t, const Gates& gates) {
@@ -137,11 +158,11 @@ std::optional<GateTrip> check_gates(const TraceResult& t, const Gates& gates) {
         if (rate > static_cast<double>(*gates.growth_per_step))
             return GateTrip{"--fail-on-growth",
                             {growth("allocated memory", rate, false, *gates.growth_per_step, "iteration")}};
-    } else if (gates.growth_per_step && !gates.leak) {
-        return not_judged("too_few_iterations", "--fail-on-growth");  // no two iterations to take a rate from
     }
-    if (!gates.leak) return std::nullopt;
-    if (!t.iterations_judged) return not_judged("too_few_iterations");
+    std::optional<GateTrip> growth_unjudged;  // no two iterations to take a rate from
+    if (gates.growth_per_step && per.size() < 2) growth_unjudged = not_judged("too_few_iterations", "--fail-on-growth");
+    if (!gates.leak) return growth_unjudged;
+    if (!t.iterations_judged) return with_growth_unjudged(not_judged("too_few_iterations"), std::move(growth_unjudged));
     for (const auto& s : t.sites)
         if (s.verdict == Verdict::leak)
             return GateTrip{"--fail-on-leak",

@@ -169,7 +169,9 @@ std::vector<std::string> warning_lines(const analysis::Result& result) {
     for (const auto& w : result.warnings) out.push_back(doc::phrase(w));
     // A gate that could not be judged is said where CI logs look.
     if (result.gate && !result.gate->tripped)
-        for (const auto& r : result.gate->reasons) out.push_back(result.gate->option + ": " + doc::phrase(r));
+        for (const auto& r : result.gate->reasons)
+            out.push_back((r.is("growth") ? std::string("--fail-on-growth") : result.gate->option) + ": " +
+                          doc::phrase(r));
     return out;
 }
 

@@ -691,7 +691,7 @@ std::string_view phrase(Advice a) {
             return "The captures contradict the order given (a trace clock or a cumulative counter runs backwards): "
                    "give them in the order they were taken, or take both in one run.";
         case Advice::cache_levels:
-            return "The second capture's allocator holds more free cache while live memory is the same. Compared as "
+            return "The second capture's allocator holds more free cache, and live memory did not grow. Compared as "
                    "levels, whether the cache grew in one run or another run reached a higher peak (another batch or "
                    "precision) cannot be told; neither is a leak.";
         case Advice::shrink_levels:
