@@ -323,6 +323,17 @@ TEST_SUITE("cli") {
         CHECK(j.at("verdict") == "leak");
         CHECK(j.at("sites").at(0).at("frame").at("name") == "remember");
         CHECK(j.at("sites").at(0).at("slope_bytes_per_step") == 104857.6);
+        // A file given twice is said to be compared with itself.
+        const auto twice = test::run_memsnap("trend " + test::quote(files[0]) + " " + test::quote(files[0]) + " " +
+                                             test::quote(files[1]));
+        CHECK(twice.err.find("is given 2 times: it is compared with itself") != std::string::npos);
+        // --steps for one log are per table.
+        const auto three_tables = dir / "log3.txt";
+        std::ofstream(three_tables) << "step 100\n|Allocated memory|100 MiB|100 MiB|1 B|1 B|\n"
+                                       "step 200\n|Allocated memory|200 MiB|200 MiB|1 B|1 B|\n"
+                                       "step 300\n|Allocated memory|300 MiB|300 MiB|1 B|1 B|\n";
+        CHECK(test::run_memsnap("trend --steps 1,2,3 " + test::quote(three_tables)).exit_code == 0);
+        CHECK(test::run_memsnap("trend --steps 1,2 " + test::quote(three_tables)).exit_code == 1);
         // diff of more than two captures is the same trend.
         std::string all;
         for (const auto& f : files) all += " " + test::quote(f);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
 
@@ -240,7 +241,23 @@ Result run_trend(const Request& rq) {
     const auto files = capture::expand_inputs(rq.names);
     TrendOptions trend;
     trend.warmup = rq.warmup;
-    if (!rq.steps.empty()) trend.steps = util::parse_step_list(rq.steps, files.size());
+    // A file given twice is compared with itself: said, as a diff says it.
+    Facts repeated;
+    {
+        std::map<std::string, std::int64_t> times;
+        for (const auto& f : files) {
+            std::error_code ec;
+            const auto key = f.path == "-" ? f.path : std::filesystem::weakly_canonical(f.path, ec).string();
+            ++times[ec ? f.path : key];
+        }
+        for (const auto& [file, n] : times)
+            if (n > 1) repeated.push_back(Fact(FactKind::same_capture).text("file", file).count("times", n));
+    }
+    // One file may be a log of many tables: its steps are checked against its tables once read.
+    const std::size_t given = files.size() == 1
+                                  ? static_cast<std::size_t>(std::count(rq.steps.begin(), rq.steps.end(), ',')) + 1
+                                  : files.size();
+    if (!rq.steps.empty()) trend.steps = util::parse_step_list(rq.steps, given);
     auto read = read_each<Reduced>(files, [&](std::size_t i) {
         auto capture = rq.load(files[i].path);
         Reduced r{files[i].path, files[i].in_directory, std::nullopt, std::nullopt};
@@ -259,6 +276,7 @@ Result run_trend(const Request& rq) {
     Result out;
     out.warnings = std::move(read.skipped);
     out.warnings.insert(out.warnings.end(), result.warnings.begin(), result.warnings.end());
+    out.warnings.insert(out.warnings.end(), repeated.begin(), repeated.end());
     out.gate = check_gates(result, rq.gates);
     if (stacks_for(rq, Command::trend) == StackNeed::sites) {
         if (result.kind != "snapshot")

@@ -411,6 +411,9 @@ std::string series_phrase(const Fact& f) {
                 "stages, or different programs): their levels are compared, none is called an outlier",
                 f.integer("devices"), v(f, "kind"));
         case FactKind::same_capture:
+            if (f.has("times"))
+                return fmt::format("{} is given {} times: it is compared with itself", v(f, "file"),
+                                   f.integer("times"));
             return fmt::format("{} is given as both BEFORE and AFTER: it is compared with itself", v(f, "file"));
         case FactKind::rank_ooms:
             return f.integer("device") >= 0
