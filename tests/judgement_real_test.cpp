@@ -650,6 +650,9 @@ TEST_SUITE("real") {
                                       [](const analysis::Fact& f) { return f.kind == analysis::FactKind::rank_ooms; });
         REQUIRE(oom != r.warnings.end());
         CHECK(oom->integer("device") == 1);
+        // DataParallel replicas: each device holds the 240 MiB copy of the weights; the primary
+        // (device 0) holds more beside it, never less.
+        CHECK(r.same_workload == Answer::yes);
     }
 
     TEST_CASE("fresh-eyes findings: cudaMallocAsync's untracked zeros are no values") {

@@ -66,8 +66,13 @@ Answer same_workload(const std::vector<RankCapture>& captures) {
     if (std::any_of(parameters.begin(), parameters.end(), [](std::int64_t p) { return p > 0; })) {
         const auto middle = median_of(parameters);
         const auto noise = noise_threshold(ByteRange::exact(middle));
-        const bool alike = std::all_of(parameters.begin(), parameters.end(),
-                                       [&](std::int64_t p) { return magnitude(p - middle) <= noise; });
+        // DataParallel's primary device (the first) holds the module itself, and whatever the
+        // program moved there, beside the replicas' copies: it may hold more, never less.
+        bool alike = true;
+        for (std::size_t i = 0; i < parameters.size(); ++i) {
+            const std::int64_t d = parameters[i] - middle;
+            if (magnitude(d) > noise && !(i == 0 && d > 0)) alike = false;
+        }
         return alike ? Answer::yes : Answer::no;
     }
     std::vector<std::map<detail::RelativeSite, std::int64_t>> sites(captures.size());
