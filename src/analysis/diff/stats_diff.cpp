@@ -104,10 +104,16 @@ std::optional<MetricTrend> make_trend(const std::vector<Entry>& series, const ch
         if (!tracked) return std::nullopt;
         const ByteRange value = *tracked;
         if (previous) {
+            // A move counts past the noise floor only, as the pair's verdict reads it: a rise
+            // within the floor is flat, not "rising" beside a "flat" evidence line.
             const auto d = range_delta(*previous, value);
-            if (d.low > 0)
+            const std::int64_t floor = stats::is_byte_metric(key)
+                                           ? noise_threshold(ByteRange{std::max(previous->low, value.low),
+                                                                       std::max(previous->high, value.high)})
+                                           : 0;
+            if (d.low > floor)
                 ++up;
-            else if (d.high < 0)
+            else if (d.high < -floor)
                 ++down;
         }
         if (!first) first = value;
