@@ -128,6 +128,8 @@ PairVerdict judge_pair(const PairReading& r) {
         return out;
     } else if (is(t.reserved, Change::grows)) {
         out.verdict = reserved_verdict(r, behaviour);  // allocated flat or falling: the cache grew
+    } else if (is(t.non_releasable, Change::grows)) {
+        out.verdict = Verdict::growth;  // the cache that cannot be returned grows as live memory falls
     } else if (is(t.allocated, Change::falls) || is(t.reserved, Change::falls)) {
         out.verdict = Verdict::shrink;
     } else {
