@@ -132,6 +132,8 @@ void check_agreement(const analysis::SnapshotDiff& d) {
     if (d.verdict == Verdict::shrink) {
         const auto& r = d.totals.reserved;
         CHECK(r.delta <= analysis::noise_threshold(r.before, r.after));
+        const auto& n = d.totals.non_releasable;
+        CHECK(n.delta <= analysis::noise_threshold(n.before, n.after));
     }
     // Allocator advice ("not a leak: cache for reuse", "empty_cache") only where one run is judged.
     if (!d.comparability.behaviour_allowed())
