@@ -653,6 +653,10 @@ TEST_SUITE("real") {
         // DataParallel replicas: each device holds the 240 MiB copy of the weights; the primary
         // (device 0) holds more beside it, never less.
         CHECK(r.same_workload == Answer::yes);
+        // Device 1 holds less live memory but reserves 78 GiB against a median of 20: no shrink.
+        const auto one = std::find_if(r.outliers.begin(), r.outliers.end(), [](const auto& o) { return o.rank == 1; });
+        REQUIRE(one != r.outliers.end());
+        CHECK(one->verdict == Verdict::cache_growth);
     }
 
     TEST_CASE("fresh-eyes findings: cudaMallocAsync's untracked zeros are no values") {
@@ -675,6 +679,15 @@ TEST_SUITE("real") {
         const auto native = stats::read_stats_text(test::read_text(dir / native_name), native_name);
         const auto d = test::stats_diff(async, native);
         CHECK(d.comparability.same_process == Answer::no);
+        // A counter that runs backwards: "counters grow" is not said beside it.
+        const auto notes_name = "memory-notes_torch1.9_old-units.txt";
+        const auto notes = stats::read_stats_text(test::read_text(dir / notes_name), notes_name);
+        const auto backwards = test::stats_diff(notes, native);
+        CHECK(backwards.comparability.order_contradicted());
+        for (const auto& f : backwards.comparability.process_evidence)
+            CHECK(f.kind != analysis::FactKind::counters_grow);
+        // Compared as levels, shape growth names no fix.
+        for (const auto a : backwards.primary().advice) CHECK(a != Advice::shape_bucket);
         for (const auto& f : d.primary().evidence) CHECK(f.kind != analysis::FactKind::live_blocks_change);
     }
 

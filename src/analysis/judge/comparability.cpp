@@ -56,7 +56,8 @@ void judge_process(const ProcessEvidence& e, Comparability& out) {
     if (e.survivors > 0) facts.push_back(Fact(FactKind::blocks_survive).count("blocks", e.survivors));
     if (e.shared_segments > 0) facts.push_back(Fact(FactKind::segments_survive).count("segments", e.shared_segments));
     if (e.nothing_shared) facts.push_back(*e.nothing_shared);
-    if (e.counters_grow) facts.push_back(Fact(FactKind::counters_grow));
+    // Counters that grow fit one process only where none runs backwards.
+    if (e.counters_grow && !e.counter_falls) facts.push_back(Fact(FactKind::counters_grow));
     if (facts.empty()) facts.push_back(Fact(FactKind::no_process_evidence));
 }
 

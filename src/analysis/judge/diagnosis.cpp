@@ -193,7 +193,8 @@ std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& c) {
             out.insert(out.end(), {Advice::one_time_not_leak, Advice::compare_after_warmup});
             break;
         case Verdict::shape_growth:
-            if (!c.one_process_ruled_out) out.push_back(Advice::shape_bucket);
+            // A fix only for one run judged; between levels, bigger tensors may be another input.
+            if (c.behaviour && !c.one_process_ruled_out) out.push_back(Advice::shape_bucket);
             break;
         case Verdict::growth:
             out.push_back(Advice::growth_cannot_tell);

@@ -135,7 +135,8 @@ PairVerdict judge_pair(const PairReading& r) {
     } else {
         out.verdict = Verdict::stable;
     }
-    if (out.verdict == Verdict::growth) {
+    // Why behaviour is not judged: for growth, and for shape growth compared as levels.
+    if (out.verdict == Verdict::growth || (out.verdict == Verdict::shape_growth && !behaviour)) {
         const bool placed = !r.weights || w.stays + w.first_appearance + w.more_bytes > w.unplaced;
         out.evidence.push_back(growth_reason(c, placed));
     }

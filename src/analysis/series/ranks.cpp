@@ -165,7 +165,11 @@ RankOutlier outlier(const RankCapture& c, std::size_t i, std::int64_t delta, con
     RankOutlier o;
     o.rank = *c.rank;
     o.file = c.file;
-    o.verdict = delta > 0 ? Verdict::growth : Verdict::shrink;
+    // Less live memory but a cache far above the median's is no shrink: its cache grew (the
+    // device that ran out of memory reserves the most).
+    const std::int64_t reserved_delta = c.info.totals.reserved_bytes - r.median.reserved_bytes;
+    const bool cache_above = reserved_delta > noise_threshold(ByteRange::exact(r.median.reserved_bytes));
+    o.verdict = delta > 0 ? Verdict::growth : cache_above ? Verdict::cache_growth : Verdict::shrink;
     o.allocated_bytes = c.info.totals.allocated_bytes;
     o.delta_bytes = delta;
     for (const auto& [key, median] : site_median) {

@@ -374,7 +374,7 @@ std::string series_phrase(const Fact& f) {
             return fmt::format("the first {} interval(s) (warm-up) are left out of the fit", f.integer("intervals"));
         case FactKind::series_fit:
             if (!f.is("ordered"))
-                return fmt::format("{}: from {} to {} across the captures, in no known order: {}", v(f, "name"),
+                return fmt::format("{}: between {} and {} across the captures, in no known order: {}", v(f, "name"),
                                    v(f, "lowest"), v(f, "highest"), v(f, "verdict"));
             return fmt::format("{}: {} → {}, {} by least squares (R² {:.2f}): {}", v(f, "name"), v(f, "first"),
                                v(f, "last"), util::rate(f.fraction("slope"), f.is("per_step")), f.fraction("r2"),

@@ -94,7 +94,7 @@ Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
         ordered ? fmt::format("{} {} → {}, blocks {} → {}", sparkline(s.bytes_by_step),
                               util::human_bytes(first(s.bytes_by_step)), util::human_bytes(last(s.bytes_by_step)),
                               first(s.blocks_by_step), last(s.blocks_by_step))
-                : fmt::format("{} from {} to {}, blocks from {} to {}", sparkline(s.bytes_by_step),
+                : fmt::format("{} between {} and {}, blocks between {} and {}", sparkline(s.bytes_by_step),
                               util::human_bytes(lowest(s.bytes_by_step)), util::human_bytes(highest(s.bytes_by_step)),
                               lowest(s.blocks_by_step), highest(s.blocks_by_step));
     if (s.fit.first_step)
