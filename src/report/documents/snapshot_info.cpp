@@ -71,19 +71,21 @@ void add_totals(Node& parent, const analysis::MemoryTotals& t, bool with_notes) 
     parent.add("active_bytes", Value::bytes(t.active_bytes), "active");
     parent.add("inactive_bytes", Value::bytes(t.inactive_bytes), "inactive (cached)");
     parent.add("requested_bytes", Value::bytes(t.requested_bytes), "requested");
-    auto& waste = parent.add("internal_waste_bytes", Value::bytes(t.internal_waste_bytes), "internal waste");
-    auto& split = parent.add("inactive_split_bytes", Value::bytes(t.inactive_split_bytes), "inactive split");
+    // Notes are set as each node is added: a reference into parent's items does not outlive
+    // the next add.
+    const auto note = [with_notes](const char* text) { return with_notes ? std::string(text) : std::string(); };
+    parent.add("internal_waste_bytes", Value::bytes(t.internal_waste_bytes), "internal waste")
+        .with_note(note("size - requested of live blocks"));
+    parent.add("inactive_split_bytes", Value::bytes(t.inactive_split_bytes), "inactive split")
+        .with_note(note("free blocks in segments that hold live blocks (torch's inactive_split_bytes)"));
     parent.add("external_fragmentation_bytes", Value::bytes(t.inactive_split_bytes)).machines_only();  // earlier name
-    auto& releasable = parent.add("releasable_bytes", Value::bytes(t.releasable_bytes), "releasable cache");
-    auto& stuck = parent.add("non_releasable_bytes", Value::bytes(t.non_releasable_bytes), "non-releasable");
-    auto& pending = parent.add("pending_free_bytes", Value::bytes(t.pending_free_bytes), "pending free");
+    parent.add("releasable_bytes", Value::bytes(t.releasable_bytes), "releasable cache")
+        .with_note(note("what empty_cache() returns: whole free segments, free pages of expandable segments"));
+    parent.add("non_releasable_bytes", Value::bytes(t.non_releasable_bytes), "non-releasable")
+        .with_note(note("the rest of the cache"));
+    auto& pending = parent.add("pending_free_bytes", Value::bytes(t.pending_free_bytes), "pending free")
+                        .with_note(note("freed, still in use on another stream: not allocated, not requested"));
     if (t.pending_free_bytes == 0) pending.machines_only();
-    if (!with_notes) return;
-    waste.note = "size - requested of live blocks";
-    split.note = "free blocks in segments that hold live blocks (torch's inactive_split_bytes)";
-    releasable.note = "what empty_cache() returns: whole free segments, free pages of expandable segments";
-    stuck.note = "the rest of the cache";
-    pending.note = "freed, still in use on another stream: not allocated, not requested";
 }
 
 Node device_row(const analysis::DeviceTotals& d) {
