@@ -48,15 +48,7 @@ std::vector<Capture> real_captures() {
     return out;
 }
 
-// A live block with a stack whose site is user code, outside the one-time categories.
-std::optional<snapshot::StackId> user_stack(const snapshot::Snapshot& snap) {
-    analysis::StackIndex index({&snap}, {}, {});
-    for (const auto& b : snap.blocks)
-        if (b.live() && b.stack != snapshot::no_stack && index.site(index.stack(0, b.stack)).user_code &&
-            !analysis::is_one_time(index.category(0, b.stack)))
-            return b.stack;
-    return std::nullopt;
-}
+using test::user_stack;
 
 // Variants of each capture: a re-run in another checkout, the same process with a leak, the
 // capture moved to device 1.

@@ -75,15 +75,7 @@ void check_no_false_leak(const analysis::SnapshotDiff& d) {
     }
 }
 
-// A live block whose stack names a user-code site outside one-time categories.
-std::optional<snapshot::StackId> user_stack(const snapshot::Snapshot& snap) {
-    analysis::StackIndex index({&snap}, {}, {});
-    for (const auto& b : snap.blocks)
-        if (b.live() && b.stack != snapshot::no_stack && index.site(index.stack(0, b.stack)).user_code &&
-            !analysis::is_one_time(index.category(0, b.stack)))
-            return b.stack;
-    return std::nullopt;
-}
+using test::user_stack;
 
 const test::Variant rerun_of(const snapshot::Snapshot& snap) {
     return {test::rerun_paths(root_of(snap)), 0x100000000000, 3'600'000'000, std::nullopt};

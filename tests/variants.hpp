@@ -4,6 +4,8 @@
 // added. Built from the model of a capture read in place from ../shared/real, and written
 // back as a JSON snapshot (a form memsnap reads) when the CLI must see them.
 
+#include <memsnap/analysis/sites/categories.hpp>
+#include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/snapshot/model.hpp>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +25,17 @@ struct Variant {
     std::int64_t time_shift_us = 0;                       // every trace time
     std::optional<int> device;                            // every segment and trace event moves here
 };
+
+// A live block whose stack names a user-code site outside the one-time categories: where a
+// leak is injected into a real capture.
+inline std::optional<snapshot::StackId> user_stack(const snapshot::Snapshot& snap) {
+    analysis::StackIndex index({&snap}, {}, {});
+    for (const auto& b : snap.blocks)
+        if (b.live() && b.stack != snapshot::no_stack && index.site(index.stack(0, b.stack)).user_code &&
+            !analysis::is_one_time(index.category(0, b.stack)))
+            return b.stack;
+    return std::nullopt;
+}
 
 // A copy of `in` with frames re-interned under their new names and stacks rebuilt.
 inline snapshot::Snapshot make_variant(const snapshot::Snapshot& in, const Variant& v) {

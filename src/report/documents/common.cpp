@@ -110,6 +110,16 @@ void comparability_lines(Node& root, const analysis::Comparability& c) {
         root.add("order_text", Value::text_of("unknown: " + phrase(c.order_evidence.front())), "order").people_only();
 }
 
+void pair_comparability(Node& root, const analysis::Comparability& c) {
+    comparability_lines(root, c);
+    root.add("same_process", c.same_process == analysis::Answer::unknown
+                                 ? Value::none()
+                                 : Value::flag(c.same_process == analysis::Answer::yes))
+        .machines_only();
+    root.add(facts("same_process_evidence", c.process_evidence)).machines_only();
+    root.add(comparability(c)).machines_only();
+}
+
 Node comparability(const analysis::Comparability& c) {
     auto out = Node::object("comparability", Layout::section, "Comparability");
     out.add("same_process", Value::word(analysis::to_string(c.same_process)), "one process");

@@ -34,6 +34,9 @@ Node oom(const analysis::OomExplanation& oom, const std::vector<analysis::FrameT
 Node comparability(const analysis::Comparability& comparability);
 // People's lines: same process, same workload, and the order when the captures contradict it.
 void comparability_lines(Node& root, const analysis::Comparability& comparability);
+// A diff's comparability: people's lines, schema 1's same_process and its evidence, and the
+// comparability object.
+void pair_comparability(Node& root, const analysis::Comparability& comparability);
 // The first lines' facts (OOMs elsewhere, a higher peak, caveats), for people before the rest.
 Node headline(const analysis::Facts& facts);
 // A peak of allocated memory and what held it (the shape of trace's "peak"); null when none.

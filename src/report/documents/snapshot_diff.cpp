@@ -17,22 +17,13 @@ void add_header(Node& root, const SnapshotDiff& d) {
     root.add("before", Value::text_of(d.before_file)).machines_only();
     root.add("after", Value::text_of(d.after_file)).machines_only();
     root.add("steps_text", Value::text_of(steps_text(d.steps)), "steps").people_only();
-    auto& steps = root.add(Node::list("steps", Layout::hidden));
-    if (d.steps.span) {
-        steps.add(Node::of("", Value::count(d.steps.span->first)));
-        steps.add(Node::of("", Value::count(d.steps.span->second)));
-    } else {
-        steps = Node::of("steps", Value::none()).machines_only();
-    }
+    if (d.steps.span)
+        root.add(numbers("steps", {d.steps.span->first, d.steps.span->second}));
+    else
+        root.add("steps", Value::none()).machines_only();
     root.add("steps_source", Value::word(d.steps.source)).machines_only();
     const auto& c = d.comparability;
-    comparability_lines(root, c);
-    root.add("same_process", c.same_process == analysis::Answer::unknown
-                                 ? Value::none()
-                                 : Value::flag(c.same_process == analysis::Answer::yes))
-        .machines_only();
-    root.add(facts("same_process_evidence", c.process_evidence)).machines_only();
-    root.add(comparability(c)).machines_only();
+    pair_comparability(root, c);
     root.add("device", Value::optional<int>(d.device, [](int v) { return Value::count(v); })).machines_only();
     auto& devices = root.add(Node::object("devices", Layout::hidden));
     for (const auto* side : {&d.devices.before, &d.devices.after}) {

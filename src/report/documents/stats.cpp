@@ -216,13 +216,7 @@ Document stats_diff(const analysis::StatsDiff& diff) {
     }
     root.add("steps_source", Value::word(diff.steps.source)).machines_only();
     const auto& c = diff.comparability;
-    comparability_lines(root, c);
-    root.add("same_process", c.same_process == analysis::Answer::unknown
-                                 ? Value::none()
-                                 : Value::flag(c.same_process == analysis::Answer::yes))
-        .machines_only();
-    root.add(facts("same_process_evidence", c.process_evidence)).machines_only();
-    root.add(comparability(c)).machines_only();
+    pair_comparability(root, c);
     root.add("before_kind", Value::word(stats::to_string(diff.before_kind))).machines_only();
     root.add("after_kind", Value::word(stats::to_string(diff.after_kind))).machines_only();
     auto& sets = root.add(Node::object("device_sets", Layout::hidden));
