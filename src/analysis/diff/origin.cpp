@@ -30,26 +30,12 @@ std::int64_t shared_segments(const Snapshot& before, const Snapshot& after, std:
     return static_cast<std::int64_t>(common.size());
 }
 
-std::optional<Fact> setting_differs(const Snapshot& before, const Snapshot& after) {
-    if (!before.has_allocator_settings || !after.has_allocator_settings) return std::nullopt;
-    std::map<std::string_view, std::string_view> after_values;
-    for (const auto& [key, value] : after.allocator_settings) after_values.emplace(key, value);
-    for (const auto& [key, value] : before.allocator_settings)
-        if (const auto it = after_values.find(key); it != after_values.end() && it->second != value)
-            return Fact(FactKind::setting_differs)
-                .text("name", key)
-                .text("before", value)
-                .text("after", std::string(it->second));
-    return std::nullopt;
+const AllocatorSettings* settings_of(const Snapshot& s) {
+    return s.has_allocator_settings ? &s.allocator_settings : nullptr;
 }
 
 std::string device_list(const std::vector<int>& devices) {
     return devices.empty() ? std::string("none") : fmt::format("{}", fmt::join(devices, ", "));
-}
-
-// Two project roots of different checkouts: neither lies inside the other.
-bool other_checkout(const std::string& a, const std::string& b) {
-    return !a.empty() && !b.empty() && !a.starts_with(b) && !b.starts_with(a);
 }
 
 void trace_evidence(const PairOrigin& p, ProcessEvidence& e) {
@@ -93,7 +79,7 @@ Comparability compare_origins(const PairOrigin& p) {
     if (other_checkout(p.index.project_root(0), p.index.project_root(1)))
         e.roots_differ =
             Fact(FactKind::roots_differ).text("before", p.index.project_root(0)).text("after", p.index.project_root(1));
-    e.setting_differs = setting_differs(p.before, p.after);
+    e.setting_differs = setting_differs(settings_of(p.before), settings_of(p.after));
     e.survivors = p.match.survivors;
     e.shared_segments = shared_segments(p.before, p.after, p.device);
     if (p.match.live_before > 0 && p.match.live_after > 0 && e.survivors == 0 && e.shared_segments == 0)

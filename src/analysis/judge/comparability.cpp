@@ -1,6 +1,8 @@
 #include <memsnap/analysis/judge/comparability.hpp>
 
 #include <algorithm>
+#include <map>
+#include <string_view>
 
 namespace memsnap::analysis {
 
@@ -24,6 +26,22 @@ std::string_view to_string(Answer answer) {
             return "unknown";
     }
     return "unknown";
+}
+
+bool other_checkout(const std::string& a, const std::string& b) {
+    return !a.empty() && !b.empty() && !a.starts_with(b) && !b.starts_with(a);
+}
+
+std::optional<Fact> setting_differs(const AllocatorSettings* before, const AllocatorSettings* after) {
+    if (!before || !after) return std::nullopt;
+    const std::map<std::string_view, std::string_view> later(after->begin(), after->end());
+    for (const auto& [key, value] : *before)
+        if (const auto it = later.find(key); it != later.end() && it->second != value)
+            return Fact(FactKind::setting_differs)
+                .text("name", key)
+                .text("before", value)
+                .text("after", std::string(it->second));
+    return std::nullopt;
 }
 
 void judge_process(const ProcessEvidence& e, Comparability& out) {

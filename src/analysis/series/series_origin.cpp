@@ -17,21 +17,8 @@ std::vector<int> devices(const SnapshotContents& c) {
     return out;
 }
 
-// Two project roots of different checkouts: neither lies inside the other.
-bool other_checkout(const std::string& a, const std::string& b) {
-    return !a.empty() && !b.empty() && !a.starts_with(b) && !b.starts_with(a);
-}
-
-std::optional<Fact> setting_differs(const SnapshotContents& a, const SnapshotContents& b) {
-    if (!a.has_allocator_settings || !b.has_allocator_settings) return std::nullopt;
-    std::map<std::string_view, std::string_view> later(b.allocator_settings.begin(), b.allocator_settings.end());
-    for (const auto& [key, value] : a.allocator_settings)
-        if (const auto it = later.find(key); it != later.end() && it->second != value)
-            return Fact(FactKind::setting_differs)
-                .text("name", key)
-                .text("before", value)
-                .text("after", std::string(it->second));
-    return std::nullopt;
+const AllocatorSettings* settings_of(const SnapshotContents& c) {
+    return c.has_allocator_settings ? &c.allocator_settings : nullptr;
 }
 
 ProcessEvidence process_of(const SnapshotContents& a, const SnapshotContents& b, bool order_by_steps,
@@ -48,7 +35,7 @@ ProcessEvidence process_of(const SnapshotContents& a, const SnapshotContents& b,
                                .text("after", fmt::format("{}", fmt::join(after, ", ")));
     const auto ra = project_root_of(a.top_sites), rb = project_root_of(b.top_sites);
     if (other_checkout(ra, rb)) e.roots_differ = Fact(FactKind::roots_differ).text("before", ra).text("after", rb);
-    e.setting_differs = setting_differs(a, b);
+    e.setting_differs = setting_differs(settings_of(a), settings_of(b));
     if (overlap.shared == 0 && a.trace_first_us && b.trace_first_us) {
         if (order_by_steps && *b.trace_last_us < *a.trace_first_us)
             e.order_reversed =

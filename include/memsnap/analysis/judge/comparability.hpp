@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace memsnap::analysis {
@@ -91,6 +92,14 @@ struct Comparability {
 
 // The answers from the evidence.
 void judge_process(const ProcessEvidence& evidence, Comparability& out);
+
+// Evidence against one process, as a diff and a series find it.
+// Two project roots of different checkouts: neither lies inside the other.
+bool other_checkout(const std::string& a, const std::string& b);
+// The first allocator setting both captures record with different values (settings as
+// (key, JSON text); null: the capture records none).
+using AllocatorSettings = std::vector<std::pair<std::string, std::string>>;
+std::optional<Fact> setting_differs(const AllocatorSettings* before, const AllocatorSettings* after);
 void judge_workload(const WorkloadEvidence& evidence, Comparability& out);
 
 }  // namespace memsnap::analysis
