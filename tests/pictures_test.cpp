@@ -20,6 +20,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -156,9 +157,25 @@ TEST_SUITE("unit") {
         CHECK(test::read_text(test::source_dir() / "docs" / "leak-growth.svg") == svg);
         CHECK(svg.find("<script") == std::string::npos);
         CHECK(svg.find("train_step (/home/user/project/train.py:57)") != std::string::npos);
+        // Growth and shrinkage both drawn: every box carries its signed change, the stack that
+        // shrank is drawn blue, and the subtitle gives both.
+        CHECK(svg.find("<g data-delta=\"-3145728\"><title>update (/home/user/project/metrics.py:22)") !=
+              std::string::npos);
+        CHECK(svg.find("rgb(219,219,235)") != std::string::npos);
+        CHECK(svg.find("+802.25 MiB grew, -3.00 MiB shrank") != std::string::npos);
+        std::size_t boxes = 0, with_delta = 0;
+        for (auto at = svg.find("<g"); at != std::string::npos; at = svg.find("<g", at + 1)) {
+            ++boxes;
+            with_delta += svg.compare(at, 14, "<g data-delta=") == 0;
+        }
+        CHECK(boxes > 0);
+        CHECK(with_delta == boxes);
         const auto dot = report::render(analysis::diff_stacks(d), report::Format::dot, options);
         test::check_golden("pictures/leak_growth.dot", dot);
         CHECK(dot.find("digraph") != std::string::npos);
+        // One level of escaping: Graphviz reads "\n" as a line break, "\\n" as a backslash and an n.
+        CHECK(dot.find("\\n") != std::string::npos);
+        CHECK(dot.find("\\\\n") == std::string::npos);
     }
 
     TEST_CASE("the DOT of a diff is accepted by Graphviz") {
@@ -212,6 +229,12 @@ TEST_SUITE("unit") {
         }
         CHECK(types ==
               std::vector<std::pair<std::string, std::string>>{{"inuse_space", "bytes"}, {"inuse_objects", "count"}});
+        // pprof and its viewers open on bytes: default_sample_type (field 14) names inuse_space.
+        REQUIRE(profile.varints.count(14) == 1);
+        CHECK(strings.at(profile.varints.find(14)->second) == "inuse_space");
+        // Names survive pprof's simplification, which drops "<...>" as template arguments.
+        CHECK(std::find(strings.begin(), strings.end(), "[module]") != strings.end());
+        CHECK(std::find(strings.begin(), strings.end(), "<module>") == strings.end());
         // The sum of the samples is the change (after positive, before negative).
         std::int64_t bytes = 0, objects = 0;
         std::size_t samples = 0;

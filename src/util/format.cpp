@@ -116,6 +116,28 @@ std::string format_delta(ByteRange d, bool bytes) {
     return fmt::format("{} … {}", one(d.low), one(d.high));
 }
 
+namespace {
+
+// The code point of one well-formed UTF-8 sequence.
+char32_t code_point(std::string_view sequence) {
+    const auto lead = static_cast<unsigned char>(sequence[0]);
+    char32_t point = sequence.size() == 2 ? lead & 0x1fu : sequence.size() == 3 ? lead & 0x0fu : lead & 0x07u;
+    for (std::size_t k = 1; k < sequence.size(); ++k)
+        point = (point << 6) | (static_cast<unsigned char>(sequence[k]) & 0x3fu);
+    return point;
+}
+
+// Code points a reader must see rather than have act: C1 controls (terminals take U+009B as
+// CSI), the bidi controls that can show one file name as another, and the two that XML
+// forbids (a browser stops drawing an SVG at them).
+bool hidden_code_point(char32_t point) {
+    return (point >= 0x80 && point <= 0x9f) || point == 0x061c || point == 0x200e || point == 0x200f ||
+           (point >= 0x202a && point <= 0x202e) || (point >= 0x2066 && point <= 0x2069) || point == 0xfffe ||
+           point == 0xffff;
+}
+
+}  // namespace
+
 std::string printable(std::string_view text) {
     std::string out;
     out.reserve(text.size());
@@ -161,7 +183,10 @@ std::string printable(std::string_view text) {
             ++i;
             continue;
         }
-        out.append(text.substr(i, length));
+        if (const auto point = code_point(text.substr(i, length)); hidden_code_point(point))
+            out += fmt::format("<U+{:04X}>", static_cast<std::uint32_t>(point));
+        else
+            out.append(text.substr(i, length));
         i += length;
     }
     return out;

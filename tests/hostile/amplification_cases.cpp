@@ -151,6 +151,32 @@ std::string distinct_stacks(int depth, int blocks, std::size_t filename_length) 
     });
 }
 
+// `blocks` live blocks whose stacks share `shared` frames, each named by `name_length`
+// bytes memoized once, under an outer frame of their own: a flame graph of every path would
+// be blocks x shared boxes, each titled with a long name (1 MB became a 1.6 GB SVG).
+std::string shared_long_frames_distinct_outer(int shared, int blocks, std::size_t name_length) {
+    PickleWriter w = with_keys();
+    const std::uint32_t file = k_first_free, outer = k_first_free + 1;
+    const auto frame_slot = [](int i) { return static_cast<std::uint32_t>(k_first_free + 2 + 2 * i); };
+    w.str("/home/u/proj/model.py").binput(file).op('0');
+    for (int i = 0; i < shared; ++i) {
+        w.str(fmt::format("f{}_{}", i, std::string(name_length, 'n'))).binput(frame_slot(i) + 1).op('0');
+        frame_ref(w, file, frame_slot(i) + 1, i + 1);
+        w.binput(frame_slot(i)).op('0');
+    }
+    const std::int64_t base = std::int64_t{1} << 40;
+    return one_segment(w, base, std::int64_t{4096} * blocks, [&](PickleWriter& out) {
+        for (int k = 0; k < blocks; ++k)
+            live_block(out, base + std::int64_t{4096} * k, 4096, [&] {
+                out.empty_list().mark();
+                for (int i = 0; i < shared; ++i) out.binget(frame_slot(i));
+                out.str(fmt::format("outer{}", k)).binput(outer).op('0');
+                frame_ref(out, file, outer, k + 1);
+                out.appends();
+            });
+    });
+}
+
 // One long string, memoized once, used by `count` records: the file name of a stack shared
 // by every live block ("site"), the state of every block ("state"), or the action of every
 // trace event ("action").
@@ -428,6 +454,22 @@ std::vector<Case> amplification_cases() {
                          write(d / "a.in", distinct_stacks(1000, 10000, 40));
                          return Args{"info", "--format", format, (d / "a.in").string()};
                      }});
+    for (const char* format : {"svg", "html"}) {
+        Case picture{fmt::format("picture-long-shared-frames-{}", format),
+                     "3900 blocks under outer frames of their own sharing 51 frames of 4000-byte names",
+                     [format](const fs::path& d) {
+                         write(d / "a.in", shared_long_frames_distinct_outer(51, 3900, 4000));
+                         return Args{"info", "--format", format, (d / "a.in").string()};
+                     },
+                     {0}};
+        // Pictures stay under 32 MiB and say what their budget left out.
+        picture.extra = [](const Run& r) -> std::string {
+            if (r.out.size() > (std::size_t{32} << 20)) return fmt::format("{} bytes of output", r.out.size());
+            if (r.out.find("Picture budget") == std::string::npos) return "no picture budget stated";
+            return "";
+        };
+        c.push_back(std::move(picture));
+    }
     c.push_back(info_case("html-page-base64", "a _memory_viz.py page whose base64 is 5 MB of 'A'", [] {
         return "<!DOCTYPE html><script>const local_files = [{\"name\": \"snapshot.pickle\", \"base64\": \"" +
                std::string(5 << 20, 'A') + "\"}]</script>";

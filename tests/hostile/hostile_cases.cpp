@@ -323,6 +323,33 @@ std::vector<Case> more_cases() {
                  {0},
                  true,
                  folded_lines_are_stacks});
+    // A bidi override that shows one file name as another, the two code points XML forbids, a
+    // C1 control, and a spreadsheet formula: each writer shows them as "<U+202E>" (its own
+    // escaping on top) and no CSV cell starts a formula.
+    for (const char* format : {"text", "markdown", "csv", "html", "svg", "dot", "folded"})
+        c.push_back(
+            {fmt::format("names-code-points-{}", format),
+             "bidi, U+FFFE/U+FFFF, C1 and =HYPERLINK in names",
+             [format](const fs::path& d) {
+                 Spec s;
+                 s.frames = {{"=HYPERLINK(\"http://x\")/train.py", "f\u202Eyp.ledom\uFFFE\uFFFF\u0085\u2066g", 7}};
+                 s.segments = {{4096}};
+                 write(d / "step1.pickle", snapshot(s));
+                 s.segments = {{4096, 64 << 20}};  // growth past the noise floor: the site is listed
+                 write(d / "step2.pickle", snapshot(s));
+                 return Args{"diff", "--format", format, (d / "step1.pickle").string(), (d / "step2.pickle").string()};
+             },
+             {0},
+             true,
+             [csv = std::string(format) == "csv"](const Run& r) -> std::string {
+                 for (const char* hidden : {"\u202E", "\uFFFE", "\uFFFF", "\u0085", "\u2066"})
+                     if (r.out.find(hidden) != std::string::npos) return "a hidden code point reached the output";
+                 if (r.out.find("U+202E") == std::string::npos) return "U+202E is not shown";
+                 for (const char* formula : {",=", "\n=", "\"="})
+                     if (csv && (r.out.find(formula) != std::string::npos || r.out.rfind("=", 0) == 0))
+                         return "a CSV cell starts a formula";
+                 return "";
+             }});
     c.push_back({"control-error",
                  "control characters in a missing file's name reach the error line escaped",
                  [](const fs::path& d) {

@@ -40,8 +40,11 @@ std::string format_range_compact(ByteRange range, bool bytes);
 // when both ends print the same at two decimals.
 std::string format_delta(ByteRange delta, bool bytes);
 
-// Text from an input file made safe for one line of a terminal or a report: control
-// characters become "\x1b", "\n", "\t" escapes, invalid UTF-8 bytes "\xNN".
+// Text from an input file made safe for one line of a terminal or a report, the one policy
+// of every writer but JSON: control characters become "\x1b", "\n", "\t" escapes, invalid
+// UTF-8 bytes (lone surrogates included) "\xNN", and C1 controls, bidi controls (U+061C,
+// U+200E-200F, U+202A-202E, U+2066-2069) and U+FFFE/U+FFFF show as "<U+202E>". Each format
+// escapes its own syntax on top.
 std::string printable(std::string_view text);
 
 }  // namespace memsnap::util

@@ -479,6 +479,14 @@ std::string note_phrase(const Fact& f) {
         case FactKind::peak_higher:
             return fmt::format("the {} capture's trace peaks higher: {} against {} ({})", v(f, "side"), v(f, "bytes"),
                                v(f, "other"), util::signed_bytes(f.integer("delta")));
+        default:
+            return "";
+    }
+}
+
+// Notes on which tables, metrics and devices were compared, and on gates.
+std::string table_note_phrase(const Fact& f) {
+    switch (f.kind) {
         case FactKind::one_table:
             return "only one table for this device: before and after are the same table";
         case FactKind::series_listed:
@@ -529,7 +537,8 @@ std::string note_phrase(const Fact& f) {
     }
 }
 
-std::string trace_phrase(const Fact& f) {
+// Why an allocation ran out of memory.
+std::string oom_phrase(const Fact& f) {
     switch (f.kind) {
         case FactKind::oom_request:
             return fmt::format(
@@ -559,6 +568,14 @@ std::string trace_phrase(const Fact& f) {
         case FactKind::ooms_more:
             return fmt::format("{} out-of-memory events; the first {} are explained", f.integer("total"),
                                f.integer("explained"));
+        default:
+            return "";
+    }
+}
+
+// What a replay of the trace found about the trace itself: gaps, wraps, disagreements, loops.
+std::string replay_phrase(const Fact& f) {
+    switch (f.kind) {
         case FactKind::frees_unseen:
             return fmt::format("{} frees of blocks the trace never saw allocated", f.integer("frees"));
         case FactKind::entries_full:
@@ -627,8 +644,8 @@ std::string trace_phrase(const Fact& f) {
 std::string phrase(const Fact& f) {
     // A series' comparability evidence names the pair of captures it is about.
     const auto between = f.has("between") ? fmt::format(" (between {})", f.word("between")) : std::string();
-    for (auto* phrasing :
-         {&totals_phrase, &comparison_phrase, &site_phrase, &series_phrase, &note_phrase, &trace_phrase})
+    for (auto* phrasing : {&totals_phrase, &comparison_phrase, &site_phrase, &series_phrase, &note_phrase,
+                           &table_note_phrase, &oom_phrase, &replay_phrase})
         if (auto text = (*phrasing)(f); !text.empty()) return text + between;
     return std::string(analysis::to_string(f.kind)) + between;
 }

@@ -31,10 +31,15 @@ using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, 
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 using EdgeId = boost::graph_traits<Graph>::edge_descriptor;
 
-// DOT strings are quoted: a quote or backslash in a name is escaped.
+// A DOT string: a quote or backslash is escaped, and a line break (which names cannot hold:
+// they come through util::printable) becomes DOT's own "\n".
 std::string quoted(const std::string& text) {
     std::string out = "\"";
     for (const char c : text) {
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
         if (c == '"' || c == '\\') out += '\\';
         out += c;
     }
@@ -56,7 +61,7 @@ std::string profile_dot(const analysis::StackProfile& p, analysis::Side side, do
     const std::function<bool(EdgeId)> every_edge = [](EdgeId) { return true; };
     const boost::filtered_graph<Graph, std::function<bool(EdgeId)>, std::function<bool(Vertex)>> pruned(g, every_edge,
                                                                                                         kept);
-    const std::string title = p.title + ": " + side_measure(p, side);
+    const std::string title = util::printable(p.title + ": " + side_measure(p, side));
     const auto label = [&](std::uint32_t f) { return frame_label(p.frame_table[f]); };
     const auto bytes = [](std::int64_t n) { return util::human_bytes(n); };
     const double total = std::max<double>(1, static_cast<double>(view.total));
@@ -66,11 +71,11 @@ std::string profile_dot(const analysis::StackProfile& p, analysis::Side side, do
         [&](std::ostream& os, Vertex v) {
             const auto& d = *g[v].data;
             if (d.root) {
-                os << "[label=" << quoted(title + "\\n" + bytes(view.total)) << ", shape=box, style=bold]";
+                os << "[label=" << quoted(title + "\n" + bytes(view.total)) << ", shape=box, style=bold]";
                 return;
             }
             const double share = static_cast<double>(d.inclusive) / total;
-            os << "[label=" << quoted(label(d.frame) + "\\n" + bytes(d.exclusive) + " of " + bytes(d.inclusive))
+            os << "[label=" << quoted(label(d.frame) + "\n" + bytes(d.exclusive) + " of " + bytes(d.inclusive))
                << ", shape=box, fontsize=" << static_cast<int>(10 + 14 * share) << ", tooltip="
                << quoted(label(d.frame) + ": " + std::to_string(d.inclusive) + " bytes inclusive, " +
                          std::to_string(d.exclusive) + " exclusive")

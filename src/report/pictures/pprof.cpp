@@ -4,9 +4,11 @@
 #include "pictures.hpp"
 
 #include <memsnap/error.hpp>
+#include <memsnap/util/format.hpp>
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -64,6 +66,16 @@ std::string gzip(const std::string& raw) {
     return out;
 }
 
+// A name as pprof shows it: util::printable's policy (pprof prints names raw, so an ESC in a
+// name would reach the terminal), with angle brackets as square ones, since pprof drops
+// "<...>" as C++ template arguments and would turn "<module>" and "<no stack>" into nothing.
+std::string pprof_name(std::string_view raw) {
+    std::string text = util::printable(raw);
+    std::replace(text.begin(), text.end(), '<', '[');
+    std::replace(text.begin(), text.end(), '>', ']');
+    return text;
+}
+
 }  // namespace
 
 std::string profile_pprof(const analysis::StackProfile& p) {
@@ -107,10 +119,10 @@ std::string profile_pprof(const analysis::StackProfile& p) {
         const auto id = static_cast<std::int64_t>(f) + 1;
         Proto function;
         function.integer(1, id);
-        const std::string name = omitted ? "[outer frames omitted]" : p.frame_table[f].name;
+        const std::string name = omitted ? "[outer frames omitted]" : pprof_name(p.frame_table[f].name);
         function.integer(2, intern(name));
         function.integer(3, intern(name));
-        if (!omitted) function.integer(4, intern(p.frame_table[f].filename));
+        if (!omitted) function.integer(4, intern(pprof_name(p.frame_table[f].filename)));
         profile.message(5, function);
         Proto line;
         line.integer(1, id);
@@ -124,7 +136,9 @@ std::string profile_pprof(const analysis::StackProfile& p) {
     period.integer(1, intern("space"));
     period.integer(2, intern("bytes"));
     profile.message(11, period);
-    profile.integer(13, intern(p.title));               // a comment
+    profile.integer(13, intern(pprof_name(p.title)));  // a comment
+    // pprof, its web UI and speedscope open on the last sample type unless told: bytes, not counts.
+    profile.integer(14, intern("inuse_space"));
     for (const auto& s : strings) profile.bytes(6, s);  // last: every string is interned by now
     return gzip(profile.data());
 }

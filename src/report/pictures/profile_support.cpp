@@ -41,6 +41,17 @@ std::string side_measure(const analysis::StackProfile& p, analysis::Side side) {
     return side == analysis::Side::before ? "bytes before" : side == analysis::Side::after ? "bytes after" : "growth";
 }
 
+namespace {
+
+std::vector<std::pair<const analysis::ProfileSample*, std::int64_t>> changes(const analysis::StackProfile& profile) {
+    std::vector<std::pair<const analysis::ProfileSample*, std::int64_t>> out;
+    for (const auto& s : profile.samples)
+        if (const auto delta = s.delta_bytes(); delta != 0) out.emplace_back(&s, delta > 0 ? delta : -delta);
+    return out;
+}
+
+}  // namespace
+
 std::vector<TreeNode> call_tree(const analysis::StackProfile& profile, analysis::Side side) {
     std::vector<TreeNode> nodes(1);
     std::map<std::pair<std::size_t, std::int64_t>, std::size_t> child;  // (parent, frame) -> node
@@ -56,7 +67,10 @@ std::vector<TreeNode> call_tree(const analysis::StackProfile& profile, analysis:
     // Biggest stacks first: when a crafted capture holds more distinct paths than a picture
     // can show, the tree stops growing at kMaxTreeNodes and the rest of a stack's bytes stay
     // with its deepest node already there.
-    auto sides = analysis::sided(profile, side);
+    // A diff's change draws growth and shrinkage alike: a box is as wide as the change through
+    // it in either direction, and its colour says which way it went (after - before).
+    auto sides =
+        profile.differential && side == analysis::Side::delta ? changes(profile) : analysis::sided(profile, side);
     std::stable_sort(sides.begin(), sides.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     const auto step = [&](std::size_t parent, std::int64_t frame) -> std::optional<std::size_t> {
         if (nodes.size() < kMaxTreeNodes) return descend(parent, frame);

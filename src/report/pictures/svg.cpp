@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
+#include <queue>
 
 namespace memsnap::report::detail {
 
@@ -47,15 +49,27 @@ std::string node_label(const analysis::StackProfile& p, const TreeNode& n) {
     return folded_frame(p.frame_table[static_cast<std::size_t>(n.frame)]);
 }
 
+// At most `limit` bytes of `text`, cut before a character rather than inside one.
+std::string clip(const std::string& text, std::size_t limit, std::string_view mark) {
+    if (text.size() <= limit) return text;
+    std::size_t at = limit;
+    while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xc0) == 0x80) --at;
+    return text.substr(0, at) + std::string(mark);
+}
+
+// What fits across the canvas: 15-pixel bold titles and 11-pixel subtitles in monospace.
+constexpr std::size_t kTitleChars = 125, kSubtitleChars = 175;
+
 std::string header(double height, const std::string& title, const std::string& subtitle) {
     return fmt::format(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
         "font-family=\"monospace\" font-size=\"11\">\n"
         "<title>{2}</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
-        "<text x=\"{3}\" y=\"20\" font-size=\"15\" font-weight=\"bold\">{2}</text>\n"
-        "<text x=\"{3}\" y=\"38\" fill=\"#555555\">{4}</text>\n",
-        kWidth, height, xml_text(title), kMargin, xml_text(subtitle));
+        "<text x=\"{3}\" y=\"20\" font-size=\"15\" font-weight=\"bold\">{4}</text>\n"
+        "<text x=\"{3}\" y=\"38\" fill=\"#555555\">{5}</text>\n",
+        kWidth, height, xml_text(title), kMargin, xml_text(clip(title, kTitleChars, "...")),
+        xml_text(clip(subtitle, kSubtitleChars, "...")));
 }
 
 // A chart area: x from `first` to `last` (events or steps), y from 0 to `top` bytes, with its
@@ -91,88 +105,160 @@ struct Plot {
 
 }  // namespace
 
-std::string profile_svg(const analysis::StackProfile& p, analysis::Side side) {
-    const auto nodes = call_tree(p, side);
-    const double span = kWidth - 2 * kMargin;
+namespace {
+
+// What one flame graph draws at most, so that no capture makes a picture too big to open:
+// past these, the smallest boxes under a drawn box merge into one "other" box beside its
+// drawn children. A hover names at most kMaxTitleChars of a frame's name.
+constexpr std::size_t kMaxBoxes = 20000;
+constexpr std::size_t kMaxBoxBytes = std::size_t{24} << 20;
+constexpr std::size_t kMaxTitleChars = 400;
+
+struct Box {
+    std::size_t node, depth;
+    double x, width;
+    std::size_t parent;  // in FlameBody::drawn; the root's is its own
+};
+
+// The drawn boxes' SVG, biggest first, and what the budget left out.
+struct FlameBody {
+    std::string svg;
+    std::vector<Box> drawn;
+    std::size_t depth_max = 0;
+    std::size_t frames_left = 0;
+    std::int64_t bytes_left = 0;
+};
+
+std::string box_svg(const analysis::StackProfile& p, const std::vector<TreeNode>& nodes, const Box& b,
+                    std::int64_t max_delta) {
+    const auto& n = nodes[b.node];
+    const std::string label = node_label(p, n);
+    const std::int64_t change = n.after - n.before;
+    const std::string fill =
+        p.differential ? growth_color(change, max_delta) : kCategoryColors[static_cast<std::size_t>(n.category)];
+    const double y = kTop + static_cast<double>(b.depth) * kRow;
+    const double share =
+        nodes[0].value ? 100.0 * static_cast<double>(n.value) / static_cast<double>(nodes[0].value) : 0.0;
+    const std::string name = clip(label, kMaxTitleChars, "...");
+    const std::string hover = p.differential
+                                  ? fmt::format("{}: change {} ({} B); before {} B, after {} B; {:.2f}% of the width",
+                                                name, util::signed_bytes(change), change, n.before, n.after, share)
+                                  : fmt::format("{}: {} ({} B), {:.2f}%; {}", name, util::human_bytes(n.value), n.value,
+                                                share, analysis::to_string(n.category));
+    std::string out = fmt::format(
+        "<g{}><title>{}</title><rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" "
+        "stroke=\"#ffffff\" stroke-width=\"0.5\"/>",
+        p.differential ? fmt::format(" data-delta=\"{}\"", change) : std::string(), xml_text(hover), b.x, y, b.width,
+        kRow - 1, fill);
+    // As much of the name as fits, at about 6.6 pixels a character.
+    const auto fits = static_cast<std::size_t>(std::max(0.0, (b.width - 6) / 6.6));
+    if (fits >= 3)
+        out += fmt::format("<text x=\"{:.2f}\" y=\"{:.1f}\">{}</text>", b.x + 3, y + 12,
+                           xml_text(clip(label, fits, "..")));
+    return out + "</g>\n";
+}
+
+// Boxes biggest first while the budget lasts; boxes narrower than kMinWidth are not drawn
+// (their bytes stay in the parent). Children are laid out from the parent's left edge,
+// biggest first, so the ones the budget leaves out are the right-hand end of each parent.
+FlameBody flame_body(const analysis::StackProfile& p, const std::vector<TreeNode>& nodes, double span) {
     const double scale = nodes[0].value > 0 ? span / static_cast<double>(nodes[0].value) : 0;
     std::int64_t max_delta = 0;
     for (const auto& n : nodes) max_delta = std::max<std::int64_t>(max_delta, std::llabs(n.after - n.before));
-    // Lay out depth-first: x from the parent's left edge, children biggest first.
-    struct Box {
-        std::size_t node, depth;
-        double x, width;
-    };
-    std::vector<Box> boxes;
-    std::size_t depth_max = 0;
-    std::vector<Box> stack{{0, 0, kMargin, span}};
-    while (!stack.empty()) {
-        const Box b = stack.back();
-        stack.pop_back();
-        boxes.push_back(b);
-        depth_max = std::max(depth_max, b.depth);
+    const auto narrower = [](const Box& a, const Box& b) { return a.width < b.width; };
+    std::priority_queue<Box, std::vector<Box>, decltype(narrower)> waiting(narrower);
+    waiting.push({0, 0, kMargin, span, 0});
+    FlameBody body;
+    while (!waiting.empty() && body.drawn.size() < kMaxBoxes && body.svg.size() < kMaxBoxBytes) {
+        const Box b = waiting.top();
+        waiting.pop();
+        body.svg += box_svg(p, nodes, b, max_delta);
+        body.drawn.push_back(b);
+        body.depth_max = std::max(body.depth_max, b.depth);
         if (b.depth + 1 >= kMaxDepth) continue;
         double x = b.x;
         for (const auto c : nodes[b.node].children) {
             const double w = static_cast<double>(nodes[c].value) * scale;
-            if (w >= kMinWidth) stack.push_back({c, b.depth + 1, x, w});
+            if (w >= kMinWidth) waiting.push({c, b.depth + 1, x, w, body.drawn.size() - 1});
             x += w;
         }
     }
-    const double legend_y = kTop + static_cast<double>(depth_max + 1) * kRow + 14;
-    const double height = legend_y + 40;
-    const std::string side_name = side_measure(p, side);
-    std::string out = header(height, p.title,
-                             fmt::format("{} {}; width is bytes; hover a box for its numbers",
-                                         util::human_bytes(nodes[0].value), side_name));
-    for (const auto& b : boxes) {
-        const auto& n = nodes[b.node];
-        const std::string label = node_label(p, n);
-        const std::string fill = p.differential ? growth_color(n.after - n.before, max_delta)
-                                                : kCategoryColors[static_cast<std::size_t>(n.category)];
-        const double y = kTop + static_cast<double>(b.depth) * kRow;
-        std::string hover = fmt::format(
-            "{}: {} ({} B), {:.2f}%", label, util::human_bytes(n.value), n.value,
-            nodes[0].value ? 100.0 * static_cast<double>(n.value) / static_cast<double>(nodes[0].value) : 0.0);
-        if (p.differential)
-            hover += fmt::format("; before {} B, after {} B, change {} B", n.before, n.after, n.after - n.before);
-        else
-            hover += fmt::format("; {}", analysis::to_string(n.category));
-        out += fmt::format(
-            "<g><title>{}</title><rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" "
-            "stroke=\"#ffffff\" stroke-width=\"0.5\"/>",
-            xml_text(hover), b.x, y, b.width, kRow - 1, fill);
-        // As much of the name as fits, at about 6.6 pixels a character.
-        const auto fits = static_cast<std::size_t>(std::max(0.0, (b.width - 6) / 6.6));
-        if (fits >= 3) {
-            std::string shown = label.size() <= fits ? label : label.substr(0, fits - 2) + "..";
-            out += fmt::format("<text x=\"{:.2f}\" y=\"{:.1f}\">{}</text>", b.x + 3, y + 12, xml_text(shown));
+    // What is left merges into one "other" box per parent.
+    std::map<std::size_t, std::vector<Box>> left;
+    for (; !waiting.empty(); waiting.pop()) left[waiting.top().parent].push_back(waiting.top());
+    for (const auto& [parent, boxes] : left) {
+        double x = kWidth, right = 0;
+        std::int64_t bytes = 0, change = 0;
+        for (const auto& b : boxes) {
+            x = std::min(x, b.x);
+            right = std::max(right, b.x + b.width);
+            bytes += nodes[b.node].value;
+            change += nodes[b.node].after - nodes[b.node].before;
         }
-        out += "</g>\n";
+        body.frames_left += boxes.size();
+        body.bytes_left += bytes;
+        const double y = kTop + static_cast<double>(boxes.front().depth) * kRow;
+        body.svg += fmt::format(
+            "<g{}><title>other: {} frames not drawn (picture budget), {} ({} B)</title><rect x=\"{:.2f}\" "
+            "y=\"{:.1f}\" width=\"{:.2f}\" height=\"{}\" fill=\"#eeeeee\" stroke=\"#999999\" "
+            "stroke-width=\"0.5\"/>{}</g>\n",
+            p.differential ? fmt::format(" data-delta=\"{}\"", change) : std::string(), boxes.size(),
+            util::human_bytes(bytes), bytes, x, y, right - x, kRow - 1,
+            right - x >= 40 ? fmt::format("<text x=\"{:.2f}\" y=\"{:.1f}\">other</text>", x + 3, y + 12) : "");
+        body.depth_max = std::max(body.depth_max, boxes.front().depth);
     }
-    // Legend.
+    return body;
+}
+
+std::string legend_svg(bool differential, double y) {
+    std::string out;
     double x = kMargin;
-    if (p.differential) {
-        for (const auto& [color, text] :
-             {std::pair{growth_color(1, 1), std::string("grew")}, std::pair{growth_color(-1, 1), std::string("shrank")},
-              std::pair{std::string("#dddddd"), std::string("unchanged")}}) {
-            out += fmt::format(
-                "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0f}\" "
-                "y=\"{:.0f}\">{}</text>\n",
-                x, legend_y, color, x + 16, legend_y + 10, text);
-            x += 110;
-        }
-    } else {
-        for (std::size_t k = 0; k < analysis::category_count; ++k) {
-            const auto name = analysis::to_string(static_cast<analysis::Category>(k));
-            out += fmt::format(
-                "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0f}\" "
-                "y=\"{:.0f}\">{}</text>\n",
-                x, legend_y, kCategoryColors[k], x + 16, legend_y + 10, name);
-            x += 130;
-        }
+    const auto swatch = [&](const std::string& color, std::string_view text, double step) {
+        out += fmt::format(
+            "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0f}\" "
+            "y=\"{:.0f}\">{}</text>\n",
+            x, y, color, x + 16, y + 10, text);
+        x += step;
+    };
+    if (differential) {
+        swatch(growth_color(1, 1), "grew", 110);
+        swatch(growth_color(-1, 1), "shrank", 110);
+        swatch("#dddddd", "unchanged", 110);
+        return out;
     }
-    out += "</svg>\n";
+    for (std::size_t k = 0; k < analysis::category_count; ++k)
+        swatch(kCategoryColors[k], analysis::to_string(static_cast<analysis::Category>(k)), 130);
     return out;
+}
+
+// A diff's change says both ways: "+X grew, -Y shrank".
+std::string change_measure(const analysis::StackProfile& p) {
+    std::int64_t grew = 0, shrank = 0;
+    for (const auto& s : p.samples) (s.delta_bytes() > 0 ? grew : shrank) += s.delta_bytes();
+    return fmt::format("{} grew, {} shrank (width is the change either way)", util::signed_bytes(grew),
+                       util::signed_bytes(shrank));
+}
+
+}  // namespace
+
+std::string profile_svg(const analysis::StackProfile& p, analysis::Side side) {
+    const auto nodes = call_tree(p, side);
+    const FlameBody body = flame_body(p, nodes, kWidth - 2 * kMargin);
+    const double legend_y = kTop + static_cast<double>(body.depth_max + 1) * kRow + 14;
+    std::string subtitle =
+        p.differential && side == analysis::Side::delta
+            ? change_measure(p)
+            : fmt::format("{} {}; width is bytes", util::human_bytes(nodes[0].value), side_measure(p, side));
+    subtitle += "; hover a box for its numbers";
+    std::string budget;
+    if (body.frames_left > 0)
+        budget = fmt::format(
+            "<text x=\"{}\" y=\"{:.0f}\" fill=\"#555555\">Picture budget ({} boxes, {} MiB): {} smaller frames "
+            "holding {} are merged into 'other' boxes.</text>\n",
+            kMargin, legend_y + 34, kMaxBoxes, kMaxBoxBytes >> 20, body.frames_left,
+            util::human_bytes(body.bytes_left));
+    return header(legend_y + (budget.empty() ? 40 : 56), p.title, subtitle) + body.svg +
+           legend_svg(p.differential, legend_y) + budget + "</svg>\n";
 }
 
 std::string trace_timeline_svg(const analysis::TraceResult& t) {

@@ -23,6 +23,10 @@ constexpr const char* kStyle =
     ".leak{background:#f4c7c3}.stable,.shrink,.freed{background:#cde8cd}"
     "details{margin:2px 0}summary{cursor:pointer}svg{max-width:100%;height:auto}";
 
+// A page stays under 32 MiB whatever the input, so that a browser opens it: pictures keep to
+// their own budget (24 MiB), and lists stop here with a line saying how many rows are left.
+constexpr std::size_t kMaxPageBytes = std::size_t{30} << 20;
+
 class HtmlWriter {
   public:
     explicit HtmlWriter(const RenderOptions& options) : options_(options) {}
@@ -43,6 +47,14 @@ class HtmlWriter {
   private:
     const RenderOptions& options_;
     std::string body_;
+
+    // True, with a line saying so, once the page has no room for rows `at` to `size` - 1.
+    bool page_full(std::size_t at, std::size_t size) {
+        if (body_.size() < kMaxPageBytes) return false;
+        body_ += fmt::format(
+            "<p>Page budget (32 MiB): {} more rows are not shown; the JSON output holds them all.</p>\n", size - at);
+        return true;
+    }
 
     static std::string value(const Value& v) {
         if (v.kind == Value::Kind::verdict)
@@ -150,6 +162,11 @@ class HtmlWriter {
         std::vector<std::string> keys;
         bool any = false;
         for (std::size_t i = 0; i < list.size(); ++i) {
+            if (any && body_.size() >= kMaxPageBytes) {
+                body_ += "</table>\n";
+                page_full(i, list.size());
+                return;
+            }
             const auto row = list.item(i);
             if (!for_people(row)) continue;
             if (!std::exchange(any, true)) {
@@ -179,6 +196,7 @@ class HtmlWriter {
         heading(list, level);
         if (list.size() == 0 && !list.note.empty()) body_ += "<p>" + xml_text(list.note) + "</p>\n";
         for (std::size_t i = 0; i < list.size(); ++i) {
+            if (page_full(i, list.size())) break;
             const Node item = list.item(i);
             if (!for_people(item)) continue;
             body_ += fmt::format("<details><summary>{}</summary>\n", headline(item));
