@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # Fuzzes memsnap's readers with libFuzzer in a clang ASan + UBSan build, SECONDS per target.
 #
-#   tests/fuzz/run.sh [SECONDS] [TARGET...]      targets: pickle snapshot stats diff (default: all)
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]
+#       targets: pickle snapshot stats diff unwrap pictures series (default: all)
 #
 # Seeds: the fixtures, ../shared/real (read in place) and tests/fuzz/corpus/TARGET; pairs of
 # fixture captures for the diff target. New coverage goes to a work corpus under
 # $MEMSNAP_FUZZ_WORK (default /tmp/memsnap-fuzz); a crash, leak or sanitizer report is
 # written to tests/fuzz/corpus/TARGET/, where plain ctest replays it from then on.
-# Prints one row per target (executions, new inputs, peak memory) and exits 1 when a
-# target found something.
+# Targets run side by side, one per core. Prints one row per target (executions, new
+# inputs, peak memory) and exits 1 when a target found something. The seeds near 2^62 and
+# 2^63 in tests/fuzz/corpus come from tests/fuzz/make_seeds.py.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(pickle snapshot stats diff)
+[ ${#targets[@]} -eq 0 ] && targets=(pickle snapshot stats diff unwrap pictures series)
 build=${MEMSNAP_FUZZ_BUILD:-build-fuzz}
 work=${MEMSNAP_FUZZ_WORK:-/tmp/memsnap-fuzz}
 
@@ -30,12 +32,13 @@ cmake --build "$build" -j"$(nproc)" --target $(printf 'memsnap_fuzz_%s ' "${targ
 seed_dirs() {
     local target=$1
     case $target in
-        pickle|snapshot) echo fixtures/snapshots fixtures/malformed fixtures/pairs ;;
+        pickle|snapshot|unwrap|pictures) echo fixtures/snapshots fixtures/malformed fixtures/pairs ;;
         stats) echo fixtures/summaries ;;
         diff) echo "$work/diff/pairs" fixtures/pairs fixtures/summaries ;;
+        series) echo "$work/series/pairs" fixtures/summaries ;;
     esac
     [ -d ../shared/real ] && case $target in
-        stats) echo ../shared/real/summaries ;;
+        stats | series) echo ../shared/real/summaries ;;
         *) echo ../shared/real/snapshots ;;
     esac
     echo "tests/fuzz/corpus/$target"
@@ -61,21 +64,53 @@ make_pairs() {
     done
 }
 
-status=0
-rows=()
-for target in "${targets[@]}"; do
-    mkdir -p "$work/$target/corpus" "tests/fuzz/corpus/$target"
-    [ "$target" = diff ] && make_pairs
-    log=$work/$target/log.txt
+# The series target reads "memsnap-series N1 N2\n" + three captures: the fixture pairs
+# with a third capture, the first again.
+make_series() {
+    local out=$work/series/pairs
+    rm -rf "$out" && mkdir -p "$out"
+    local n=0
+    for dir in fixtures/pairs/*/; do
+        local captures=()
+        for f in "$dir"*.pickle; do [ -f "$f" ] && captures+=("$f"); done
+        [ ${#captures[@]} -ge 2 ] || continue
+        { printf 'memsnap-series %d %d\n' "$(stat -c %s "${captures[0]}")" "$(stat -c %s "${captures[1]}")"
+          cat "${captures[0]}" "${captures[1]}" "${captures[0]}"; } >"$out/series-$((n++))"
+    done
+}
+
+fuzz_one() {
+    local target=$1 log=$work/$1/log.txt
     # shellcheck disable=SC2046
     if "$build/tests/fuzz/memsnap_fuzz_$target" -max_total_time="$seconds" -max_len=262144 -timeout=20 \
         -rss_limit_mb=2560 -dict=tests/fuzz/memsnap.dict -print_final_stats=1 \
         -artifact_prefix="tests/fuzz/corpus/$target/" "$work/$target/corpus" $(seed_dirs "$target") >"$log" 2>&1; then
-        result=clean
+        echo clean >"$work/$target/result"
     else
-        result="FOUND (see $log)"
-        status=1
+        echo "FOUND (see $log)" >"$work/$target/result"
     fi
+}
+
+for target in "${targets[@]}"; do
+    mkdir -p "$work/$target/corpus" "tests/fuzz/corpus/$target"
+    rm -f "$work/$target/result"
+done
+[[ " ${targets[*]} " == *" diff "* ]] && make_pairs
+[[ " ${targets[*]} " == *" series "* ]] && make_series
+# One target per core at a time.
+jobs_max=$(nproc)
+for target in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+    fuzz_one "$target" &
+done
+wait
+
+status=0
+rows=()
+for target in "${targets[@]}"; do
+    log=$work/$target/log.txt
+    result=$(cat "$work/$target/result" 2>/dev/null || echo "FOUND (no result: see $log)")
+    [ "$result" = clean ] || status=1
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     peak=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
     added=$(sed -n 's/^stat::new_units_added: *//p' "$log" | tail -1)
