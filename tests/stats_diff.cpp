@@ -100,9 +100,9 @@ TEST_CASE("stats diff: a file with three tables is a series" * doctest::test_sui
     CHECK(d.series[2].step == 300);
     CHECK(d.series[2].line == c.tables[2].line);
     const auto& trend = d.trends.at("allocated_bytes.all.current");
-    CHECK(trend.direction == "rising");
+    CHECK(trend.direction == analysis::Direction::rising);
     CHECK(trend.monotone);
-    CHECK(trend.slope_unit == "per_step");
+    CHECK(trend.slope_unit == analysis::SlopeUnit::per_step);
     // 256 MiB per 100 steps → about 2.56 MiB per step.
     const auto& m = d.metrics.at("allocated_bytes.all.current");
     REQUIRE(m.per_step.has_value());
@@ -115,7 +115,8 @@ TEST_CASE("stats diff: a file with three tables is a series" * doctest::test_sui
 
     // Steps unknown: per capture.
     const auto per_capture = test::stats_diff(c, c);
-    CHECK(per_capture.devices[0].trends.at("allocated_bytes.all.current").slope_unit == "per_capture");
+    CHECK(per_capture.devices[0].trends.at("allocated_bytes.all.current").slope_unit ==
+          analysis::SlopeUnit::per_capture);
     CHECK_FALSE(per_capture.devices[0].metrics.at("allocated_bytes.all.current").per_step.has_value());
     CHECK(test::gate(per_capture, 200 * MiB).has_value());
     CHECK_FALSE(test::gate(per_capture, 300 * MiB).has_value());
@@ -195,7 +196,7 @@ TEST_CASE("stats diff: a long series is listed at 1000 points / its trend judged
     CHECK(d.series.back().index == 1499);
     const auto& trend = d.trends.at("allocated_bytes.all.current");
     CHECK(trend.values.size() == 1000);
-    CHECK(trend.direction == "mixed");
+    CHECK(trend.direction == analysis::Direction::mixed);
     CHECK(trend.first_to_last == ByteRange::exact(1500 * 1000 - 1000));
     bool noted = false;
     for (const auto& n : d.notes) noted = noted || n.find("a series of 1500 tables: 1000 evenly spaced points") == 0;

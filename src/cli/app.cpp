@@ -1,6 +1,7 @@
 #include "app.hpp"
 
 #include "commands.hpp"
+#include "process.hpp"
 
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
@@ -188,6 +189,7 @@ int finish(const CommandOutput& result) {
 }  // namespace
 
 int run(int argc, char** argv) {
+    configure_process();
     CLI::App app{"memsnap: find GPU memory leaks in PyTorch memory snapshots and summaries", "memsnap"};
     app.set_version_flag("--version", std::string("memsnap ") + MEMSNAP_VERSION);
     app.require_subcommand(1);

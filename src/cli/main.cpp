@@ -1,18 +1,3 @@
 #include "app.hpp"
 
-#include <cstdlib>  // defines __GLIBC__ where glibc is the C library
-
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
-int main(int argc, char** argv) {
-#if defined(__GLIBC__)
-    // Blocks of 128 KiB and more always come from their own mapping and go back to the system
-    // when freed. glibc would otherwise raise this threshold after the first large free, and
-    // the large buffers of reading a capture would then stay in the heap: the peak grew by
-    // 10 MB in a diff of 100 000 sites, and by a varying amount, with the threads' timing.
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-#endif
-    return memsnap::cli::run(argc, argv);
-}
+int main(int argc, char** argv) { return memsnap::cli::run(argc, argv); }

@@ -3,6 +3,7 @@
 // frames and stacks are interned once and referred to by small ids; segments, blocks and
 // trace events are flat vectors. All byte counts are int64 so that diffs can go negative.
 
+#include <memsnap/snapshot/detail/value_iterator.hpp>
 #include <memsnap/util/id_index.hpp>
 #include <memsnap/util/text_arena.hpp>
 
@@ -160,7 +161,7 @@ static_assert(static_cast<unsigned>(TraceAction::other) < 15);  // 15 marks a st
 // the whole event in a side table, 32 bytes more, so every value reads back exactly.
 class TraceEvents {
   public:
-    class iterator;
+    using iterator = detail::ValueIterator<TraceEvents, TraceEvent>;
     using value_type = TraceEvent;
     using size_type = std::size_t;
 
@@ -233,46 +234,6 @@ class TraceEvents {
     bool has_time_base_ = false;
 };
 
-class TraceEvents::iterator {
-  public:
-    // Random access for std::ranges algorithms. To the older algorithms (std::prev, std::lower_bound,
-    // ...) an iterator that yields values is an input iterator only: use the ranges ones.
-    using iterator_concept = std::random_access_iterator_tag;
-    using iterator_category = std::input_iterator_tag;
-    using value_type = TraceEvent;
-    using difference_type = std::ptrdiff_t;
-    using reference = TraceEvent;
-    struct Arrow {
-        TraceEvent event;
-        const TraceEvent* operator->() const { return &event; }
-    };
-    using pointer = Arrow;
-
-    iterator() = default;
-    iterator(const TraceEvents* events, std::size_t at) : events_(events), at_(at) {}
-    TraceEvent operator*() const { return (*events_)[at_]; }
-    Arrow operator->() const { return {**this}; }
-    TraceEvent operator[](difference_type n) const { return (*events_)[at_ + static_cast<std::size_t>(n)]; }
-    iterator& operator++() { return ++at_, *this; }
-    iterator operator++(int) { return {events_, at_++}; }
-    iterator& operator--() { return --at_, *this; }
-    iterator operator--(int) { return {events_, at_--}; }
-    iterator& operator+=(difference_type n) { return at_ += static_cast<std::size_t>(n), *this; }
-    iterator& operator-=(difference_type n) { return at_ -= static_cast<std::size_t>(n), *this; }
-    friend iterator operator+(iterator i, difference_type n) { return i += n; }
-    friend iterator operator+(difference_type n, iterator i) { return i += n; }
-    friend iterator operator-(iterator i, difference_type n) { return i -= n; }
-    friend difference_type operator-(const iterator& a, const iterator& b) {
-        return static_cast<difference_type>(a.at_) - static_cast<difference_type>(b.at_);
-    }
-    friend bool operator==(const iterator& a, const iterator& b) { return a.at_ == b.at_; }
-    friend auto operator<=>(const iterator& a, const iterator& b) { return a.at_ <=> b.at_; }
-    std::size_t index() const { return at_; }
-
-  private:
-    const TraceEvents* events_ = nullptr;
-    std::size_t at_ = 0;
-};
 static_assert(std::random_access_iterator<TraceEvents::iterator>);
 
 inline TraceEvents::iterator TraceEvents::begin() const { return {this, 0}; }

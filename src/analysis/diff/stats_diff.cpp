@@ -126,20 +126,20 @@ std::optional<MetricTrend> make_trend(const std::vector<Entry>& series, const ch
     t.first_to_last = range_delta(*first, *previous);
     const int steps = static_cast<int>(series.size()) - 1;
     if (up && down)
-        t.direction = "mixed";
+        t.direction = Direction::mixed;
     else if (up)
-        t.direction = up == steps ? "rising" : "non-decreasing";
+        t.direction = up == steps ? Direction::rising : Direction::non_decreasing;
     else if (down)
-        t.direction = down == steps ? "falling" : "non-increasing";
+        t.direction = down == steps ? Direction::falling : Direction::non_increasing;
     else
-        t.direction = "flat";
-    t.monotone = t.direction != "mixed";
+        t.direction = Direction::flat;
+    t.monotone = t.direction != Direction::mixed;
     if (step_span) {
         t.slope = range_divide(t.first_to_last, *step_span);
-        t.slope_unit = "per_step";
+        t.slope_unit = SlopeUnit::per_step;
     } else {
         t.slope = range_divide(t.first_to_last, std::max(steps, 1));
-        t.slope_unit = "per_capture";
+        t.slope_unit = SlopeUnit::per_capture;
     }
     return t;
 }
@@ -272,6 +272,14 @@ DeviceDiff diff_series(std::optional<int> device, const std::vector<Entry>& seri
 }
 
 }  // namespace
+
+std::string_view to_string(Direction direction) {
+    static constexpr std::array<std::string_view, 6> kSpelling = {"rising",         "non-decreasing", "flat",
+                                                                  "non-increasing", "falling",        "mixed"};
+    return kSpelling[static_cast<std::size_t>(direction)];
+}
+
+std::string_view to_string(SlopeUnit unit) { return unit == SlopeUnit::per_step ? "per_step" : "per_capture"; }
 
 const DeviceDiff& StatsDiff::primary() const {
     const DeviceDiff* best = &devices.front();

@@ -159,10 +159,10 @@ Node trends_of(const analysis::DeviceDiff& d) {
     for (const auto& [key, t] : d.trends) {
         auto& n = out.add(Node::object(key, Layout::facts));
         n.add("first_to_last", range_of(key, t.first_to_last));
-        n.add("direction", Value::word(t.direction));
+        n.add("direction", Value::word(std::string(analysis::to_string(t.direction))));
         n.add("monotone", Value::flag(t.monotone));
         n.add("slope", range_of(key, t.slope));
-        n.add("slope_unit", Value::word(t.slope_unit));
+        n.add("slope_unit", Value::word(std::string(analysis::to_string(t.slope_unit))));
     }
     return out;
 }
@@ -172,9 +172,9 @@ std::vector<std::string> series_lines(const analysis::DeviceDiff& d) {
     for (const auto& [key, t] : d.trends) {
         const bool bytes = stats::is_byte_metric(key);
         const auto values = ends_of(t.values, [&](const ByteRange& v) { return util::format_range_compact(v, bytes); });
-        out.push_back(fmt::format("{}: {}, first→last {}, {} {}; values: {}", key, t.direction,
+        out.push_back(fmt::format("{}: {}, first→last {}, {} {}; values: {}", key, analysis::to_string(t.direction),
                                   util::format_delta(t.first_to_last, bytes), util::format_delta(t.slope, bytes),
-                                  t.slope_unit == "per_step" ? "per step" : "per capture", values));
+                                  t.slope_unit == analysis::SlopeUnit::per_step ? "per step" : "per capture", values));
     }
     return out;
 }

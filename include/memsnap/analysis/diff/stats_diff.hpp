@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,16 +35,21 @@ struct SeriesPoint {
     std::optional<std::int64_t> step;  // interpolated from the steps, see diff_stats
 };
 
+// Over consecutive points, judged without noise threshold: a step is up when its delta range
+// is certainly > 0, down when certainly < 0. rising: all up; flat: no certain change; mixed:
+// some up and some down.
+enum class Direction { rising, non_decreasing, flat, non_increasing, falling, mixed };
+std::string_view to_string(Direction direction);
+enum class SlopeUnit { per_step, per_capture };
+std::string_view to_string(SlopeUnit unit);
+
 struct MetricTrend {
     std::vector<ByteRange> values;  // one per SeriesPoint
     ByteRange first_to_last;        // delta between the first and last point
-    // Over consecutive points, judged without noise threshold: a step is up when its delta
-    // range is certainly > 0, down when certainly < 0. "rising" (all up), "non-decreasing",
-    // "flat" (no certain change), "non-increasing", "falling", or "mixed".
-    std::string direction;
-    bool monotone = false;   // direction != "mixed"
-    ByteRange slope;         // first_to_last per step, or per capture when steps unknown
-    std::string slope_unit;  // "per_step" | "per_capture"
+    Direction direction = Direction::flat;
+    bool monotone = false;  // direction != mixed
+    ByteRange slope;        // first_to_last per step, or per capture when steps unknown
+    SlopeUnit slope_unit = SlopeUnit::per_capture;
 };
 
 struct DeviceDiff {
