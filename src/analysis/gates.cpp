@@ -1,4 +1,5 @@
 #include <memsnap/analysis/gates.hpp>
+#include <memsnap/stats/keys.hpp>
 
 #include <algorithm>
 
@@ -66,7 +67,7 @@ std::optional<GateTrip> growth_of(const SnapshotDiff& d, std::int64_t rate) {
 std::optional<GateTrip> growth_of(const StatsDiff& diff, std::int64_t rate) {
     Facts reasons;
     for (const auto& d : diff.devices) {
-        const auto it = d.metrics.find("allocated_bytes.all.current");
+        const auto it = d.metrics.find(stats::keys::allocated_current);
         if (it == d.metrics.end()) continue;
         const auto& delta = it->second.delta;
         const auto& m = it->second;

@@ -1,3 +1,4 @@
+#include <memsnap/stats/keys.hpp>
 #include <memsnap/stats/stat_map.hpp>
 
 #include <algorithm>
@@ -6,32 +7,25 @@
 
 namespace memsnap::stats {
 
-namespace {
-
-// Every key torch's memory_stats() and memory_summary() give, sorted: what a table holds
-// costs an index into this list.
-const std::vector<std::string>& vocabulary() {
-    static const std::vector<std::string> keys = [] {
-        constexpr std::array<std::string_view, 9> arrays = {
-            "allocation",      "segment",        "active",       "inactive_split",
-            "allocated_bytes", "reserved_bytes", "active_bytes", "inactive_split_bytes",
-            "requested_bytes"};
-        constexpr std::array<std::string_view, 3> pools = {"all", "large_pool", "small_pool"};
-        constexpr std::array<std::string_view, 4> metrics = {"current", "peak", "allocated", "freed"};
-        constexpr std::array<std::string_view, 5> scalars = {
-            "max_split_size", "num_sync_all_streams", "num_device_alloc", "num_device_free", "num_oom_rejections"};
+const std::vector<std::string>& keys::vocabulary() {
+    static const std::vector<std::string> all = [] {
         std::vector<std::string> out;
-        for (auto a : arrays)
+        for (auto a : stat_arrays)
             for (auto p : pools)
                 for (auto m : metrics) out.push_back(std::string(a) + "." + std::string(p) + "." + std::string(m));
-        for (std::string_view o : {"oversize_allocations", "oversize_segments"})
+        for (auto o : oversize)
             for (auto m : metrics) out.push_back(std::string(o) + "." + std::string(m));
         for (auto s : scalars) out.emplace_back(s);
         std::sort(out.begin(), out.end());
         return out;
     }();
-    return keys;
+    return all;
 }
+
+namespace {
+
+// What a table holds costs an index into torch's vocabulary.
+const std::vector<std::string>& vocabulary() { return keys::vocabulary(); }
 
 }  // namespace
 

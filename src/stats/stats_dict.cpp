@@ -2,6 +2,8 @@
 
 #include "text_lines.hpp"
 
+#include <memsnap/stats/keys.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,15 +17,10 @@ namespace memsnap::stats {
 
 namespace {
 
-constexpr std::array<std::string_view, 9> kArrayNames = {
-    "allocation",      "segment",        "active",       "inactive_split",
-    "allocated_bytes", "reserved_bytes", "active_bytes", "inactive_split_bytes",
-    "requested_bytes"};
-constexpr std::array<std::string_view, 3> kPools = {"all", "large_pool", "small_pool"};
-constexpr std::array<std::string_view, 4> kMetrics = {"current", "peak", "allocated", "freed"};
-constexpr std::array<std::string_view, 7> kScalars = {
-    "num_ooms",         "num_alloc_retries", "max_split_size",    "num_sync_all_streams",
-    "num_device_alloc", "num_device_free",   "num_oom_rejections"};
+using keys::metrics;
+using keys::pools;
+using keys::scalars;
+using keys::stat_arrays;
 
 template <std::size_t N>
 bool one_of(const std::array<std::string_view, N>& set, std::string_view s) {
@@ -50,14 +47,12 @@ struct StatKey {
 std::optional<StatKey> classify(const std::vector<std::string_view>& segs) {
     for (std::size_t j = 0; j < segs.size(); ++j) {
         const auto rest = segs.size() - j;
-        if (one_of(kArrayNames, segs[j]) && rest == 3 && one_of(kPools, segs[j + 1]) && one_of(kMetrics, segs[j + 2]))
+        if (one_of(stat_arrays, segs[j]) && rest == 3 && one_of(pools, segs[j + 1]) && one_of(metrics, segs[j + 2]))
             return StatKey{j, true};
-        if ((segs[j] == "oversize_allocations" || segs[j] == "oversize_segments") && rest == 2 &&
-            one_of(kMetrics, segs[j + 1]))
-            return StatKey{j, true};
-        if (one_of(kScalars, segs[j]) && rest == 1) return StatKey{j, false};
-        if (segs[j] == "reserved_bytes_by_private_pools" && rest == 4 && one_of(kPools, segs[j + 2]) &&
-            one_of(kMetrics, segs[j + 3]))
+        if (one_of(keys::oversize, segs[j]) && rest == 2 && one_of(metrics, segs[j + 1])) return StatKey{j, true};
+        if (one_of(scalars, segs[j]) && rest == 1) return StatKey{j, false};
+        if (segs[j] == "reserved_bytes_by_private_pools" && rest == 4 && one_of(pools, segs[j + 2]) &&
+            one_of(metrics, segs[j + 3]))
             return StatKey{j, false};
     }
     return std::nullopt;
@@ -166,9 +161,9 @@ class LiteralParser {
         Group& g = groups[at->second];
         g.array = g.array || k->array;
         g.nested = g.nested || last_key_ != stat;
-        if (stat == "num_ooms")
+        if (stat == keys::num_ooms)
             g.table.num_ooms = ByteRange::exact(v);
-        else if (stat == "num_alloc_retries")
+        else if (stat == keys::num_alloc_retries)
             g.table.num_alloc_retries = ByteRange::exact(v);
         else
             g.values[stat] = ByteRange::exact(v);

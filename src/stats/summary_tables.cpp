@@ -3,6 +3,8 @@
 #include "cells.hpp"
 #include "text_lines.hpp"
 
+#include <memsnap/stats/keys.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -402,8 +404,8 @@ class SummaryReader {
         if (b.old_units) layout += ",old-units";
         for (const auto& f : b.forks) layout += ",fork:" + f;
         // cudaMallocAsync keeps only the current/peak byte counters of the `all` rows.
-        const auto cur = b.values.find("allocated_bytes.all.current");
-        const auto tot = b.values.find("allocated_bytes.all.allocated");
+        const auto cur = b.values.find(keys::allocated_current);
+        const auto tot = b.values.find(keys::allocated_total);
         if (cur != b.values.end() && tot != b.values.end() && cur->second.low > 0 && tot->second == ByteRange{}) {
             layout += ",cudaMallocAsync";
             warn(t.line,

@@ -1,6 +1,7 @@
 #include <memsnap/analysis/diff/stats_diff.hpp>
 #include <memsnap/analysis/judge/rules.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/stats/keys.hpp>
 #include <memsnap/util/format.hpp>
 
 #include <fmt/format.h>
@@ -14,13 +15,14 @@ namespace memsnap::analysis {
 
 namespace {
 
-constexpr std::array<const char*, 5> kTrendMetrics = {"allocated_bytes.all.current", "reserved_bytes.all.current",
-                                                      "active_bytes.all.current", "requested_bytes.all.current",
-                                                      "inactive_split_bytes.all.current"};
+constexpr std::array<const char*, 5> kTrendMetrics = {stats::keys::allocated_current, stats::keys::reserved_current,
+                                                      stats::keys::active_current, stats::keys::requested_current,
+                                                      stats::keys::non_releasable_current};
 
 // The rows a verdict uses: when a table lacks one, the report names it.
-constexpr std::array<const char*, 4> kVerdictMetrics = {"allocated_bytes.all.current", "reserved_bytes.all.current",
-                                                        "inactive_split_bytes.all.current", "allocation.all.current"};
+constexpr std::array<const char*, 4> kVerdictMetrics = {stats::keys::allocated_current, stats::keys::reserved_current,
+                                                        stats::keys::non_releasable_current,
+                                                        stats::keys::allocations_current};
 
 int severity(Verdict v) {
     switch (v) {
@@ -48,8 +50,8 @@ std::map<std::string, ByteRange> values_of(const stats::StatsTable& t) {
     std::map<std::string, ByteRange> out;
     for (const auto& [key, range] : t.stats)
         if (stats::tracked_value(t, key)) out.emplace(key, range);
-    if (t.num_ooms) out["num_ooms"] = *t.num_ooms;
-    if (t.num_alloc_retries) out["num_alloc_retries"] = *t.num_alloc_retries;
+    if (t.num_ooms) out[stats::keys::num_ooms] = *t.num_ooms;
+    if (t.num_alloc_retries) out[stats::keys::num_alloc_retries] = *t.num_alloc_retries;
     return out;
 }
 
@@ -220,12 +222,13 @@ std::optional<MetricChange> change_of(const DeviceDiff& d, const char* key) {
 // behaviour is judged only where one workload is known (one log).
 void judge(DeviceDiff& d, const Comparability& comparability) {
     TotalsInput in;
-    in.allocated = change_of(d, "allocated_bytes.all.current");
-    in.reserved = change_of(d, "reserved_bytes.all.current");
-    in.non_releasable = change_of(d, "inactive_split_bytes.all.current");
-    in.live_blocks = change_of(d, "allocation.all.current");
-    if (const auto it = d.metrics.find("num_ooms"); it != d.metrics.end()) in.ooms_delta = it->second.delta;
-    if (const auto it = d.metrics.find("num_alloc_retries"); it != d.metrics.end()) in.retries_delta = it->second.delta;
+    in.allocated = change_of(d, stats::keys::allocated_current);
+    in.reserved = change_of(d, stats::keys::reserved_current);
+    in.non_releasable = change_of(d, stats::keys::non_releasable_current);
+    in.live_blocks = change_of(d, stats::keys::allocations_current);
+    if (const auto it = d.metrics.find(stats::keys::num_ooms); it != d.metrics.end()) in.ooms_delta = it->second.delta;
+    if (const auto it = d.metrics.find(stats::keys::num_alloc_retries); it != d.metrics.end())
+        in.retries_delta = it->second.delta;
     const auto reading = read_totals(in);
     PairReading pair;
     pair.totals = &reading;
@@ -250,8 +253,8 @@ void judge(DeviceDiff& d, const Comparability& comparability) {
 // Cumulative counters (Tot Alloc / Tot Freed, retries, OOMs) never go down in one process.
 void check_counters(const DeviceDiff& d, ProcessEvidence& e) {
     for (const auto& [key, m] : d.metrics) {
-        const bool cumulative =
-            key.ends_with(".allocated") || key.ends_with(".freed") || key == "num_alloc_retries" || key == "num_ooms";
+        const bool cumulative = key.ends_with(".allocated") || key.ends_with(".freed") ||
+                                key == stats::keys::num_alloc_retries || key == stats::keys::num_ooms;
         if (!cumulative) continue;
         if (m.delta.high < 0 && !e.counter_falls)
             e.counter_falls = Fact(FactKind::counter_falls)

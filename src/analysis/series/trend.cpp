@@ -5,6 +5,7 @@
 #include <memsnap/analysis/series/trend.hpp>
 #include <memsnap/analysis/sites/stats_tables.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/stats/keys.hpp>
 #include <memsnap/util/steps.hpp>
 
 #include <fmt/format.h>
@@ -472,11 +473,11 @@ void stats_comparability(TrendResult& t, const StatsPoints& p, const std::vector
 
 void stats_totals(TrendResult& t, const StatsPoints& p, const std::vector<std::size_t>& order) {
     const std::pair<const char*, const char*> metrics[] = {
-        {"allocated_bytes", "allocated_bytes.all.current"},
-        {"reserved_bytes", "reserved_bytes.all.current"},
-        {"active_bytes", "active_bytes.all.current"},
-        {"requested_bytes", "requested_bytes.all.current"},
-        {"inactive_split_bytes", "inactive_split_bytes.all.current"}};
+        {"allocated_bytes", stats::keys::allocated_current},
+        {"reserved_bytes", stats::keys::reserved_current},
+        {"active_bytes", stats::keys::active_current},
+        {"requested_bytes", stats::keys::requested_current},
+        {"inactive_split_bytes", stats::keys::non_releasable_current}};
     for (const auto& [name, key] : metrics) {
         std::vector<std::int64_t> bytes;
         std::int64_t widest = 0;

@@ -5,6 +5,7 @@
 #include "documents.hpp"
 #include "phrases.hpp"
 
+#include <memsnap/stats/keys.hpp>
 #include <memsnap/util/format.hpp>
 
 #include <fmt/format.h>
@@ -16,19 +17,12 @@ namespace memsnap::report::doc {
 namespace {
 
 // The rows people read first; JSON and CSV have every row.
-constexpr std::array<const char*, 13> kKeyMetrics = {"allocated_bytes.all.current",
-                                                     "reserved_bytes.all.current",
-                                                     "active_bytes.all.current",
-                                                     "requested_bytes.all.current",
-                                                     "inactive_split_bytes.all.current",
-                                                     "allocated_bytes.all.peak",
-                                                     "reserved_bytes.all.peak",
-                                                     "allocation.all.current",
-                                                     "active.all.current",
-                                                     "segment.all.current",
-                                                     "inactive_split.all.current",
-                                                     "num_ooms",
-                                                     "num_alloc_retries"};
+constexpr std::array<const char*, 13> kKeyMetrics = {
+    stats::keys::allocated_current, stats::keys::reserved_current,        stats::keys::active_current,
+    stats::keys::requested_current, stats::keys::non_releasable_current,  stats::keys::allocated_peak,
+    stats::keys::reserved_peak,     stats::keys::allocations_current,     stats::keys::active_blocks_current,
+    stats::keys::segments_current,  stats::keys::inactive_splits_current, stats::keys::num_ooms,
+    stats::keys::num_alloc_retries};
 
 bool key_metric(std::string_view key) {
     return std::find(kKeyMetrics.begin(), kKeyMetrics.end(), key) != kKeyMetrics.end();
@@ -54,8 +48,9 @@ Node table_record(const analysis::StatsInfo& info, std::size_t i) {
     r.add("line", Value::count(static_cast<std::int64_t>(t.line))).machines_only();
     r.add("step", Value::optional<std::int64_t>(t.step, Value::count)).machines_only();
     r.add("layout", Value::text_of(t.layout)).in_headline();
-    r.add("num_ooms", optional_range("num_ooms", t.num_ooms), "OOMs");
-    r.add("num_alloc_retries", optional_range("num_alloc_retries", t.num_alloc_retries), "allocation retries");
+    r.add(stats::keys::num_ooms, optional_range(stats::keys::num_ooms, t.num_ooms), "OOMs");
+    r.add(stats::keys::num_alloc_retries, optional_range(stats::keys::num_alloc_retries, t.num_alloc_retries),
+          "allocation retries");
     auto& stats = r.add(Node::object("stats", Layout::facts));
     for (const auto& [key, value] : t.stats) {
         auto& n = stats.add(std::string(key), range_of(key, value), std::string(key));
