@@ -4,7 +4,12 @@
 
 #include <memsnap/analysis/sites/categories.hpp>
 #include <memsnap/analysis/sites/site_rules.hpp>
+#include <memsnap/limits.hpp>
 
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
 #include <regex>
 #include <set>
 
@@ -65,4 +70,28 @@ TEST_CASE("the man page prints the user-code and category rule tables as the cod
         }
         CHECK(man.find(std::string(analysis::to_string(rule.category)), at - 300) != std::string::npos);
     }
+}
+
+// The man page's LIMITS section is limits::caps as roff; MEMSNAP_UPDATE_GOLDEN=1 rewrites it.
+TEST_CASE("the man page lists every cap of limits::caps" * doctest::test_suite("cli")) {
+    const auto path = test::source_dir() / "man" / "memsnap.1";
+    const std::string man = test::read_text(path);
+    std::string section =
+        ".SH LIMITS\nCaps on what memsnap keeps and writes, none reached by a real capture: each bounds what a small\n"
+        "crafted file could make it hold or write. The reader's own limits are GLOBAL OPTIONS.\n";
+    for (const auto& cap : limits::caps) {
+        const auto value = cap.unit == "bytes" && cap.value % (1 << 20) == 0 ? fmt::format("{} MiB", cap.value >> 20)
+                           : cap.unit.empty()                                ? fmt::format("{}", cap.value)
+                                              : fmt::format("{} {}", cap.value, cap.unit);
+        section += fmt::format(".TP\n.B {}\n{}: {}.\n", cap.name, value, cap.why);
+    }
+    const auto start = man.find(".SH LIMITS\n"), end = man.find(".SH SECURITY\n");
+    REQUIRE(end != std::string::npos);
+    if (std::getenv("MEMSNAP_UPDATE_GOLDEN")) {
+        const auto from = start == std::string::npos ? end : start;
+        std::ofstream(path, std::ios::binary) << man.substr(0, from) + section + man.substr(end);
+        return;
+    }
+    REQUIRE(start != std::string::npos);
+    CHECK(man.substr(start, end - start) == section);
 }

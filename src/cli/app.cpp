@@ -4,6 +4,7 @@
 #include "process.hpp"
 
 #include <memsnap/error.hpp>
+#include <memsnap/limits.hpp>
 #include <memsnap/util/format.hpp>
 
 #include <CLI/CLI.hpp>
@@ -15,6 +16,16 @@
 namespace memsnap::cli {
 
 namespace {
+
+// The caps of limits::caps, for the end of --help (the man page's LIMITS lists them with why).
+std::string limits_footer() {
+    std::vector<std::string> caps;
+    for (const auto& cap : limits::caps)
+        caps.push_back(cap.unit == "bytes" && cap.value % (1 << 20) == 0
+                           ? fmt::format("{} {} MiB", cap.name, cap.value >> 20)
+                           : fmt::format("{} {}", cap.name, cap.value));
+    return fmt::format("Caps on what memsnap keeps and writes (LIMITS in memsnap(1)): {}.", fmt::join(caps, ", "));
+}
 
 void add_global_options(CLI::App& app, GlobalOptions& g) {
     app.add_option("--max-depth", g.limits.max_depth,
@@ -194,6 +205,7 @@ int run(int argc, char** argv) {
     app.set_version_flag("--version", std::string("memsnap ") + MEMSNAP_VERSION);
     app.require_subcommand(1);
     app.fallthrough();
+    app.footer(limits_footer());
     GlobalOptions globals;
     add_global_options(app, globals);
     InfoOptions info;

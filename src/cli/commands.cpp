@@ -5,6 +5,7 @@
 #include <memsnap/analysis/run.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/limits.hpp>
 #include <memsnap/report/render.hpp>
 #include <memsnap/util/format.hpp>
 #include <memsnap/util/steps.hpp>
@@ -25,7 +26,8 @@ namespace memsnap::cli {
 
 namespace {
 
-constexpr std::int64_t kMachineTop = 1000;  // sites that --format json and csv list by default
+constexpr auto kMachineTop =
+    static_cast<std::int64_t>(limits::machine_sites);  // sites that --format json and csv list by default
 
 bool use_color(const GlobalOptions& globals) {
     if (globals.color == "never") return false;

@@ -4,6 +4,7 @@
 //    pickle machine completes them, so the bulk of a large file never exists as generic values;
 //  - a walk over what remains (root, segments, settings) that assembles the model.
 
+#include <memsnap/limits.hpp>
 #include <memsnap/pickle/document.hpp>
 #include <memsnap/snapshot/model.hpp>
 #include <memsnap/util/id_index.hpp>
@@ -135,10 +136,10 @@ class ModelBuilder : public pickle::SealHook {
 // What one rendering may still spend: values and bytes of text (memo sharing lets a small
 // pickle describe a huge tree).
 struct RenderBudget {
-    std::size_t values = 20000;
-    std::size_t bytes = 1 << 20;
+    std::size_t values = limits::settings_values;
+    std::size_t bytes = limits::settings_bytes;
 };
-constexpr std::size_t kMaxSettings = 1000;  // allocator_settings keys kept; torch has a few dozen
+constexpr std::size_t kMaxSettings = limits::settings_keys;
 
 // Renders any value as compact JSON text (for settings), depth-bounded; past the budget,
 // values render as "...".

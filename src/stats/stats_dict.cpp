@@ -2,6 +2,7 @@
 
 #include "text_lines.hpp"
 
+#include <memsnap/limits.hpp>
 #include <memsnap/stats/keys.hpp>
 
 #include <fmt/format.h>
@@ -82,8 +83,8 @@ class LiteralParser {
     std::vector<std::string> too_big;  // keys of integers that do not fit int64 (the first few)
 
   private:
-    static constexpr int kMaxDepth = 64;
-    static constexpr std::size_t kMaxPath = 256;  // longer paths are not memory_stats keys
+    static constexpr int kMaxDepth = static_cast<int>(limits::stats_dict_depth);
+    static constexpr std::size_t kMaxPath = limits::stats_key_bytes;
     static constexpr std::size_t kMaxTooBig = 16;
 
     void ws() {

@@ -2,6 +2,8 @@
 // Line handling shared by the memory_summary and memory_stats readers. Both walk the text
 // once: no list of lines is built, and line numbers are counted as the walk goes.
 
+#include <memsnap/limits.hpp>
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -48,7 +50,7 @@ class FileWarnings {
     std::optional<std::string> summary() const;
 
   private:
-    static constexpr std::size_t kKept = 100;
+    static constexpr std::size_t kKept = limits::text_warnings;
     const std::string& file_;
     std::size_t kept_ = 0, dropped_ = 0;
 };

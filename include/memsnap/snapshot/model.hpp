@@ -3,6 +3,7 @@
 // frames and stacks are interned once and referred to by small ids; segments, blocks and
 // trace events are flat vectors. All byte counts are int64 so that diffs can go negative.
 
+#include <memsnap/limits.hpp>
 #include <memsnap/snapshot/detail/value_iterator.hpp>
 #include <memsnap/util/id_index.hpp>
 #include <memsnap/util/text_arena.hpp>
@@ -131,7 +132,7 @@ enum class TraceAction : std::uint8_t {
 // side tables of the Snapshot: stream values, and the notes of the few events that have one.
 struct TraceEvent {
     // Streams a trace can name (Snapshot::streams); more fold into entry 0, stream 0.
-    static constexpr std::size_t max_streams = 4096;
+    static constexpr std::size_t max_streams = limits::trace_streams;
 
     std::int64_t addr = 0;  // for oom: the device_free bytes
     std::int64_t size = 0;

@@ -2,6 +2,7 @@
 // The model of a memory_summary / memory_stats capture: per table, a map from memory_stats key
 // names to value ranges, so that summaries and stats dumps compare directly.
 
+#include <memsnap/limits.hpp>
 #include <memsnap/stats/range.hpp>
 #include <memsnap/stats/stat_map.hpp>
 
@@ -19,8 +20,8 @@ enum class CaptureKind { memory_summary, memory_stats };
 
 // Device indices are CUDA ordinals: a "device ID" past this is not one. A file with tables of
 // more devices than kMaxDevices is refused: no machine holds that many.
-constexpr int kMaxDevice = 65535;
-constexpr std::size_t kMaxDevices = 1024;
+constexpr int kMaxDevice = static_cast<int>(limits::device_id);
+constexpr std::size_t kMaxDevices = limits::summary_devices;
 std::string_view to_string(CaptureKind kind);
 
 // One memory_summary table or one memory_stats dict found in a file.

@@ -1,6 +1,7 @@
 #include <memsnap/analysis/diff/stats_diff.hpp>
 #include <memsnap/analysis/judge/rules.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/limits.hpp>
 #include <memsnap/stats/keys.hpp>
 #include <memsnap/util/format.hpp>
 
@@ -83,7 +84,7 @@ Groups by_device(const std::vector<const stats::StatsTable*>& tables) {
 
 // A long series (a log with a table every step) is listed at up to kMaxPoints evenly spaced
 // points, first and last included; directions and slopes are judged on every point.
-constexpr std::size_t kMaxPoints = 1000;
+constexpr std::size_t kMaxPoints = limits::series_points;
 
 std::vector<std::size_t> listed_points(std::size_t n) {
     std::vector<std::size_t> out;

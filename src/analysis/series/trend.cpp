@@ -5,6 +5,7 @@
 #include <memsnap/analysis/series/trend.hpp>
 #include <memsnap/analysis/sites/stats_tables.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/limits.hpp>
 #include <memsnap/stats/keys.hpp>
 #include <memsnap/util/steps.hpp>
 
@@ -21,7 +22,7 @@ namespace memsnap::analysis {
 
 namespace {
 
-constexpr std::size_t kMaxTrendSitesListed = 1000;
+constexpr std::size_t kMaxTrendSitesListed = limits::trend_sites;
 // A fit needs two intervals after warm-up to tell steady growth from one jump.
 constexpr std::size_t kMinPoints = 3;
 // A leak needs this many points after warm-up, or three where every site that carries the

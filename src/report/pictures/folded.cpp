@@ -4,6 +4,7 @@
 #include "pictures.hpp"
 #include "profile_support.hpp"
 
+#include <memsnap/limits.hpp>
 #include <memsnap/util/format.hpp>
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ std::string profile_folded(const analysis::StackProfile& profile, analysis::Side
     // Each line repeats its whole stack, so a crafted capture of many deep stacks could make
     // gigabytes: the biggest stacks are written up to 16 MiB in all, the rest are added up on
     // one line that says how many they are.
-    constexpr std::size_t kMaxBytes = std::size_t{16} << 20;
+    constexpr std::size_t kMaxBytes = limits::folded_bytes;
     std::vector<std::string> texts;
     texts.reserve(profile.frame_table.size());
     for (const auto& f : profile.frame_table) texts.push_back(folded_frame(f));

@@ -3,6 +3,7 @@
 // (outermost frame at the root), the frame names of the folded format, and XML escaping.
 
 #include <memsnap/analysis/sites/stack_profile.hpp>
+#include <memsnap/limits.hpp>
 
 #include <cstdint>
 #include <string>
@@ -32,7 +33,7 @@ struct TreeNode {
 
 // The profile's samples of one side as a tree; node 0 is the root. At most kMaxTreeNodes
 // nodes: far more than a picture can show, while a crafted capture cannot make it huge.
-inline constexpr std::size_t kMaxTreeNodes = 200000;
+inline constexpr std::size_t kMaxTreeNodes = limits::picture_tree_nodes;
 // The profile's samples of one side as a tree; node 0 is the root.
 std::vector<TreeNode> call_tree(const analysis::StackProfile& profile, analysis::Side side);
 

@@ -5,6 +5,7 @@
 #include "pictures.hpp"
 #include "profile_support.hpp"
 
+#include <memsnap/limits.hpp>
 #include <memsnap/util/format.hpp>
 
 #include <fmt/format.h>
@@ -110,9 +111,9 @@ namespace {
 // What one flame graph draws at most, so that no capture makes a picture too big to open:
 // past these, the smallest boxes under a drawn box merge into one "other" box beside its
 // drawn children. A hover names at most kMaxTitleChars of a frame's name.
-constexpr std::size_t kMaxBoxes = 20000;
-constexpr std::size_t kMaxBoxBytes = std::size_t{24} << 20;
-constexpr std::size_t kMaxTitleChars = 400;
+constexpr std::size_t kMaxBoxes = limits::picture_boxes;
+constexpr std::size_t kMaxBoxBytes = limits::picture_bytes;
+constexpr std::size_t kMaxTitleChars = limits::picture_title_bytes;
 
 struct Box {
     std::size_t node, depth;

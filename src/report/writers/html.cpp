@@ -5,6 +5,8 @@
 #include "values.hpp"
 #include "writers.hpp"
 
+#include <memsnap/limits.hpp>
+
 #include <fmt/format.h>
 
 #include <utility>
@@ -25,7 +27,7 @@ constexpr const char* kStyle =
 
 // A page stays under 32 MiB whatever the input, so that a browser opens it: pictures keep to
 // their own budget (24 MiB), and lists stop here with a line saying how many rows are left.
-constexpr std::size_t kMaxPageBytes = std::size_t{30} << 20;
+constexpr std::size_t kMaxPageBytes = limits::html_page_bytes;
 
 class HtmlWriter {
   public:

@@ -9,6 +9,7 @@
 
 #include <memsnap/analysis/sites/categories.hpp>
 #include <memsnap/analysis/sites/site_rules.hpp>
+#include <memsnap/limits.hpp>
 #include <memsnap/snapshot/model.hpp>
 
 #include <memory>
@@ -69,7 +70,7 @@ class StackIndex {
     // real name is that long, and a crafted one shared by many frames must not be copied
     // whole into every report line.
     FrameText frame(CanonFrameId frame) const;
-    static constexpr std::size_t kMaxFrameText = 4096;
+    static constexpr std::size_t kMaxFrameText = limits::frame_text_bytes;
     // Whether the frame is a module's forward (see is_forward_frame), without copying text.
     bool is_forward(CanonFrameId frame) const;
     const FrameFlags& flags(CanonFrameId frame) const;

@@ -4,6 +4,7 @@
 
 #include <memsnap/analysis/sites/categories.hpp>
 #include <memsnap/analysis/sites/stack_index.hpp>
+#include <memsnap/limits.hpp>
 
 #include <cstdint>
 #include <map>
@@ -22,7 +23,7 @@ struct RepresentativeStack {
     std::size_t frames_omitted = 0;     // outermost frames past kMaxStackFrames
 };
 // Frames kept of one stack in a report: real stacks hold tens to a hundred or so.
-inline constexpr std::size_t kMaxStackFrames = 128;
+inline constexpr std::size_t kMaxStackFrames = limits::stack_frames;
 
 // One stack's bytes, for pictures (stack_profile.hpp): frames as in RepresentativeStack.
 struct ProfileSample {

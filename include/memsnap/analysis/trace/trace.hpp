@@ -13,6 +13,7 @@
 #include <memsnap/analysis/sites/site_rules.hpp>
 #include <memsnap/analysis/sites/stack_profile.hpp>
 #include <memsnap/analysis/sites/stacks.hpp>
+#include <memsnap/limits.hpp>
 #include <memsnap/snapshot/model.hpp>
 
 #include <array>
@@ -25,10 +26,10 @@
 namespace memsnap::analysis {
 
 // Bounds on what one capture can make memsnap hold, whatever the file says.
-inline constexpr std::size_t kMaxOomsExplained = 20;       // the rest are counted
-inline constexpr std::size_t kMaxTraceSitesListed = 1000;  // with --top 0
-inline constexpr std::size_t kMaxIterationsListed = 1000;  // per site
-inline constexpr std::size_t kMaxTimelinePoints = 1000;
+inline constexpr std::size_t kMaxOomsExplained = limits::ooms_explained;
+inline constexpr std::size_t kMaxTraceSitesListed = limits::trace_sites;
+inline constexpr std::size_t kMaxIterationsListed = limits::iterations_listed;
+inline constexpr std::size_t kMaxTimelinePoints = limits::timeline_points;
 // One out-of-memory event, with the allocator's state replayed to its moment.
 struct OomExplanation {
     int device = 0;
