@@ -180,48 +180,57 @@ class SummaryReader {
         open_->last_line = line;
     }
 
+    // "|  PyTorch CUDA memory summary, device ID 0  |": a table's title.
+    void on_title(const TextLine& l) {
+        const auto s = l.text;
+        if (!open_ || open_->title || open_->has_rows) start(l.line);
+        open_->title = true;
+        open_->table.device = [&]() -> std::optional<int> {
+            const auto d = int_after(s, "device ID");
+            if (d && *d >= 0 && *d <= kMaxDevice) return static_cast<int>(*d);
+            if (d) warn(l.line, fmt::format("device ID {} is not a device index; the device is unknown", *d));
+            return std::nullopt;
+        }();
+        const auto at = s.find(" memory summary");
+        const auto word = word_before(s, at);
+        if (!word.empty() && word != "CUDA") open_->forks.insert(word);
+        open_->last_line = l.line;
+    }
+
+    // "|  CUDA OOMs: 0  |  cudaMalloc retries: 0  |".
+    void on_ooms(const TextLine& l) {
+        const auto s = l.text;
+        if (!open_) start(l.line);
+        if (auto v = int_after(s, "OOMs:")) open_->table.num_ooms = ByteRange::exact(*v);
+        const auto word = word_before(s, s.find(" OOMs:"));
+        if (!word.empty() && word != "CUDA") open_->forks.insert(word);
+        if (auto v = int_after(s, "retries:")) open_->table.num_alloc_retries = ByteRange::exact(*v);
+        if (const auto at = s.find("Malloc retries:"); at != std::string_view::npos) {
+            const auto w = word_before(s, at);
+            if (!w.empty() && w != "CUDA") open_->forks.insert(w);
+        }
+        open_->last_line = l.line;
+    }
+
+    // "=====": a table's first or last border.
+    void on_double_border(const TextLine& l) {
+        if (open_ && open_->has_rows) {
+            open_->closed = true;
+            open_->last_line = l.line;
+            finish();
+        } else if (!open_) {
+            start(l.line);
+        } else {
+            open_->last_line = l.line;
+        }
+    }
+
     void on_line(const TextLine& l) {
         const auto s = l.text;
-        if (s.find("memory summary") != std::string_view::npos && s.find("device ID") != std::string_view::npos) {
-            if (!open_ || open_->title || open_->has_rows) start(l.line);
-            open_->title = true;
-            open_->table.device = [&]() -> std::optional<int> {
-                const auto d = int_after(s, "device ID");
-                if (d && *d >= 0 && *d <= kMaxDevice) return static_cast<int>(*d);
-                if (d) warn(l.line, fmt::format("device ID {} is not a device index; the device is unknown", *d));
-                return std::nullopt;
-            }();
-            const auto at = s.find(" memory summary");
-            const auto word = word_before(s, at);
-            if (!word.empty() && word != "CUDA") open_->forks.insert(word);
-            open_->last_line = l.line;
-            return;
-        }
-        if (s.find("OOMs:") != std::string_view::npos) {
-            if (!open_) start(l.line);
-            if (auto v = int_after(s, "OOMs:")) open_->table.num_ooms = ByteRange::exact(*v);
-            const auto word = word_before(s, s.find(" OOMs:"));
-            if (!word.empty() && word != "CUDA") open_->forks.insert(word);
-            if (auto v = int_after(s, "retries:")) open_->table.num_alloc_retries = ByteRange::exact(*v);
-            if (const auto at = s.find("Malloc retries:"); at != std::string_view::npos) {
-                const auto w = word_before(s, at);
-                if (!w.empty() && w != "CUDA") open_->forks.insert(w);
-            }
-            open_->last_line = l.line;
-            return;
-        }
-        if (is_border(s, '=')) {
-            if (open_ && open_->has_rows) {
-                open_->closed = true;
-                open_->last_line = l.line;
-                finish();
-            } else if (!open_) {
-                start(l.line);
-            } else {
-                open_->last_line = l.line;
-            }
-            return;
-        }
+        if (s.find("memory summary") != std::string_view::npos && s.find("device ID") != std::string_view::npos)
+            return on_title(l);
+        if (s.find("OOMs:") != std::string_view::npos) return on_ooms(l);
+        if (is_border(s, '=')) return on_double_border(l);
         if (is_border(s, '-')) {
             if (open_) open_->last_line = l.line;
             return;
