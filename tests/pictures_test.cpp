@@ -427,3 +427,55 @@ TEST_SUITE("cli") {
     }
 
 }  // TEST_SUITE("cli")
+
+TEST_SUITE("unit") {
+    TEST_CASE("pictures normalise stacks as the text does: interpreter frames dropped and no stack labelled") {
+        analysis::StackProfile p;
+        p.title = "live";
+        p.measure = "live bytes";
+        p.frame_table = {{"/usr/lib/libpython3.10.so", 0, "Py_BytesMain", false},
+                         {"/home/u/train.py", 10, "step", true},
+                         {"/usr/lib/libtorch.so", 0, "wrap_kernel_functor_unboxed_", false}};
+        analysis::ProfileSample python;  // innermost first: the dispatcher, the Python frame, the interpreter
+        python.frames = {2, 1, 0};
+        python.bytes = 4096;
+        python.count = 1;
+        analysis::ProfileSample only_cpp;
+        only_cpp.frames = {2};
+        only_cpp.bytes = 512;
+        only_cpp.count = 1;
+        analysis::ProfileSample no_stack;
+        no_stack.bytes = 1024;
+        no_stack.count = 2;
+        p.samples = {python, only_cpp, no_stack};
+        report::RenderOptions options;
+        const auto folded = report::render(p, report::Format::folded, options);
+        CHECK(folded.find("step (/home/u/train.py:10) 4096") != std::string::npos);
+        CHECK(folded.find("Py_BytesMain") == std::string::npos);
+        // A stack with no Python frame keeps what it has; blocks with no stack are one labelled frame.
+        CHECK(folded.find("wrap_kernel_functor_unboxed_ (/usr/lib/libtorch.so) 512") != std::string::npos);
+        CHECK(folded.find("<no stack> 1024") != std::string::npos);
+        const auto svg = report::render(p, report::Format::svg, options);
+        CHECK(svg.find("&lt;no stack&gt;") != std::string::npos);
+        CHECK(svg.find("Py_BytesMain") == std::string::npos);
+        options.cpp_frames = true;
+        CHECK(report::render(p, report::Format::folded, options).find("Py_BytesMain") != std::string::npos);
+    }
+
+    TEST_CASE("pprof honours --side on a diff") {
+        const auto d = leak_diff();
+        const auto stacks = analysis::diff_stacks(d);
+        const auto total = [&](analysis::Side side) {
+            report::RenderOptions options;
+            options.side = side;
+            const auto profile = decode(gunzip(report::render(stacks, report::Format::pprof, options)));
+            std::int64_t bytes = 0;
+            for (auto [it, end] = profile.bytes.equal_range(2); it != end; ++it)
+                bytes += packed(decode(it->second).bytes.find(2)->second).at(0);
+            return bytes;
+        };
+        CHECK(total(analysis::Side::delta) == d.totals.allocated.delta);
+        CHECK(total(analysis::Side::after) == d.totals.allocated.after);
+        CHECK(total(analysis::Side::before) == d.totals.allocated.before);
+    }
+}

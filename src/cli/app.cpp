@@ -68,6 +68,9 @@ CLI::App* add_info(CLI::App& app, InfoOptions& info) {
     cmd->add_option("--device", info.device, "Only this CUDA device");
     cmd->add_option("--node-fraction", info.node_fraction,
                     "--format dot: leave out frames below this share of the bytes (default 0.005)");
+    cmd->add_flag("--cpp-frames", info.cpp_frames,
+                  "Keep C++ (interpreter, dispatcher) frames in pictures (default: dropped from stacks with Python "
+                  "frames)");
     return cmd;
 }
 
@@ -93,7 +96,10 @@ CLI::App* add_trace(CLI::App& app, TraceOptions& trace) {
         ->allow_extra_args(false);
     cmd->add_option("--focus", trace.focus, "Keep only allocations whose stack has a frame matching this regex")
         ->allow_extra_args(false);
-    cmd->add_flag("--cpp-frames", trace.cpp_frames, "Show C++ frames in text and markdown stacks (default: a count)");
+    cmd->add_flag(
+        "--cpp-frames", trace.cpp_frames,
+        "Show C++ frames in text and markdown stacks and keep them in pictures (default: a count, and dropped "
+        "from pictures of stacks with Python frames)");
     cmd->add_option("--fail-on-growth", trace.fail_on_growth,
                     "Exit 3 when the most allocated memory per iteration grows faster than RATE bytes per iteration "
                     "(e.g. 10MiB): growth, not a leak verdict");
@@ -132,7 +138,10 @@ CLI::App* add_diff(CLI::App& app, DiffOptions& diff) {
         ->allow_extra_args(false);
     cmd->add_option("--granularity", diff.granularity, "Group frames by source line or by function: line or function")
         ->check(CLI::IsMember({"line", "function"}));
-    cmd->add_flag("--cpp-frames", diff.cpp_frames, "Show C++ frames in text and markdown stacks (default: a count)");
+    cmd->add_flag(
+        "--cpp-frames", diff.cpp_frames,
+        "Show C++ frames in text and markdown stacks and keep them in pictures (default: a count, and dropped "
+        "from pictures of stacks with Python frames)");
     return cmd;
 }
 

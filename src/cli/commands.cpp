@@ -140,7 +140,8 @@ CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals)
     if (options.files.size() > 1 && format != report::Format::text && !lines)
         throw usage_error(fmt::format("--format {}: one file at a time (--format jsonl takes many)", options.format));
     binary_allowed(format);
-    const auto render = render_options(globals, format, false, analysis::Side::after, options.node_fraction);
+    const auto render =
+        render_options(globals, format, options.cpp_frames, analysis::Side::after, options.node_fraction);
     auto rq = request(analysis::Command::info, globals, format, options.format, render);
     rq.options.top = top_option(options.top, lines ? kMachineTop : 10);
     rq.options.device = device_option(options.device);

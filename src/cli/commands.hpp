@@ -26,6 +26,7 @@ struct InfoOptions {
     std::string top;            // empty: 10
     std::string device;         // empty: every device
     std::string node_fraction;  // dot
+    bool cpp_frames = false;    // pictures keep interpreter and dispatcher frames
 };
 
 struct TraceOptions {

@@ -1,6 +1,7 @@
 #include "documents/documents.hpp"
 #include "documents/phrases.hpp"
 #include "pictures/pictures.hpp"
+#include "pictures/profile_support.hpp"
 #include "writers/writers.hpp"
 
 #include <memsnap/error.hpp>
@@ -66,8 +67,9 @@ void write_infos(const std::vector<analysis::InfoResult>& infos, const analysis:
     if (stack_picture(format)) return sink(render(stacks_of(result, format), format, options));
     if (format == Format::html) {
         const auto& stacks = stacks_of(result, format);
-        return write_document(document(infos.at(0)), format, options, sink,
-                              {detail::profile_svg(stacks, analysis::Side::after)}, &result);
+        return write_document(
+            document(infos.at(0)), format, options, sink,
+            {detail::profile_svg(detail::shown_stacks(stacks, options.cpp_frames), analysis::Side::after)}, &result);
     }
     for (std::size_t i = 0; i < infos.size(); ++i) {
         if (i) sink("\n");
@@ -79,7 +81,9 @@ void write_diff(const analysis::DiffResult& diff, const analysis::Result& result
                 const RenderOptions& options, const Sink& sink) {
     if (stack_picture(format)) return sink(render(stacks_of(result, format), format, options));
     std::vector<std::string> pictures;
-    if (format == Format::html) pictures.push_back(detail::profile_svg(stacks_of(result, format), options.side));
+    if (format == Format::html)
+        pictures.push_back(
+            detail::profile_svg(detail::shown_stacks(stacks_of(result, format), options.cpp_frames), options.side));
     write_document(document(diff), format, options, sink, pictures, &result);
 }
 
@@ -90,7 +94,8 @@ void write_trace(const analysis::TraceResult& trace, const analysis::Result& res
     std::vector<std::string> pictures;
     if (format == Format::html) {
         if (trace.ordered()) pictures.push_back(render_timeline_svg(trace));
-        pictures.push_back(detail::profile_svg(stacks_of(result, format), analysis::Side::after));
+        pictures.push_back(detail::profile_svg(detail::shown_stacks(stacks_of(result, format), options.cpp_frames),
+                                               analysis::Side::after));
     }
     write_document(document(trace), format, options, sink, pictures, &result);
 }
@@ -138,7 +143,8 @@ std::string render(const Document& d, Format format, const RenderOptions& option
     return out;
 }
 
-std::string render(const analysis::StackProfile& profile, Format format, const RenderOptions& options) {
+std::string render(const analysis::StackProfile& stacks, Format format, const RenderOptions& options) {
+    const auto profile = detail::shown_stacks(stacks, options.cpp_frames);
     switch (format) {
         case Format::folded:
             return detail::profile_folded(profile, options.side);
@@ -147,7 +153,7 @@ std::string render(const analysis::StackProfile& profile, Format format, const R
         case Format::dot:
             return detail::profile_dot(profile, options.side, options.node_fraction);
         case Format::pprof:
-            return detail::profile_pprof(profile);
+            return detail::profile_pprof(profile, options.side);
         default:
             break;
     }

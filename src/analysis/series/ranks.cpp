@@ -279,7 +279,8 @@ StackProfile ranks_stacks(const RanksResult& ranks) {
     out.measure = "live bytes";
     for (const auto& r : ranks.ranks) {
         const auto rank_frame = static_cast<std::uint32_t>(out.frame_table.size());
-        out.frame_table.push_back({r.file, 0, fmt::format("rank {}", r.rank), false});
+        // Counted with the Python frames: pictures keep it whatever --cpp-frames says.
+        out.frame_table.push_back({r.file, 0, fmt::format("rank {}", r.rank), true});
         for (const auto& s : r.top_sites) {
             ProfileSample sample;
             sample.frames = {static_cast<std::uint32_t>(out.frame_table.size()), rank_frame};  // innermost first

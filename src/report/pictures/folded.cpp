@@ -16,8 +16,9 @@
 namespace memsnap::report::detail {
 
 std::string folded_frame(const analysis::FrameText& f) {
-    std::string frame = util::printable(f.line == 0 ? fmt::format("{} ({})", f.name, f.filename)
-                                                    : fmt::format("{} ({}:{})", f.name, f.filename, f.line));
+    std::string frame = util::printable(f.filename.empty() ? f.name
+                                        : f.line == 0      ? fmt::format("{} ({})", f.name, f.filename)
+                                                           : fmt::format("{} ({}:{})", f.name, f.filename, f.line));
     for (char& c : frame)
         if (c == ';') c = ',';
     return frame;

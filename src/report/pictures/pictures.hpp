@@ -13,7 +13,9 @@ namespace memsnap::report::detail {
 std::string profile_folded(const analysis::StackProfile& profile, analysis::Side side);
 std::string profile_svg(const analysis::StackProfile& profile, analysis::Side side);
 std::string profile_dot(const analysis::StackProfile& profile, analysis::Side side, double node_fraction);
-std::string profile_pprof(const analysis::StackProfile& profile);
+// A diff's `delta` side carries the after side as positive samples and the before side as
+// negative ones (pprof -diff_base's way); `before` and `after` carry that side alone.
+std::string profile_pprof(const analysis::StackProfile& profile, analysis::Side side);
 std::string trace_timeline_svg(const analysis::TraceResult& trace);
 std::string trend_svg(const analysis::TrendResult& trend);
 

@@ -78,7 +78,7 @@ std::string pprof_name(std::string_view raw) {
 
 }  // namespace
 
-std::string profile_pprof(const analysis::StackProfile& p) {
+std::string profile_pprof(const analysis::StackProfile& p, analysis::Side side) {
     std::vector<std::string> strings{""};
     std::map<std::string, std::int64_t> string_id{{"", 0}};
     const auto intern = [&](const std::string& s) {
@@ -111,8 +111,14 @@ std::string profile_pprof(const analysis::StackProfile& p) {
         profile.message(2, sample);
     };
     for (const auto& s : p.samples) {
-        add_sample(s, s.bytes, s.count);
-        if (p.differential) add_sample(s, -s.base_bytes, -s.base_count);
+        if (!p.differential) {
+            add_sample(s, s.bytes, s.count);
+        } else if (side == analysis::Side::before) {
+            add_sample(s, s.base_bytes, s.base_count);
+        } else {
+            add_sample(s, s.bytes, s.count);
+            if (side == analysis::Side::delta) add_sample(s, -s.base_bytes, -s.base_count);
+        }
     }
     for (std::size_t f = 0; f <= p.frame_table.size(); ++f) {
         const bool omitted = f == p.frame_table.size();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace memsnap::report::detail {
 
@@ -39,6 +40,42 @@ std::string xml_text(std::string_view raw) {
 std::string side_measure(const analysis::StackProfile& p, analysis::Side side) {
     if (!p.differential) return p.measure;
     return side == analysis::Side::before ? "bytes before" : side == analysis::Side::after ? "bytes after" : "growth";
+}
+
+analysis::StackProfile shown_stacks(const analysis::StackProfile& profile, bool cpp_frames) {
+    analysis::StackProfile out;
+    out.title = profile.title;
+    out.measure = profile.measure;
+    out.differential = profile.differential;
+    out.frame_table = profile.frame_table;
+    std::optional<std::uint32_t> no_stack;
+    std::map<std::tuple<std::vector<std::uint32_t>, std::size_t, analysis::Category>, std::size_t> merged;
+    for (const auto& s : profile.samples) {
+        std::vector<std::uint32_t> frames;
+        const bool has_python = std::any_of(s.frames.begin(), s.frames.end(),
+                                            [&](std::uint32_t f) { return profile.frame_table[f].python; });
+        for (const auto f : s.frames)
+            if (cpp_frames || !has_python || profile.frame_table[f].python) frames.push_back(f);
+        if (frames.empty() && s.frames_omitted == 0) {
+            if (!no_stack) {
+                no_stack = static_cast<std::uint32_t>(out.frame_table.size());
+                out.frame_table.push_back({"", 0, "<no stack>", true});
+            }
+            frames.push_back(*no_stack);
+        }
+        const auto [at, added] = merged.try_emplace({frames, s.frames_omitted, s.category}, out.samples.size());
+        if (added) {
+            out.samples.push_back(s);
+            out.samples.back().frames = std::move(frames);
+            continue;
+        }
+        auto& into = out.samples[at->second];
+        into.bytes += s.bytes;
+        into.count += s.count;
+        into.base_bytes += s.base_bytes;
+        into.base_count += s.base_count;
+    }
+    return out;
 }
 
 namespace {

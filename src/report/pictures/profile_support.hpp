@@ -21,6 +21,13 @@ std::string side_measure(const analysis::StackProfile& profile, analysis::Side s
 // Text safe inside XML and HTML, control characters escaped as memsnap prints them.
 std::string xml_text(std::string_view raw);
 
+// What a picture shows of a profile: the stacks as the text shows them. A stack's interpreter
+// and dispatcher frames (every frame not from Python: Py_BytesMain, _PyRun_*, slot_tp_call,
+// wrap_kernel_functor_unboxed_...) are dropped unless `cpp_frames`, when it has a Python frame
+// to show; stacks that become equal merge. Blocks with no stack are one labelled frame,
+// "<no stack>", rather than a blank.
+analysis::StackProfile shown_stacks(const analysis::StackProfile& profile, bool cpp_frames);
+
 struct TreeNode {
     std::int64_t frame = -1;  // position in the frame table; -1 for the root, -2 for "[N outer frames omitted]"
     std::int64_t value = 0;   // inclusive, of the side shown
