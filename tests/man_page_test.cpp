@@ -2,12 +2,14 @@
 
 #include "support.hpp"
 
+#include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/analysis/sites/categories.hpp>
 #include <memsnap/analysis/sites/site_rules.hpp>
 #include <memsnap/limits.hpp>
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -94,4 +96,24 @@ TEST_CASE("the man page lists every cap of limits::caps" * doctest::test_suite("
     }
     REQUIRE(start != std::string::npos);
     CHECK(man.substr(start, end - start) == section);
+}
+
+// The VERDICTS section prints analysis::verdicts(): each verdict, its kind, meaning and
+// preconditions, as verdict.cpp's table says.
+TEST_CASE("the man page's VERDICTS section is the verdict table" * doctest::test_suite("cli")) {
+    // Compared as running text: roff's line breaks and inline bold words are layout.
+    const auto running = [](std::string text) {
+        text = std::regex_replace(text, std::regex(R"(\n\.BR? (\S+) ?)"), " $1");
+        return std::regex_replace(text, std::regex("\n"), " ");
+    };
+    const std::string man = running(test::read_text(test::source_dir() / "man" / "memsnap.1"));
+    for (const auto& v : analysis::verdicts()) {
+        CAPTURE(v.spelling);
+        // The meaning as a sentence: capitalised, with a full stop.
+        std::string meaning(v.meaning);
+        meaning[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(meaning[0])));
+        const auto entry = fmt::format("\n.BR {} \" ({})\"\n{}.\n.br\n{}\n", v.spelling,
+                                       v.behaviour ? "behaviour" : "level", meaning, v.preconditions);
+        CHECK(man.find(running(entry)) != std::string::npos);
+    }
 }

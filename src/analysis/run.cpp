@@ -279,7 +279,7 @@ Result run_trend(const Request& rq) {
     out.warnings.insert(out.warnings.end(), repeated.begin(), repeated.end());
     out.gate = check_gates(result, rq.gates);
     if (stacks_for(rq, Command::trend) == StackNeed::sites) {
-        if (result.kind != "snapshot")
+        if (result.kind != SeriesKind::snapshot)
             throw usage_error(
                 fmt::format("{} needs sites, which summaries and stats do not have: use svg, html or text", rq.output));
         out.stacks = trend_stacks(result);

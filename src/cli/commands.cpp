@@ -59,7 +59,8 @@ report::Format format_of(const std::string& name) {
 }
 
 std::optional<int> device_option(const std::string& text) {
-    if (const auto d = whole_number("--device", text, 65535)) return static_cast<int>(*d);
+    if (const auto d = whole_number("--device", text, static_cast<std::int64_t>(limits::device_id)))
+        return static_cast<int>(*d);
     return std::nullopt;
 }
 

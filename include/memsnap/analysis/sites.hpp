@@ -8,6 +8,7 @@
 #include <memsnap/analysis/sites/categories.hpp>
 #include <memsnap/analysis/sites/growth_graph.hpp>
 #include <memsnap/analysis/sites/live_blocks.hpp>
+#include <memsnap/analysis/sites/moments.hpp>
 #include <memsnap/analysis/sites/options.hpp>
 #include <memsnap/analysis/sites/site_rules.hpp>
 #include <memsnap/analysis/sites/snapshot_info.hpp>

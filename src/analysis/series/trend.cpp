@@ -241,7 +241,7 @@ void judge(TrendResult& t) {
     context.behaviour = t.comparability.behaviour_allowed();
     context.order_contradicted = t.comparability.order_contradicted();
     context.one_process_ruled_out = t.comparability.same_process == Answer::no;
-    context.from_snapshots = t.kind == "snapshot";
+    context.from_snapshots = t.kind == SeriesKind::snapshot;
     t.advice = advice_for(t.verdict, context);
 }
 
@@ -270,7 +270,8 @@ void series_notes(TrendResult& t) {
         t.notes.push_back(Fact(FactKind::not_comparable)
                               .text("same_process", std::string(to_string(c.same_process)))
                               .text("same_workload", std::string(to_string(c.same_workload))));
-    if (c.caveat()) t.notes.push_back(Fact(FactKind::caveat_same_workload).flag("summaries", t.kind != "snapshot"));
+    if (c.caveat())
+        t.notes.push_back(Fact(FactKind::caveat_same_workload).flag("summaries", t.kind != SeriesKind::snapshot));
     if (!t.steps_known) t.notes.push_back(Fact(FactKind::steps_unknown).text("source", t.steps_source));
     if (t.warmup > 0)
         t.notes.push_back(Fact(FactKind::warmup_left_out).count("intervals", static_cast<std::int64_t>(t.warmup)));
@@ -383,7 +384,7 @@ void snapshot_totals(TrendResult& t, const std::vector<SeriesCapture>& captures,
 TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisOptions& options,
                             const TrendOptions& trend) {
     TrendResult t;
-    t.kind = "snapshot";
+    t.kind = SeriesKind::snapshot;
     t.device = options.device;
     t.warmup = trend.warmup;
     require_points(captures.size(), trend.warmup);
@@ -502,10 +503,24 @@ void stats_totals(TrendResult& t, const StatsPoints& p, const std::vector<std::s
 
 }  // namespace
 
+std::string_view to_string(SeriesKind kind) {
+    switch (kind) {
+        case SeriesKind::snapshot:
+            return "snapshot";
+        case SeriesKind::memory_summary:
+            return "memory_summary";
+        case SeriesKind::memory_stats:
+            return "memory_stats";
+    }
+    return "snapshot";
+}
+
 TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const AnalysisOptions& options,
                         const TrendOptions& trend) {
     TrendResult t;
-    t.kind = captures.empty() ? "memory_summary" : std::string(stats::to_string(captures.front().kind));
+    t.kind = !captures.empty() && captures.front().kind == stats::CaptureKind::memory_stats
+                 ? SeriesKind::memory_stats
+                 : SeriesKind::memory_summary;
     t.warmup = trend.warmup;
     // One device: --device, else the first any table names.
     std::optional<int> device = options.device;

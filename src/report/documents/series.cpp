@@ -112,10 +112,10 @@ Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
 Document trend(const analysis::TrendResult& t) {
     Document doc;
     doc.kind = "trend";
-    doc.title = fmt::format("trend of {} {} captures{}", t.steps.size(), t.kind == "snapshot" ? "snapshot" : t.kind,
+    doc.title = fmt::format("trend of {} {} captures{}", t.steps.size(), analysis::to_string(t.kind),
                             t.device ? fmt::format(", device {}", *t.device) : "");
     auto& root = doc.root;
-    root.add("input_kind", Value::word(t.kind)).machines_only();
+    root.add("input_kind", Value::word(std::string(analysis::to_string(t.kind)))).machines_only();
     auto& files = root.add(Node::list("files", Layout::hidden));
     for (const auto& f : t.files) files.add(Node::of("", Value::text_of(f)));
     root.add(numbers("steps", t.steps));
@@ -155,7 +155,7 @@ Document trend(const analysis::TrendResult& t) {
                                                                     : "how far apart their values lie")));
     sites.primary = true;
     sites.prototype = std::make_shared<const Node>(trend_site(analysis::TrendSite{}, t));  // CSV header of none
-    if (t.kind != "snapshot") sites.machines_only();
+    if (t.kind != analysis::SeriesKind::snapshot) sites.machines_only();
     for (const auto& s : t.sites) sites.add(trend_site(s, t));
     root.add("sites_total", Value::count(static_cast<std::int64_t>(t.sites_total))).machines_only();
     root.add(facts("notes", t.notes, "Notes"));

@@ -57,8 +57,12 @@ struct TrendFile {
     std::int64_t step = 0;  // the step, or its position when steps are unknown
 };
 
+// What a series is made of; spelt as JSON's input_kind.
+enum class SeriesKind { snapshot, memory_summary, memory_stats };
+std::string_view to_string(SeriesKind kind);
+
 struct TrendResult {
-    std::string kind;  // "snapshot", "memory_summary" or "memory_stats"
+    SeriesKind kind = SeriesKind::snapshot;
     // One per capture, in the order judged: by step, else as given (or by one process's trace
     // clock). For a series of logs with several tables each, the files as given.
     std::vector<std::string> files;

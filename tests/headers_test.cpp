@@ -1,0 +1,37 @@
+// Every public header compiles on its own terms: the umbrella header of each room, and the
+// library's entry points (a header that includes a missing file fails the build here).
+#include <memsnap/analysis/diff.hpp>
+#include <memsnap/analysis/gates.hpp>
+#include <memsnap/analysis/info.hpp>
+#include <memsnap/analysis/judge.hpp>
+#include <memsnap/analysis/run.hpp>
+#include <memsnap/analysis/series.hpp>
+#include <memsnap/analysis/sites.hpp>
+#include <memsnap/analysis/trace.hpp>
+#include <memsnap/capture/capture.hpp>
+#include <memsnap/capture/inputs.hpp>
+#include <memsnap/error.hpp>
+#include <memsnap/io/mapped_file.hpp>
+#include <memsnap/io/unwrap.hpp>
+#include <memsnap/limits.hpp>
+#include <memsnap/pickle/document.hpp>
+#include <memsnap/pickle/limits.hpp>
+#include <memsnap/pickle/reader.hpp>
+#include <memsnap/report/model.hpp>
+#include <memsnap/report/render.hpp>
+#include <memsnap/snapshot/load.hpp>
+#include <memsnap/snapshot/model.hpp>
+#include <memsnap/stats/capture.hpp>
+#include <memsnap/stats/keys.hpp>
+#include <memsnap/stats/range.hpp>
+#include <memsnap/stats/stat_map.hpp>
+#include <memsnap/stats/text_reader.hpp>
+#include <memsnap/util/format.hpp>
+#include <memsnap/util/hash.hpp>
+#include <memsnap/util/id_index.hpp>
+#include <memsnap/util/parallel.hpp>
+#include <memsnap/util/pattern.hpp>
+#include <memsnap/util/range.hpp>
+#include <memsnap/util/steps.hpp>
+#include <memsnap/util/text_arena.hpp>
+#include <memsnap/util/units.hpp>
