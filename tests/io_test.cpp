@@ -7,7 +7,13 @@
 #include <memsnap/error.hpp>
 #include <memsnap/io/mapped_file.hpp>
 
+#include <fmt/format.h>
+
 #include <fstream>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace memsnap;
 
@@ -37,4 +43,83 @@ TEST_CASE("pipes and devices: refused by their first bytes / bounded by --max-in
     CHECK(small.exit_code == 2);
     CHECK(small.err.find("more than 1024 bytes (--max-input)") != std::string::npos);
     CHECK(test::run_memsnap("--max-input 0 info -", "", summary.string()).exit_code == 1);
+}
+
+namespace {
+
+// A directory with two captures behind symbolic links (as git-annex and DVC keep them), a
+// regular capture, and entries that cannot be read: a dangling link, a link loop, a FIFO.
+std::filesystem::path hazard_dir(const std::string& name) {
+    namespace fs = std::filesystem;
+    const auto dir = fs::temp_directory_path() / fmt::format("memsnap_{}_{}", name, ::getpid());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const auto pairs = test::fixtures_dir() / "pairs";
+    fs::create_symlink(pairs / "leak" / "run_step100.pickle", dir / "rank0_step100.pickle");
+    fs::create_symlink(pairs / "leak" / "run_step500.pickle", dir / "rank1_step500.pickle");
+    fs::copy_file(pairs / "leak" / "run_step100.pickle", dir / "rank2_step900.pickle");
+    fs::create_symlink(dir / "nowhere.pickle", dir / "dangling.pickle");
+    fs::create_symlink(dir / "loop_b", dir / "loop_a");
+    fs::create_symlink(dir / "loop_a", dir / "loop_b");
+    REQUIRE(::mkfifo((dir / "fifo.pickle").c_str(), 0600) == 0);
+    return dir;
+}
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+    std::size_t n = 0;
+    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("directories: dangling links / link loops / FIFOs are skipped with a warning each / no hang" *
+          doctest::test_suite("cli")) {
+    const auto dir = hazard_dir("hazards");
+    // `timeout`: a FIFO opened for reading would block for ever; a regression fails, not hangs.
+    for (const char* command : {"info --format jsonl", "trend", "ranks"}) {
+        CAPTURE(command);
+        const auto r = test::run_memsnap(std::string(command) + " " + test::quote(dir), "timeout 20");
+        REQUIRE(r.exit_code == 0);
+        CHECK(count_of(r.err, "warning: skipped") == 4);
+        CHECK(r.err.find("dangling.pickle: a dangling symbolic link") != std::string::npos);
+        CHECK(r.err.find("loop_a: a symbolic link loop") != std::string::npos);
+        CHECK(r.err.find("loop_b: a symbolic link loop") != std::string::npos);
+        CHECK(r.err.find("fifo.pickle: a FIFO, not a regular file") != std::string::npos);
+        for (const char* file : {"rank0_step100", "rank1_step500", "rank2_step900"})
+            CHECK(r.out.find(file) != std::string::npos);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a FIFO named on the command line with no writer: exit 2 at once / one found in a directory is never opened" *
+          doctest::test_suite("cli")) {
+    const auto dir = hazard_dir("fifo");
+    const auto fifo = dir / "fifo.pickle";
+    for (const char* command : {"info", "info --format jsonl", "trend", "ranks"}) {
+        CAPTURE(command);
+        const auto r = test::run_memsnap(std::string(command) + " " + test::quote(fifo) + " " +
+                                             test::quote(dir / "rank0_step100.pickle") + " " +
+                                             test::quote(dir / "rank1_step500.pickle"),
+                                         "timeout 20");
+        CHECK(r.exit_code == 2);
+        CHECK(r.err == "memsnap: error: " + fifo.string() + ": a FIFO that nothing was written to (no writer)\n");
+    }
+    // Swapped in after the listing, a FIFO is refused as it is opened, before it can block.
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        ::alarm(20);
+        try {
+            capture::load_capture(capture::InputName{fifo.string(), true}, {});
+        } catch (const Error& e) {
+            ::_exit(e.kind() == ErrorKind::input && std::string(e.what()) == "a FIFO, not a regular file" ? 0 : 1);
+        }
+        ::_exit(1);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    std::filesystem::remove_all(dir);
 }

@@ -50,6 +50,11 @@ Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit)
             if (slots[next_emit] && emit(files[next_emit], *slots[next_emit])) slots[next_emit].reset();
     };
     const auto errors = util::for_each_index(count, [&](std::size_t i) {
+        if (!files[i].skipped.empty()) {
+            skip_reason[i] = Fact(FactKind::file_skipped).text("file", files[i].path).text("reason", files[i].skipped);
+            finish(i);
+            return;
+        }
         try {
             slots[i].emplace(work(i));
         } catch (const Error& e) {
@@ -106,7 +111,7 @@ Result run_info(const Request& rq) {
     auto read = read_each<InfoResult>(
         files,
         [&](std::size_t i) -> InfoResult {
-            const auto capture = rq.load(files[i].path);
+            const auto capture = rq.load(files[i]);
             if (picture) {
                 require_snapshot(capture, fmt::format("{} needs a snapshot (stacks)", rq.output));
                 stacks = live_stacks(capture.snapshot(), rq.options);  // pictures read one file
@@ -126,7 +131,7 @@ Result run_info(const Request& rq) {
 }
 
 Result run_trace(const Request& rq) {
-    const auto capture = rq.load(rq.names.at(0));
+    const auto capture = rq.load(Input{rq.names.at(0), false});
     require_snapshot(capture, "trace needs a snapshot");
     auto trace = rq.trace;
     const auto need = stacks_for(rq, Command::trace);
@@ -184,7 +189,7 @@ Result run_diff(const Request& rq) {
         before_file != "-" && after_file != "-" && std::filesystem::equivalent(before_file, after_file, ec) && !ec;
     auto inputs = named({before_file});
     if (!same_file) inputs.push_back({after_file, false});
-    auto loaded = read_each<capture::Capture>(inputs, [&](std::size_t i) { return rq.load(inputs[i].path); });
+    auto loaded = read_each<capture::Capture>(inputs, [&](std::size_t i) { return rq.load(inputs[i]); });
     const capture::Capture& before = loaded.values[0];
     const capture::Capture& after = same_file ? before : loaded.values[1];
     auto result = diff(before, after, options);
@@ -259,7 +264,7 @@ Result run_trend(const Request& rq) {
                                   : files.size();
     if (!rq.steps.empty()) trend.steps = util::parse_step_list(rq.steps, given);
     auto read = read_each<Reduced>(files, [&](std::size_t i) {
-        auto capture = rq.load(files[i].path);
+        auto capture = rq.load(files[i]);
         Reduced r{files[i].path, files[i].in_directory, std::nullopt, std::nullopt};
         if (capture.is_snapshot())
             r.snapshot = reduce(capture, rq.options);
@@ -291,8 +296,8 @@ Result run_trend(const Request& rq) {
 Result run_ranks(const Request& rq) {
     const auto files = capture::expand_inputs(rq.names);
     // One capture of several devices: its devices are the ranks (DataParallel replicas).
-    if (files.size() == 1 && !rq.options.device) {
-        const auto capture = rq.load(files[0].path);
+    if (files.size() == 1 && files[0].skipped.empty() && !rq.options.device) {
+        const auto capture = rq.load(files[0]);
         require_snapshot(capture, "ranks needs snapshots");
         if (devices_of(capture.snapshot()).size() > 1) {
             auto result = compare_ranks(devices_as_ranks(capture.snapshot(), files[0].path, rq.options), rq.options);
@@ -304,7 +309,7 @@ Result run_ranks(const Request& rq) {
         }
     }
     auto read = read_each<RankCapture>(files, [&](std::size_t i) {
-        const auto capture = rq.load(files[i].path);
+        const auto capture = rq.load(files[i]);
         require_snapshot(capture, "ranks needs snapshots");
         return RankCapture{util::rank_from_file_name(files[i].path), files[i].path, reduce(capture, rq.options),
                            std::nullopt};
