@@ -8,6 +8,8 @@
 #include <memsnap/io/mapped_file.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <zstd.h>
 
 #include <fstream>
 
@@ -122,4 +124,75 @@ TEST_CASE("a FIFO named on the command line with no writer: exit 2 at once / one
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
     std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// A zstd skippable frame written by hand: magic 0x184D2A5N and the payload's size, both
+// little-endian, then the payload.
+std::string skippable_frame(unsigned variant, const std::string& payload, std::uint32_t declared) {
+    std::string out;
+    for (const std::uint32_t word : {0x184D2A50u + variant, declared})
+        for (int i = 0; i < 4; ++i) out += static_cast<char>((word >> (8 * i)) & 0xffu);
+    return out + payload;
+}
+
+std::string zstd_of(const std::string& plain) {
+    std::string out(ZSTD_compressBound(plain.size()), '\0');
+    out.resize(ZSTD_compress(out.data(), out.size(), plain.data(), plain.size(), 3));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "zstd: skippable frames before and after the compressed frame (pzstd / seekable) / only skippable frames / "
+    "a frame past the end" *
+    doctest::test_suite("cli")) {
+    const auto source = test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle";
+    const auto plain = test::run_memsnap("info --format json --top 0 " + test::quote(source));
+    REQUIRE(plain.exit_code == 0);
+    const auto compressed = zstd_of(test::read_text(source));
+    const auto tmp =
+        std::filesystem::temp_directory_path() / fmt::format("memsnap_skippable_{}.pickle.zst", ::getpid());
+    const auto info = [&](const std::string& bytes) {
+        std::ofstream(tmp, std::ios::binary) << bytes;
+        return test::run_memsnap("info --format json --top 0 " + test::quote(tmp));
+    };
+    // The same report as the plain pickle's, but for the file's name.
+    const auto without_path = [](const std::string& json) {
+        auto j = nlohmann::json::parse(json);
+        j.erase("file");
+        j.erase("path");
+        return j;
+    };
+    const auto expected = plain.out;
+    // pzstd: a 12-byte skippable frame (the compressed size) before each frame.
+    const auto pzstd = skippable_frame(0, std::string(4, '\x2a'), 4) + compressed;
+    auto r = info(pzstd);
+    REQUIRE(r.exit_code == 0);
+    CHECK(without_path(r.out) == without_path(expected));
+    // Several skippable frames, of other magic values, one empty; a seek table at the end.
+    r = info(skippable_frame(15, "", 0) + skippable_frame(7, std::string(1000, 'x'), 1000) + compressed +
+             skippable_frame(14, std::string(9, 's'), 9));
+    REQUIRE(r.exit_code == 0);
+    CHECK(without_path(r.out) == without_path(expected));
+    // Refused with the byte offset: only skippable frames; a size past the end; nothing after.
+    const auto path = tmp.string();
+    r = info(skippable_frame(0, "abcd", 4) + skippable_frame(1, "", 0));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err ==
+          "memsnap: error: " + path + ": byte 20: zstd skippable frames only: no compressed frame follows them\n");
+    r = info(skippable_frame(0, "abcd", 4) + skippable_frame(3, "short", 1000));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err ==
+          "memsnap: error: " + path +
+              ": byte 12: a zstd skippable frame of 1000 bytes runs past the end of the file (5 bytes left)\n");
+    r = info(skippable_frame(0, "abcd", 4) + "not zstd");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "memsnap: error: " + path + ": byte 12: no zstd frame after the skippable frames\n");
+    r = info(skippable_frame(0, "abcd", 4).substr(0, 6));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "memsnap: error: " + path + ": byte 0: a zstd skippable frame's header is cut short\n");
+    std::filesystem::remove(tmp);
 }
