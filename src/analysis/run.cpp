@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <mutex>
 #include <optional>
 
 namespace memsnap::analysis {
@@ -33,39 +32,31 @@ struct Read {
 // it reduces it, so memory stays near one capture per core. A file found in a directory that
 // is not a capture (a README, an expected.json) is skipped with a warning; any other error,
 // the first in file order, is thrown once all are done. `emit`, when given, receives each
-// value as soon as it and those before it are ready, in file order, and the values are not
-// kept.
+// value as soon as it and those before it are ready, in file order, and the values it takes
+// are not kept; with a `window`, at most that many files are read ahead of the first not yet
+// emitted, so that one slow file does not make the others pile up.
 template <class Value, class Work, class Emit>
-Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit) {
+Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit, std::size_t window) {
     const std::size_t count = files.size();
     std::vector<std::optional<Value>> slots(count);
     std::vector<std::optional<Fact>> skip_reason(count);
-    std::vector<bool> done(count, false);
-    std::size_t next_emit = 0;
-    std::mutex emitting;
-    const auto finish = [&](std::size_t i) {
-        const std::lock_guard lock(emitting);
-        done[i] = true;
-        for (; next_emit < count && done[next_emit]; ++next_emit)
-            if (slots[next_emit] && emit(files[next_emit], *slots[next_emit])) slots[next_emit].reset();
+    const auto skip = [&](std::size_t i, const std::string& why) {
+        skip_reason[i] = Fact(FactKind::file_skipped).text("file", files[i].path).text("reason", why);
     };
-    const auto errors = util::for_each_index(count, [&](std::size_t i) {
-        if (!files[i].skipped.empty()) {
-            skip_reason[i] = Fact(FactKind::file_skipped).text("file", files[i].path).text("reason", files[i].skipped);
-            finish(i);
-            return;
-        }
-        try {
-            slots[i].emplace(work(i));
-        } catch (const Error& e) {
-            if (!files[i].in_directory || e.kind() != ErrorKind::input) {
-                finish(i);
-                throw;
+    const auto errors = util::for_each_index_in_order(
+        count, window,
+        [&](std::size_t i) {
+            if (!files[i].skipped.empty()) return skip(i, files[i].skipped);
+            try {
+                slots[i].emplace(work(i));
+            } catch (const Error& e) {
+                if (!files[i].in_directory || e.kind() != ErrorKind::input) throw;
+                skip(i, e.what());
             }
-            skip_reason[i] = Fact(FactKind::file_skipped).text("file", files[i].path).text("reason", e.what());
-        }
-        finish(i);
-    });
+        },
+        [&](std::size_t i) {
+            if (slots[i] && emit(files[i], *slots[i])) slots[i].reset();
+        });
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
     Read<Value> out;
@@ -83,8 +74,12 @@ Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit)
 
 template <class Value, class Work>
 Read<Value> read_each(const std::vector<Input>& files, Work&& work) {
-    return read_each<Value>(files, std::forward<Work>(work), [](const Input&, const Value&) { return false; });
+    return read_each<Value>(
+        files, std::forward<Work>(work), [](const Input&, const Value&) { return false; }, 0);
 }
+
+// Files read ahead of the first one not yet written, per thread, when info streams its records.
+constexpr std::size_t kStreamWindow = 2;
 
 StackNeed stacks_for(const Request& rq, Command command) {
     return rq.stacks_for ? rq.stacks_for(command) : StackNeed::none;
@@ -123,7 +118,8 @@ Result run_info(const Request& rq) {
             if (!rq.on_info) return false;
             rq.on_info(input, result);
             return true;
-        });
+        },
+        rq.on_info ? kStreamWindow* util::thread_count() : 0);
     if (need != StackNeed::live_only) out.value = std::move(read.values);
     out.stacks = std::move(stacks);
     out.warnings = std::move(read.skipped);
