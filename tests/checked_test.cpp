@@ -142,6 +142,21 @@ TEST_CASE("memory_stats: negative values are counted as 0 with a warning / max_s
     std::filesystem::remove(path);
 }
 
+TEST_CASE("memory_summary: a negative cell is counted as 0 with the same warning" * doctest::test_suite("cli")) {
+    auto text = test::read_text(test::fixtures_dir() / "summaries" / "layout_torch2.0.txt");
+    const std::string row = "| Allocated memory      | 716812 KiB |";
+    const auto at = text.find(row);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, row.size(), "| Allocated memory      | -8589934592 GiB |");
+    const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_negative_{}.txt", ::getpid());
+    std::ofstream(path) << text;
+    const auto r = test::run_memsnap("info " + test::quote(path));
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("EiB") == std::string::npos);
+    CHECK(r.out.find("1 negative size(s) were counted as 0 bytes") != std::string::npos);
+    std::filesystem::remove(path);
+}
+
 TEST_CASE("trend: series of exabytes are judged exactly (80% in one interval / sawtooth sums past 2^63)" *
           doctest::test_suite("unit")) {
     const std::vector<std::int64_t> steps{1, 2, 3, 4, 5, 6, 7};
