@@ -119,7 +119,7 @@ Result run_info(const Request& rq) {
             rq.on_info(input, result);
             return true;
         },
-        rq.on_info ? kStreamWindow* util::thread_count() : 0);
+        rq.on_info ? util::thread_count() * kStreamWindow : 0);
     if (need != StackNeed::live_only) out.value = std::move(read.values);
     out.stacks = std::move(stacks);
     out.warnings = std::move(read.skipped);

@@ -164,8 +164,7 @@ MappedFile::MappedFile(std::string path, const ReadOptions& options) : path_(std
         throw;
     }
     ::close(fd);
-    if (S_ISFIFO(st.st_mode) && buffer_.empty())
-        throw input_error("a FIFO that nothing was written to (no writer)", path_);
+    if (S_ISFIFO(st.st_mode) && buffer_.empty()) throw input_error("a FIFO that nothing was written to", path_);
     data_ = buffer_.data();
     size_ = buffer_.size();
 }

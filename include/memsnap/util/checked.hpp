@@ -45,14 +45,17 @@ constexpr std::optional<T> checked_neg(T a) {
     return checked_sub(T{0}, a);
 }
 
-// The value, or an input error naming `file` and saying that `what` overflowed: for sizes and
-// counts read from a file, which no GPU could hold.
+// An input error naming `file` and saying that `what` overflowed: for sizes and counts read
+// from a file, which no GPU could hold.
+[[noreturn]] inline void refuse(std::string_view what, const std::string& file) {
+    throw input_error(
+        std::string(what) + " overflow 64 bits (past 2^63, which no GPU holds): the file is damaged or crafted", file);
+}
+
+// The value, or refuse(what, file).
 template <std::integral T>
 T or_refuse(std::optional<T> value, std::string_view what, const std::string& file) {
-    if (!value)
-        throw input_error(
-            std::string(what) + " overflow 64 bits (past 2^63, which no GPU holds): the file is damaged or crafted",
-            file);
+    if (!value) refuse(what, file);
     return *value;
 }
 

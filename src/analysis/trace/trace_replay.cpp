@@ -161,10 +161,13 @@ Replay replay(const Snapshot& snap, int device) {
     r.allocated[n] = allocated_end;
     r.reserved[n] = reserved_end;
     for (std::size_t i = n; i-- > 0;) {
-        r.allocated[i] = util::or_refuse(util::checked_sub(r.allocated[i + 1], allocated_change[i]),
-                                         fmt::format("the bytes allocated before trace event {}", i), file);
-        r.reserved[i] = util::or_refuse(util::checked_sub(r.reserved[i + 1], reserved_change(r.events[i], file)),
-                                        fmt::format("the bytes reserved before trace event {}", i), file);
+        const auto allocated = util::checked_sub(r.allocated[i + 1], allocated_change[i]);
+        const auto reserved = util::checked_sub(r.reserved[i + 1], reserved_change(r.events[i], file));
+        if (!allocated || !reserved)
+            util::refuse(fmt::format("the bytes {} before trace event {}", allocated ? "reserved" : "allocated", i),
+                         file);
+        r.allocated[i] = *allocated;
+        r.reserved[i] = *reserved;
     }
 
     judge_truncation(r, snap, allocs, unseen_with_stack, lost, lost_bytes);
