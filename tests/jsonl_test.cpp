@@ -7,12 +7,18 @@
 
 #include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/snapshot/load.hpp>
+#include <memsnap/util/parallel.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
 
 using namespace memsnap;
 
@@ -139,4 +145,53 @@ TEST_CASE("info --format jsonl of the bundled pair and a summary log / golden" *
     // The summary's records carry the step of the log line above each table.
     CHECK(r.out.find("\"file\":\"fixtures/summaries/series_trend_7_steps.txt\",\"rank\":null,\"step\":700") !=
           std::string::npos);
+}
+
+TEST_CASE("streaming in file order: at most the window of results is held at once / every one is handed on in order" *
+          doctest::test_suite("unit")) {
+    constexpr std::size_t count = 300, window = 4;
+    std::atomic<std::size_t> held{0}, most{0};
+    std::vector<std::size_t> order;
+    const auto errors = util::for_each_index_in_order(
+        count, window,
+        [&](std::size_t i) {
+            // A slow first item: without the window the other threads would run far ahead.
+            if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            const auto now = ++held;
+            for (auto seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
+            }
+            if (i == 7) throw std::runtime_error("seven");
+        },
+        [&](std::size_t i) {
+            --held;
+            order.push_back(i);
+        });
+    CHECK(most.load() <= window);
+    CHECK(held.load() == 0);
+    std::vector<std::size_t> expected(count);
+    std::iota(expected.begin(), expected.end(), std::size_t{0});
+    CHECK(order == expected);
+    for (std::size_t i = 0; i < count; ++i) CHECK((errors[i] != nullptr) == (i == 7));
+}
+
+TEST_CASE("info --format jsonl of a directory of real captures: each file's records in path order" *
+          doctest::test_suite("real")) {
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+    for (const char* kind : {"snapshots", "summaries"}) {
+        const auto dir = test::real_dir() / kind;
+        const auto all = test::run_memsnap("info --format jsonl " + test::quote(dir));
+        REQUIRE(all.exit_code == 0);
+        // Read in parallel and written as each is ready: the same bytes as each file on its own.
+        std::vector<std::filesystem::path> files;
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+            if (entry.is_regular_file() && entry.path().filename().string().front() != '.')
+                files.push_back(entry.path());
+        std::sort(files.begin(), files.end());
+        std::string one_by_one;
+        for (const auto& file : files) {
+            const auto r = test::run_memsnap("info --format jsonl " + test::quote(file));
+            if (r.exit_code == 0) one_by_one += r.out;
+        }
+        CHECK(all.out == one_by_one);
+    }
 }

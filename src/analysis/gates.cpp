@@ -1,5 +1,6 @@
 #include <memsnap/analysis/gates.hpp>
 #include <memsnap/stats/keys.hpp>
+#include <memsnap/util/checked.hpp>
 
 #include <algorithm>
 
@@ -77,8 +78,8 @@ std::optional<GateTrip> growth_of(const StatsDiff& diff, std::int64_t rate) {
         const bool per_step = diff.steps.known();
         const std::int64_t span =
             per_step ? diff.steps.distance() : static_cast<std::int64_t>(std::max<std::size_t>(d.series.size(), 2) - 1);
-        std::int64_t limit = 0;
-        if (__builtin_mul_overflow(rate, span, &limit) || delta.low <= limit) continue;  // overflow: beyond any delta
+        const auto limit = util::checked_mul(rate, span);
+        if (!limit || delta.low <= *limit) continue;  // overflow: beyond any delta
         auto f = growth("allocated memory (allocated_bytes.all.current)",
                         static_cast<double>(range_divide(delta, span).low), per_step, rate);
         if (d.device) f.count("device", *d.device);

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <mutex>
 #include <optional>
 
 namespace memsnap::analysis {
@@ -33,34 +32,31 @@ struct Read {
 // it reduces it, so memory stays near one capture per core. A file found in a directory that
 // is not a capture (a README, an expected.json) is skipped with a warning; any other error,
 // the first in file order, is thrown once all are done. `emit`, when given, receives each
-// value as soon as it and those before it are ready, in file order, and the values are not
-// kept.
+// value as soon as it and those before it are ready, in file order, and the values it takes
+// are not kept; with a `window`, at most that many files are read ahead of the first not yet
+// emitted, so that one slow file does not make the others pile up.
 template <class Value, class Work, class Emit>
-Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit) {
+Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit, std::size_t window) {
     const std::size_t count = files.size();
     std::vector<std::optional<Value>> slots(count);
     std::vector<std::optional<Fact>> skip_reason(count);
-    std::vector<bool> done(count, false);
-    std::size_t next_emit = 0;
-    std::mutex emitting;
-    const auto finish = [&](std::size_t i) {
-        const std::lock_guard lock(emitting);
-        done[i] = true;
-        for (; next_emit < count && done[next_emit]; ++next_emit)
-            if (slots[next_emit] && emit(files[next_emit], *slots[next_emit])) slots[next_emit].reset();
+    const auto skip = [&](std::size_t i, const std::string& why) {
+        skip_reason[i] = Fact(FactKind::file_skipped).text("file", files[i].path).text("reason", why);
     };
-    const auto errors = util::for_each_index(count, [&](std::size_t i) {
-        try {
-            slots[i].emplace(work(i));
-        } catch (const Error& e) {
-            if (!files[i].in_directory || e.kind() != ErrorKind::input) {
-                finish(i);
-                throw;
+    const auto errors = util::for_each_index_in_order(
+        count, window,
+        [&](std::size_t i) {
+            if (!files[i].skipped.empty()) return skip(i, files[i].skipped);
+            try {
+                slots[i].emplace(work(i));
+            } catch (const Error& e) {
+                if (!files[i].in_directory || e.kind() != ErrorKind::input) throw;
+                skip(i, e.what());
             }
-            skip_reason[i] = Fact(FactKind::file_skipped).text("file", files[i].path).text("reason", e.what());
-        }
-        finish(i);
-    });
+        },
+        [&](std::size_t i) {
+            if (slots[i] && emit(files[i], *slots[i])) slots[i].reset();
+        });
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
     Read<Value> out;
@@ -78,8 +74,12 @@ Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit)
 
 template <class Value, class Work>
 Read<Value> read_each(const std::vector<Input>& files, Work&& work) {
-    return read_each<Value>(files, std::forward<Work>(work), [](const Input&, const Value&) { return false; });
+    return read_each<Value>(
+        files, std::forward<Work>(work), [](const Input&, const Value&) { return false; }, 0);
 }
+
+// Files read ahead of the first one not yet written, per thread, when info streams its records.
+constexpr std::size_t kStreamWindow = 2;
 
 StackNeed stacks_for(const Request& rq, Command command) {
     return rq.stacks_for ? rq.stacks_for(command) : StackNeed::none;
@@ -106,7 +106,7 @@ Result run_info(const Request& rq) {
     auto read = read_each<InfoResult>(
         files,
         [&](std::size_t i) -> InfoResult {
-            const auto capture = rq.load(files[i].path);
+            const auto capture = rq.load(files[i]);
             if (picture) {
                 require_snapshot(capture, fmt::format("{} needs a snapshot (stacks)", rq.output));
                 stacks = live_stacks(capture.snapshot(), rq.options);  // pictures read one file
@@ -118,7 +118,8 @@ Result run_info(const Request& rq) {
             if (!rq.on_info) return false;
             rq.on_info(input, result);
             return true;
-        });
+        },
+        rq.on_info ? util::thread_count() * kStreamWindow : 0);
     if (need != StackNeed::live_only) out.value = std::move(read.values);
     out.stacks = std::move(stacks);
     out.warnings = std::move(read.skipped);
@@ -126,7 +127,7 @@ Result run_info(const Request& rq) {
 }
 
 Result run_trace(const Request& rq) {
-    const auto capture = rq.load(rq.names.at(0));
+    const auto capture = rq.load(Input{rq.names.at(0), false});
     require_snapshot(capture, "trace needs a snapshot");
     auto trace = rq.trace;
     const auto need = stacks_for(rq, Command::trace);
@@ -184,7 +185,7 @@ Result run_diff(const Request& rq) {
         before_file != "-" && after_file != "-" && std::filesystem::equivalent(before_file, after_file, ec) && !ec;
     auto inputs = named({before_file});
     if (!same_file) inputs.push_back({after_file, false});
-    auto loaded = read_each<capture::Capture>(inputs, [&](std::size_t i) { return rq.load(inputs[i].path); });
+    auto loaded = read_each<capture::Capture>(inputs, [&](std::size_t i) { return rq.load(inputs[i]); });
     const capture::Capture& before = loaded.values[0];
     const capture::Capture& after = same_file ? before : loaded.values[1];
     auto result = diff(before, after, options);
@@ -259,7 +260,7 @@ Result run_trend(const Request& rq) {
                                   : files.size();
     if (!rq.steps.empty()) trend.steps = util::parse_step_list(rq.steps, given);
     auto read = read_each<Reduced>(files, [&](std::size_t i) {
-        auto capture = rq.load(files[i].path);
+        auto capture = rq.load(files[i]);
         Reduced r{files[i].path, files[i].in_directory, std::nullopt, std::nullopt};
         if (capture.is_snapshot())
             r.snapshot = reduce(capture, rq.options);
@@ -291,8 +292,8 @@ Result run_trend(const Request& rq) {
 Result run_ranks(const Request& rq) {
     const auto files = capture::expand_inputs(rq.names);
     // One capture of several devices: its devices are the ranks (DataParallel replicas).
-    if (files.size() == 1 && !rq.options.device) {
-        const auto capture = rq.load(files[0].path);
+    if (files.size() == 1 && files[0].skipped.empty() && !rq.options.device) {
+        const auto capture = rq.load(files[0]);
         require_snapshot(capture, "ranks needs snapshots");
         if (devices_of(capture.snapshot()).size() > 1) {
             auto result = compare_ranks(devices_as_ranks(capture.snapshot(), files[0].path, rq.options), rq.options);
@@ -304,7 +305,7 @@ Result run_ranks(const Request& rq) {
         }
     }
     auto read = read_each<RankCapture>(files, [&](std::size_t i) {
-        const auto capture = rq.load(files[i].path);
+        const auto capture = rq.load(files[i]);
         require_snapshot(capture, "ranks needs snapshots");
         return RankCapture{util::rank_from_file_name(files[i].path), files[i].path, reduce(capture, rq.options),
                            std::nullopt};

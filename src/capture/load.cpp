@@ -58,7 +58,14 @@ Capture capture_from_bytes(std::string_view bytes, const std::string& name, cons
 
 Capture load_capture(const std::string& path, const pickle::Limits& limits, std::uint64_t max_input,
                      const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+    return load_capture(InputName{path, false}, limits, max_input, progress);
+}
+
+Capture load_capture(const InputName& input, const pickle::Limits& limits, std::uint64_t max_input,
+                     const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+    const std::string& path = input.path;
     io::ReadOptions options;
+    options.regular_only = input.in_directory;
     options.max_input = max_input;
     options.check_head = [&path](std::string_view head) { check_head(head, path); };
     const io::MappedFile file(path, options);

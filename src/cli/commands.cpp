@@ -108,7 +108,9 @@ analysis::Request request(analysis::Command command, const GlobalOptions& global
     rq.command = command;
     rq.options.rules = globals.rules;
     const auto limit = max_input(globals);
-    rq.load = [&globals, limit](const std::string& path) { return load_with_progress(path, globals.limits, limit); };
+    rq.load = [&globals, limit](const analysis::Input& input) {
+        return load_with_progress(input, globals.limits, limit);
+    };
     rq.stacks_for = [format, render](analysis::Command c) { return report::stack_need(c, format, render); };
     rq.output = fmt::format("--format {}", format_name);
     return rq;

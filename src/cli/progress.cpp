@@ -11,9 +11,11 @@
 
 namespace memsnap::cli {
 
-capture::Capture load_with_progress(const std::string& path, const pickle::Limits& limits, std::uint64_t limit) {
+capture::Capture load_with_progress(const capture::InputName& input, const pickle::Limits& limits,
+                                    std::uint64_t limit) {
     static std::mutex terminal;
-    if (::isatty(STDERR_FILENO) != 1) return capture::load_capture(path, limits, limit);
+    if (::isatty(STDERR_FILENO) != 1) return capture::load_capture(input, limits, limit);
+    const std::string& path = input.path;
     const auto start = std::chrono::steady_clock::now();
     bool shown = false;
     double shown_at = -1;
@@ -35,7 +37,7 @@ capture::Capture load_with_progress(const std::string& path, const pickle::Limit
         fmt::print(stderr, "\r\x1b[K");
     };
     try {
-        auto capture = capture::load_capture(path, limits, limit, progress);
+        auto capture = capture::load_capture(input, limits, limit, progress);
         clear();
         return capture;
     } catch (...) {

@@ -121,7 +121,8 @@ MappedFile::MappedFile(std::string path, const ReadOptions& options) : path_(std
         size_ = buffer_.size();
         return;
     }
-    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO with no writer would block before fstat could refuse it.
+    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw input_error("cannot open: " + errno_text(), path_);
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
@@ -133,6 +134,14 @@ MappedFile::MappedFile(std::string path, const ReadOptions& options) : path_(std
         ::close(fd);
         throw input_error("is a directory, not a capture file", path_);
     }
+    if (options.regular_only && !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw input_error(S_ISFIFO(st.st_mode) ? "a FIFO, not a regular file" : "not a regular file", path_);
+    }
+    // Pipes named on the command line (<(zstdcat …)) are read as they come; a FIFO with no
+    // writer then reads as empty instead of waiting.
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
         void* addr = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
         if (addr != MAP_FAILED) {
@@ -155,6 +164,7 @@ MappedFile::MappedFile(std::string path, const ReadOptions& options) : path_(std
         throw;
     }
     ::close(fd);
+    if (S_ISFIFO(st.st_mode) && buffer_.empty()) throw input_error("a FIFO that nothing was written to", path_);
     data_ = buffer_.data();
     size_ = buffer_.size();
 }

@@ -61,7 +61,37 @@ std::string gunzip(std::string_view in, const std::string& name, std::uint64_t l
     return out;
 }
 
+std::uint32_t little_endian_32(std::string_view bytes) {
+    std::uint32_t value = 0;
+    for (std::size_t i = 4; i-- > 0;) value = value << 8 | static_cast<unsigned char>(bytes[i]);
+    return value;
+}
+
+bool skippable_magic(std::uint32_t magic) { return (magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START; }
+
+// pzstd and seekable-zstd start with skippable frames (magic, a 4-byte little-endian size,
+// that many bytes), which the decoder passes over; a compressed frame must follow them.
+void check_skippable_start(std::string_view in, const std::string& name) {
+    constexpr std::size_t header = 8;  // ZSTD_SKIPPABLEHEADERSIZE, not in the stable API
+    std::size_t at = 0;
+    while (in.size() - at >= 4 && skippable_magic(little_endian_32(in.substr(at)))) {
+        if (in.size() - at < header) throw input_error("a zstd skippable frame's header is cut short", name, at);
+        const std::uint32_t size = little_endian_32(in.substr(at + 4));
+        if (size > in.size() - at - header)
+            throw input_error(
+                fmt::format("a zstd skippable frame of {} bytes runs past the end of the file ({} bytes left)", size,
+                            in.size() - at - header),
+                name, at);
+        at += header + size;
+    }
+    if (at == 0) return;
+    if (at == in.size()) throw input_error("zstd skippable frames only: no compressed frame follows them", name, at);
+    if (in.size() - at < 4 || little_endian_32(in.substr(at)) != ZSTD_MAGICNUMBER)
+        throw input_error("no zstd frame after the skippable frames", name, at);
+}
+
 std::string unzstd(std::string_view in, const std::string& name, std::uint64_t limit) {
+    check_skippable_start(in, name);
     std::string out;
     ZSTD_DStream* stream = ZSTD_createDStream();
     if (!stream) throw input_error("cannot start zstd decompression", name);
@@ -149,7 +179,8 @@ bool starts_with_icase(std::string_view text, std::string_view prefix) {
 Wrapping wrapping_of(std::string_view head) {
     if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
         return Wrapping::gzip;
-    if (head.size() >= 4 && head.substr(0, 4) == std::string_view("\x28\xb5\x2f\xfd", 4)) return Wrapping::zstd;
+    if (head.size() >= 4 && (little_endian_32(head) == ZSTD_MAGICNUMBER || skippable_magic(little_endian_32(head))))
+        return Wrapping::zstd;
     std::size_t skip = 0;
     if (head.substr(0, 3) == "\xef\xbb\xbf") skip = 3;  // a byte-order mark
     while (skip < head.size() && std::isspace(static_cast<unsigned char>(head[skip]))) ++skip;

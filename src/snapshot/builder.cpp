@@ -1,6 +1,7 @@
 #include "builder.hpp"
 
 #include <memsnap/error.hpp>
+#include <memsnap/util/checked.hpp>
 #include <memsnap/util/hash.hpp>
 
 #include <fmt/format.h>
@@ -262,8 +263,9 @@ std::string ModelBuilder::claim_blocks(const Document& doc, const Value& list, S
     for (std::uint32_t k = s.first_block; k < s.first_block + s.block_count; ++k) {
         Block& b = out_.blocks[k];
         if (b.address_derived) b.address = next_address;
-        if (__builtin_add_overflow(b.address, std::max<std::int64_t>(b.size, 0), &next_address))
-            return "has blocks whose addresses and sizes run past 2^63";
+        const auto next = util::checked_add(b.address, std::max<std::int64_t>(b.size, 0));
+        if (!next) return "has blocks whose addresses and sizes run past 2^63";
+        next_address = *next;
     }
     return {};
 }

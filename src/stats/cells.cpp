@@ -1,5 +1,8 @@
 #include "cells.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <limits>
@@ -60,6 +63,16 @@ std::optional<ByteRange> parse_count_cell(std::string_view cell) {
     if (suffix == "K") return scaled(n, 1'000);
     if (suffix == "M") return scaled(n, 1'000'000);
     return std::nullopt;
+}
+
+ByteRange clamp_negative(ByteRange value, std::size_t& negatives) {
+    if (value.low >= 0) return value;
+    ++negatives;
+    return {0, std::max<std::int64_t>(value.high, 0)};
+}
+
+std::string negative_warning(std::size_t negatives) {
+    return fmt::format("{} negative size(s) were counted as 0 bytes", negatives);
 }
 
 }  // namespace memsnap::stats

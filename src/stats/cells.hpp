@@ -4,7 +4,9 @@
 
 #include <memsnap/stats/range.hpp>
 
+#include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace memsnap::stats {
@@ -15,5 +17,10 @@ std::optional<ByteRange> parse_size_cell(std::string_view cell);
 
 // "1234", "98765 K", "3 M" (K/M are 1000-based) → range. Returns nullopt when not a count.
 std::optional<ByteRange> parse_count_cell(std::string_view cell);
+
+// A value below 0 (a damaged or crafted file) counts as 0, as a snapshot's negative sizes do,
+// and `negatives` counts it; negative_warning says so in the snapshot's words.
+ByteRange clamp_negative(ByteRange value, std::size_t& negatives);
+std::string negative_warning(std::size_t negatives);
 
 }  // namespace memsnap::stats

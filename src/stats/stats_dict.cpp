@@ -1,5 +1,6 @@
 #include "stats_dict.hpp"
 
+#include "cells.hpp"
 #include "text_lines.hpp"
 
 #include <memsnap/limits.hpp>
@@ -66,6 +67,7 @@ struct Group {
     std::map<std::string, ByteRange, std::less<>> values;  // table.stats, once read
     bool array = false;                                    // holds a stat array or oversize entry: a memory_stats dict
     bool nested = false;  // keys came nested ({"allocated_bytes": {"all": ...}}), not flat
+    std::size_t negatives = 0;
 };
 
 // Recursive-descent reader for the JSON / Python-literal subset memory_stats dumps use. Each
@@ -158,16 +160,19 @@ class LiteralParser {
         const std::string prefix = stat_start == 0 ? std::string() : path_.substr(0, stat_start - 1);
         const std::string stat = path_.substr(stat_start);
         const auto [at, inserted] = group_of_.try_emplace(prefix, groups.size());
-        if (inserted) groups.push_back({prefix, {}, {}, false, false});
+        if (inserted) groups.push_back({prefix, {}, {}, false, false, 0});
         Group& g = groups[at->second];
         g.array = g.array || k->array;
         g.nested = g.nested || last_key_ != stat;
+        // max_split_size -1 is torch's "no limit", not a size.
+        const auto value =
+            stat == "max_split_size" ? ByteRange::exact(v) : clamp_negative(ByteRange::exact(v), g.negatives);
         if (stat == keys::num_ooms)
-            g.table.num_ooms = ByteRange::exact(v);
+            g.table.num_ooms = value;
         else if (stat == keys::num_alloc_retries)
-            g.table.num_alloc_retries = ByteRange::exact(v);
+            g.table.num_alloc_retries = value;
         else
-            g.values[stat] = ByteRange::exact(v);
+            g.values[stat] = value;
     }
 
     bool number(bool recorded) {
@@ -354,6 +359,7 @@ std::deque<StatsTable> find_stats_dicts(std::string_view text, const std::string
                              fmt::format("memory_stats dict starting at line {} cannot be read past here; kept the {} "
                                          "values read before",
                                          line, t.stats.size()));
+            if (g.negatives) warnings.add(t.warnings, line, negative_warning(g.negatives));
             for (const auto& big : parser.too_big)
                 if (big.find("max_split_size") == std::string::npos)
                     warnings.add(t.warnings, line, fmt::format("value of '{}' does not fit 64 bits; skipped", big));

@@ -152,6 +152,7 @@ struct Builder {
     bool pool_rows = false;
     bool old_units = false;
     bool elided = false;
+    std::size_t negatives = 0;
     std::set<std::string> forks;
     std::vector<std::string_view> rows_seen;  // keys of main rows, in order
     const RowSpec* current = nullptr;         // last main row, for pool sub-rows
@@ -342,7 +343,7 @@ class SummaryReader {
             if (spec->size && (ends_with(cell, "KB") || ends_with(cell, "MB") || ends_with(cell, "GB") ||
                                ends_with(cell, "TB") || ends_with(cell, "PB")))
                 open_->old_units = true;
-            open_->values[prefix + std::string(open_->columns[c])] = *value;
+            open_->values[prefix + std::string(open_->columns[c])] = clamp_negative(*value, open_->negatives);
         }
         if (!unreadable.empty()) {
             std::string names;
@@ -399,6 +400,7 @@ class SummaryReader {
                                                  pool == "large_pool" ? "from large pool" : "from small pool"));
             }
         }
+        if (b.negatives) warn(t.line, negative_warning(b.negatives));
         std::string layout;
         if (seen("requested_bytes"))
             layout = "torch>=2.0";

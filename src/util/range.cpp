@@ -23,6 +23,13 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
 }
+
+// Not -floor_div(-a, b): -INT64_MIN overflows.
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+    std::int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
+    return q;
+}
 }  // namespace
 
 ByteRange range_delta(ByteRange before, ByteRange after) {
@@ -31,7 +38,7 @@ ByteRange range_delta(ByteRange before, ByteRange after) {
 
 ByteRange range_divide(ByteRange value, std::int64_t divisor) {
     if (divisor <= 0) return value;
-    return {floor_div(value.low, divisor), -floor_div(-value.high, divisor)};
+    return {floor_div(value.low, divisor), ceil_div(value.high, divisor)};
 }
 
 }  // namespace memsnap

@@ -1,4 +1,5 @@
 #include <memsnap/error.hpp>
+#include <memsnap/util/checked.hpp>
 #include <memsnap/util/pattern.hpp>
 #include <memsnap/util/steps.hpp>
 
@@ -18,6 +19,12 @@ std::optional<std::int64_t> to_int(std::string_view digits) {
     const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;
     return value;
+}
+
+// Growth per step divides by the distance between steps: it must fit, or the sign turns.
+void check_distance(std::int64_t first, std::int64_t last) {
+    if (!checked_sub(last, first))
+        throw usage_error(fmt::format("--steps: {} and {} are more than 2^63 apart", first, last));
 }
 
 std::string_view trim(std::string_view s) {
@@ -72,6 +79,7 @@ std::vector<std::int64_t> parse_step_list(std::string_view text, std::size_t cou
         start = comma + 1;
     }
     if (steps.size() != count) throw usage_error(fmt::format("--steps: {} steps for {} captures", steps.size(), count));
+    check_distance(steps.front(), steps.back());
     return steps;
 }
 
@@ -84,6 +92,7 @@ std::pair<std::int64_t, std::int64_t> parse_steps(std::string_view text) {
             fmt::format("--steps: '{}' is not two whole numbers A,B of at most 19 digits (e.g. 100,500)", text));
     if (*b <= *a)
         throw usage_error(fmt::format("--steps: the second step must come after the first (got {} then {})", *a, *b));
+    check_distance(*a, *b);
     return {*a, *b};
 }
 

@@ -29,7 +29,7 @@ void draw(const memsnap::analysis::Request& request, std::initializer_list<Forma
 void memsnap::fuzz::run_one(std::string_view input) {
     const auto capture = capture::capture_from_bytes(input, "step100.pickle", {});
     analysis::Request request;
-    request.load = [&](const std::string&) { return capture; };
+    request.load = [&](const capture::InputName&) { return capture; };
     request.options.top = 0;
     request.command = analysis::Command::info;
     request.names = {"step100.pickle"};

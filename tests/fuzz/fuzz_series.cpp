@@ -46,7 +46,7 @@ void memsnap::fuzz::run_one(std::string_view input) {
         captures.emplace(name, capture::capture_from_bytes(parts[i], name, {}));
         request.names.push_back(name);
     }
-    request.load = [&](const std::string& name) { return captures.at(name); };
+    request.load = [&](const capture::InputName& name) { return captures.at(name.path); };
     request.options.top = 0;
     request.gates.growth_per_step = 1;
     request.gates.leak = true;

@@ -463,6 +463,62 @@ std::vector<Case> more_cases() {
                      return Args{"info", (d / "a.txt").string()};
                  },
                  {0}});
+    // Numbers that would overflow int64 arithmetic: refused, clamped or a usage error, never
+    // wrapped into a wrong report.
+    const auto huge_trace = [](const fs::path& d, const std::string& alloc, const std::string& free) {
+        const std::int64_t big = std::int64_t{1} << 62, at = std::int64_t{1} << 32;
+        const auto ev = [](const std::string& action, std::int64_t addr, std::int64_t size, int time) {
+            return fmt::format(
+                R"({{"action": "{}", "addr": {}, "size": {}, "stream": 0, "time_us": {}, "frames": []}})", action, addr,
+                size, time);
+        };
+        write(
+            d / "a.json",
+            fmt::format(R"({{"segments": [{{"device": 0, "address": 139637976727552, "total_size": 4096, "stream": 0, )"
+                        R"("segment_type": "large", "blocks": [{{"address": 139637976727552, "size": 4096, )"
+                        R"("requested_size": 4096, "state": "active_allocated", "frames": []}}]}}], )"
+                        R"("device_traces": [[{}, {}, {}, {}]]}})",
+                        ev(alloc, at, big, 1), ev(alloc, at + big, big, 2), ev(free, at, big, 3),
+                        ev(free, at + big, big, 4)));
+        return Args{"trace", (d / "a.json").string()};
+    };
+    c.push_back({"trace-allocs-2-62",
+                 "a trace of two live allocations of 2^62 bytes",
+                 [huge_trace](const fs::path& d) { return huge_trace(d, "alloc", "free_completed"); },
+                 {2},
+                 false,
+                 error_says("overflow 64 bits")});
+    c.push_back({"trace-segments-2-62",
+                 "a trace of two segments of 2^62 bytes",
+                 [huge_trace](const fs::path& d) { return huge_trace(d, "segment_alloc", "segment_free"); },
+                 {2},
+                 false,
+                 error_says("overflow 64 bits")});
+    c.push_back(
+        {"stats-int64-min",
+         "memory_stats with allocated_bytes.all.current = INT64_MIN",
+         [](const fs::path& d) {
+             write(d / "a.json", R"({"allocated_bytes.all.current": -9223372036854775808, )"
+                                 R"("allocated_bytes.all.peak": 1024, "reserved_bytes.all.current": 2048, )"
+                                 R"("oversize_allocations.current": 0, "num_ooms": -1})");
+             return Args{"info", (d / "a.json").string()};
+         },
+         {0},
+         false,
+         [](const Run& r) { return r.out.find("-8.00 EiB") != std::string::npos ? "a negative value was kept" : ""; }});
+    c.push_back({"steps-int64-edges",
+                 "--steps -2^63,2^63-1",
+                 [](const fs::path& d) {
+                     Spec s;
+                     s.segments = {{4096}};
+                     write(d / "a.pickle", snapshot(s));
+                     write(d / "b.pickle", snapshot(s));
+                     return Args{"diff", "--steps", "-9223372036854775808,9223372036854775807",
+                                 (d / "a.pickle").string(), (d / "b.pickle").string()};
+                 },
+                 {1},
+                 false,
+                 error_says("more than 2^63 apart")});
     return c;
 }
 

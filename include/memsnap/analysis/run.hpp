@@ -46,7 +46,7 @@ enum class Command { info, diff, trace, trend, ranks };
 using Input = capture::InputName;
 
 // Reads one capture (the caller's limits and progress display). Throws Error.
-using Loader = std::function<capture::Capture(const std::string& path)>;
+using Loader = std::function<capture::Capture(const Input& input)>;
 
 // The stacks a picture of the result needs (Result::stacks).
 enum class StackNeed {

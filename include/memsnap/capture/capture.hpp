@@ -3,6 +3,7 @@
 // memory_stats text. The content decides which, never the file extension. This is where a
 // new capture kind plugs in: a reader here, and a branch in analysis/run.hpp.
 
+#include <memsnap/capture/inputs.hpp>
 #include <memsnap/pickle/limits.hpp>
 #include <memsnap/snapshot/model.hpp>
 #include <memsnap/stats/capture.hpp>
@@ -29,6 +30,12 @@ struct Capture {
 // while it is read.
 // `progress`, when given, is told every 1 MiB how far the reader got (large pickles only).
 Capture load_capture(const std::string& path, const pickle::Limits& limits,
+                     std::uint64_t max_input = std::uint64_t{8} << 30,
+                     const std::function<void(std::uint64_t done, std::uint64_t total)>& progress = {});
+
+// The same for a file named or found in a directory: one found there is read only when it is
+// a regular file (or a link to one) when opened.
+Capture load_capture(const InputName& input, const pickle::Limits& limits,
                      std::uint64_t max_input = std::uint64_t{8} << 30,
                      const std::function<void(std::uint64_t done, std::uint64_t total)>& progress = {});
 

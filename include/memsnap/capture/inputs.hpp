@@ -11,6 +11,9 @@ namespace memsnap::capture {
 struct InputName {
     std::string path;
     bool in_directory = false;  // found in a directory rather than named
+    // Why an entry found in a directory is not read (a dangling link, a FIFO); empty when it
+    // is to be read. Such entries are skipped with a warning, in path order with the others.
+    std::string skipped = {};
 };
 
 // Throws Error: input when a directory cannot be listed, usage when the directories named

@@ -18,6 +18,9 @@ struct ReadOptions {
     // Called once with the first bytes (up to 64 KiB) before the rest is read, so that an
     // input that cannot be a capture (an endless /dev/zero) is refused at once. May throw.
     std::function<void(std::string_view head)> check_head;
+    // Refuse anything but a regular file (for files found in a directory: a FIFO or a device
+    // swapped in after the listing is never read).
+    bool regular_only = false;
 };
 
 class MappedFile {

@@ -178,7 +178,8 @@ Verdict judge_series(const SeriesShape& s, bool behaviour_allowed, bool ordered)
     // Frees that take back a quarter of the growth or more: memory that comes and goes.
     if (s.downs > 0 && s.down_sum * 4 >= s.up_sum) return Verdict::sawtooth;
     if (s.blocks_constant) return Verdict::shape_growth;
-    if (s.ups == 1 || s.max_up * 5 >= s.up_sum * 4) return Verdict::one_time_growth;  // 80% in one interval
+    // 80% in one interval (exact: five times an exabyte interval passes 2^63).
+    if (s.ups == 1 || util::Wide{s.max_up} * 5 >= s.up_sum * 4) return Verdict::one_time_growth;
     const std::size_t intervals = s.points > 0 ? s.points - 1 : 0;
     const std::size_t steady = std::max<std::size_t>(2, (intervals * 3 + 4) / 5);  // 60% of the intervals
     if (s.ups >= steady && s.r2 >= 0.8) return Verdict::leak;

@@ -4,6 +4,7 @@
 #include <memsnap/analysis/series/ranks.hpp>
 #include <memsnap/analysis/sites/totals.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/util/checked.hpp>
 #include <memsnap/util/format.hpp>
 #include <memsnap/util/steps.hpp>
 
@@ -29,7 +30,7 @@ std::int64_t median_of(std::vector<std::int64_t> values) {
     return *mid;
 }
 
-std::int64_t magnitude(std::int64_t v) { return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v; }
+std::int64_t magnitude(std::int64_t v) { return v < 0 ? util::checked_neg(v).value_or(INT64_MAX) : v; }
 
 }  // namespace
 
@@ -84,7 +85,9 @@ Answer same_workload(const std::vector<RankCapture>& captures) {
                 sites[i][detail::relative_site(u, root)] += u.bytes;
                 stacked[i] += u.bytes;
             }
-        if (stacked[i] * 2 < captures[i].info.totals.allocated_bytes) return Answer::unknown;
+        if (util::checked_mul(stacked[i], std::int64_t{2}).value_or(INT64_MAX) <
+            captures[i].info.totals.allocated_bytes)
+            return Answer::unknown;
     }
     for (std::size_t i = 0; i < captures.size(); ++i) {
         std::int64_t common = 0;  // at sites every other rank holds too
@@ -92,7 +95,7 @@ Answer same_workload(const std::vector<RankCapture>& captures) {
             if (std::all_of(sites.begin(), sites.end(),
                             [&site = key](const auto& other) { return other.count(site) > 0; }))
                 common += bytes;
-        if (common * 2 < stacked[i]) return Answer::no;
+        if (util::checked_mul(common, std::int64_t{2}).value_or(INT64_MAX) < stacked[i]) return Answer::no;
     }
     return Answer::yes;
 }
@@ -152,9 +155,8 @@ void medians(const std::vector<RankCapture>& captures, RanksResult& r) {
     if (captures.size() < kRanksForSpread) return;
     std::vector<std::int64_t> deviations;
     for (const auto a : allocated) deviations.push_back(magnitude(a - r.median.allocated_bytes));
-    std::int64_t nine = 0;
-    const std::int64_t mad =
-        __builtin_mul_overflow(median_of(deviations), std::int64_t{9}, &nine) ? INT64_MAX : nine / 2;
+    const auto nine = util::checked_mul(median_of(deviations), std::int64_t{9});
+    const std::int64_t mad = nine ? *nine / 2 : INT64_MAX;
     r.noise_bytes = std::max(r.noise_bytes, mad);
 }
 

@@ -7,6 +7,7 @@
 #include <memsnap/error.hpp>
 #include <memsnap/limits.hpp>
 #include <memsnap/stats/keys.hpp>
+#include <memsnap/util/checked.hpp>
 #include <memsnap/util/steps.hpp>
 
 #include <fmt/format.h>
@@ -328,8 +329,11 @@ std::vector<TrendSite> sites_of(std::vector<SeriesCapture>& captures, const std:
                 s.bytes_by_step.assign(n, 0);
                 s.blocks_by_step.assign(n, 0);
             }
-            s.bytes_by_step[pos] += u.bytes;
-            s.blocks_by_step[pos] += u.blocks;
+            const auto& file = captures[order[pos]].file;
+            s.bytes_by_step[pos] =
+                util::or_refuse(util::checked_add(s.bytes_by_step[pos], u.bytes), "a site's bytes", file);
+            s.blocks_by_step[pos] =
+                util::or_refuse(util::checked_add(s.blocks_by_step[pos], u.blocks), "a site's blocks", file);
         }
         info.top_sites.clear();  // the series need not hold them twice
     }

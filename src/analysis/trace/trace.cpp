@@ -149,7 +149,7 @@ std::vector<OomExplanation> ooms_of(const Snapshot& snap, const Replay& r, int d
         oom.stack.category = index.category(0, e.stack, e.size);
         frames.add_frames(canon, oom.stack);
         oom.usage = tally.usage([i](const Allocation& a) { return a.live_at(i); }, options.top);
-        detail::classify_oom(oom);
+        detail::classify_oom(oom, snap.source.path);
         out.push_back(std::move(oom));
     }
     return out;

@@ -1,5 +1,7 @@
 #include "trace_oom.hpp"
 
+#include <memsnap/util/checked.hpp>
+
 #include <algorithm>
 
 namespace memsnap::analysis::detail {
@@ -11,30 +13,35 @@ FreeSpace free_space_at(const snapshot::Snapshot& snap, const Replay& r, int dev
         if (a.live_at(moment)) live.emplace_back(a.address, a.size);
     std::sort(live.begin(), live.end());
     FreeSpace out;
+    const auto& file = snap.source.path;
+    const auto end_of = [&](std::int64_t address, std::int64_t size) {
+        return util::or_refuse(util::checked_add(address, size), "an address and size", file);
+    };
     // The caching allocator merges neighbouring free blocks, so a free block is a gap
     // between live ones inside a reserved range.
     for (const auto& range : reserved_at(snap, r, device, moment)) {
-        const std::int64_t end = range.address + range.size;
+        const std::int64_t end = end_of(range.address, range.size);
         auto it = std::lower_bound(live.begin(), live.end(), std::make_pair(range.address, std::int64_t{0}));
         std::int64_t at = range.address;
         const auto gap = [&](std::int64_t to) {
-            const std::int64_t size = std::max<std::int64_t>(0, to - at);
-            out.total += size;
+            const std::int64_t size = to > at ? util::or_refuse(util::checked_sub(to, at), "a free block", file) : 0;
+            out.total = util::or_refuse(util::checked_add(out.total, size), "the free bytes", file);
             out.largest = std::max(out.largest, size);
             if (range.stream == stream) out.largest_same_stream = std::max(out.largest_same_stream, size);
         };
         for (; it != live.end() && it->first < end; ++it) {
             gap(it->first);
-            at = std::max(at, it->first + it->second);
+            at = std::max(at, end_of(it->first, it->second));
         }
         gap(end);
     }
     return out;
 }
 
-void classify_oom(OomExplanation& oom) {
+void classify_oom(OomExplanation& oom, const std::string& file) {
     const std::int64_t request = oom.requested_bytes;
-    const std::int64_t cache_free = std::max<std::int64_t>(0, oom.reserved_bytes - oom.allocated_bytes);
+    const std::int64_t cache_free = std::max<std::int64_t>(
+        0, util::or_refuse(util::checked_sub(oom.reserved_bytes, oom.allocated_bytes), "an OOM's free cache", file));
     auto& ev = oom.evidence;
     ev.push_back(Fact(FactKind::oom_request)
                      .bytes("requested", request)
@@ -46,11 +53,13 @@ void classify_oom(OomExplanation& oom) {
                      .bytes("largest", oom.largest_free_block_bytes)
                      .bytes("largest_same_stream", oom.largest_free_block_same_stream_bytes)
                      .count("stream", oom.stream));
-    const std::int64_t held = oom.reserved_bytes + oom.device_free_bytes;
+    const std::int64_t held = util::or_refuse(util::checked_add(oom.reserved_bytes, oom.device_free_bytes),
+                                              "an OOM's reserved and free device bytes", file);
     std::optional<Pattern> pattern;
     if (oom.device_memory_bytes) {
         const std::int64_t capacity = *oom.device_memory_bytes;
-        const std::int64_t elsewhere = capacity - held;
+        const std::int64_t elsewhere =
+            util::or_refuse(util::checked_sub(capacity, held), "an OOM's device memory held elsewhere", file);
         ev.push_back(Fact(FactKind::oom_capacity)
                          .bytes("capacity", capacity)
                          .bytes("other", std::max<std::int64_t>(0, elsewhere)));

@@ -16,7 +16,8 @@ struct FreeSpace {
 FreeSpace free_space_at(const snapshot::Snapshot& snap, const Replay& r, int device, std::size_t moment,
                         std::int64_t stream);
 
-// Classification, evidence and advice of `oom` from its numbers (filled in by the caller).
-void classify_oom(OomExplanation& oom);
+// Classification, evidence and advice of `oom` from its numbers (filled in by the caller);
+// numbers that overflow are an input error naming `file`.
+void classify_oom(OomExplanation& oom, const std::string& file);
 
 }  // namespace memsnap::analysis::detail

@@ -1,5 +1,6 @@
 #include "trace_replay.hpp"
 
+#include <memsnap/util/checked.hpp>
 #include <memsnap/util/hash.hpp>
 
 #include <fmt/format.h>
@@ -16,14 +17,14 @@ using snapshot::TraceAction;
 
 namespace {
 
-std::int64_t reserved_change(const snapshot::TraceEvent& e) {
+std::int64_t reserved_change(const snapshot::TraceEvent& e, const std::string& file) {
     switch (e.action()) {
         case TraceAction::segment_alloc:
         case TraceAction::segment_map:
             return e.size;
         case TraceAction::segment_free:
         case TraceAction::segment_unmap:
-            return -e.size;
+            return util::or_refuse(util::checked_neg(e.size), "a trace segment event's size", file);
         default:
             return 0;
     }
@@ -34,7 +35,8 @@ std::int64_t reserved_change(const snapshot::TraceEvent& e) {
 std::int64_t block_size(std::int64_t requested) {
     constexpr std::int64_t kMinBlock = 512;
     if (requested <= kMinBlock) return kMinBlock;
-    return requested > INT64_MAX - kMinBlock ? requested : (requested + kMinBlock - 1) / kMinBlock * kMinBlock;
+    const auto up = util::checked_add(requested, kMinBlock - 1);
+    return up ? *up / kMinBlock * kMinBlock : requested;
 }
 
 std::optional<std::int64_t> max_entries(const Snapshot& snap) {
@@ -142,9 +144,15 @@ Replay replay(const Snapshot& snap, int device) {
     if (missing) r.disagreements.push_back(Fact(FactKind::live_not_in_snapshot).count("allocations", missing));
     if (double_allocs) r.disagreements.push_back(Fact(FactKind::twice_allocated).count("addresses", double_allocs));
 
-    // Backward from the snapshot's totals.
+    // Backward from the snapshot's totals. Sizes are the file's: every sum is checked. The
+    // allocations' sizes together fit, so that any sum of some of them (a site's, a category's,
+    // the live ones at a moment) fits too.
+    const auto& file = snap.source.path;
+    std::int64_t all_sizes = 0;
     std::vector<std::int64_t> allocated_change(n, 0);
     for (const auto& a : r.allocations) {
+        all_sizes = util::or_refuse(util::checked_add(all_sizes, std::max<std::int64_t>(a.size, 0)),
+                                    "the sizes of the trace's allocations", file);
         if (a.alloc_event) allocated_change[*a.alloc_event] += a.size;
         if (a.free_event) allocated_change[*a.free_event] -= a.size;
     }
@@ -153,8 +161,13 @@ Replay replay(const Snapshot& snap, int device) {
     r.allocated[n] = allocated_end;
     r.reserved[n] = reserved_end;
     for (std::size_t i = n; i-- > 0;) {
-        r.allocated[i] = r.allocated[i + 1] - allocated_change[i];
-        r.reserved[i] = r.reserved[i + 1] - reserved_change(r.events[i]);
+        const auto allocated = util::checked_sub(r.allocated[i + 1], allocated_change[i]);
+        const auto reserved = util::checked_sub(r.reserved[i + 1], reserved_change(r.events[i], file));
+        if (!allocated || !reserved)
+            util::refuse(fmt::format("the bytes {} before trace event {}", allocated ? "reserved" : "allocated", i),
+                         file);
+        r.allocated[i] = *allocated;
+        r.reserved[i] = *reserved;
     }
 
     judge_truncation(r, snap, allocs, unseen_with_stack, lost, lost_bytes);
@@ -177,8 +190,12 @@ std::vector<ReservedRange> reserved_at(const Snapshot& snap, const Replay& r, in
                 const auto it = ranges.upper_bound(e.addr);
                 if (it == ranges.begin()) break;
                 auto& range = std::prev(it)->second;
-                if (e.addr >= range.address + range.size) break;
-                const std::int64_t end = e.addr + e.size, range_end = range.address + range.size;
+                const auto& file = snap.source.path;
+                const std::int64_t range_end =
+                    util::or_refuse(util::checked_add(range.address, range.size), "a segment's address and size", file);
+                if (e.addr >= range_end) break;
+                const std::int64_t end = util::or_refuse(util::checked_add(e.addr, e.size),
+                                                         "a trace segment event's address and size", file);
                 const ReservedRange before{range.address, e.addr - range.address, range.stream};
                 const ReservedRange after{end, range_end - end, range.stream};
                 ranges.erase(std::prev(it));

@@ -21,6 +21,7 @@
 #include <memsnap/analysis/judge/comparability.hpp>
 #include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/analysis/sites/categories.hpp>
+#include <memsnap/util/checked.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -76,7 +77,8 @@ const char* growth_reason_word(const Comparability& comparability, bool placed);
 struct SeriesShape {
     std::size_t points = 0;
     std::size_t ups = 0, downs = 0;
-    std::int64_t up_sum = 0, down_sum = 0, max_up = 0;
+    util::Wide up_sum = 0, down_sum = 0;  // many intervals of int64 bytes may pass 2^63
+    std::int64_t max_up = 0;
     std::int64_t net = 0;     // last − first
     std::int64_t spread = 0;  // largest − smallest
     std::int64_t noise = 0;
