@@ -79,9 +79,10 @@ CLI::App* add_trace(CLI::App& app, TraceOptions& trace) {
                                    "Replay one snapshot's trace: timeline, peak, iterations, what each "
                                    "iteration leaves live, out-of-memory events explained");
     cmd->add_option("file", trace.file, "Snapshot with a trace ('-' reads standard input)")->required();
-    cmd->add_option("--format", trace.format,
-                    "Output format: text, json, markdown, csv, html, svg (the timeline, or --picture flame), folded, "
-                    "dot or pprof (live at --at)");
+    cmd->add_option(
+        "--format", trace.format,
+        "Output format: text, json, markdown, csv, html, svg (the timeline, or --picture flame), folded, "
+        "dot or pprof (live at --at), perfetto (Chrome Trace Event JSON for Perfetto UI, chrome://tracing)");
     cmd->add_option("--at", trace.at, "Pictures of live memory: at the peak or at the end (default peak)")
         ->check(CLI::IsMember({"peak", "end"}));
     cmd->add_option("--picture", trace.picture, "--format svg: the timeline or the flame graph (default timeline)")

@@ -139,6 +139,7 @@ CommandOutput execute(const analysis::Request& rq, report::Format format, const 
 
 CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals) {
     const auto format = format_of(options.format);
+    report::check_format(analysis::Command::info, format);
     const bool lines = format == report::Format::jsonl;
     if (options.files.size() > 1 && format != report::Format::text && !lines)
         throw usage_error(fmt::format("--format {}: one file at a time (--format jsonl takes many)", options.format));
@@ -163,6 +164,7 @@ CommandOutput run_info(const InfoOptions& options, const GlobalOptions& globals)
 
 CommandOutput run_trace(const TraceOptions& options, const GlobalOptions& globals) {
     const auto format = format_of(options.format);
+    report::check_format(analysis::Command::trace, format);
     if (options.at != "peak" && options.at != "end")
         throw usage_error(fmt::format("--at: '{}' is not peak or end", options.at));
     if (options.picture != "timeline" && options.picture != "flame")
@@ -183,6 +185,7 @@ CommandOutput run_trace(const TraceOptions& options, const GlobalOptions& global
 
 CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals) {
     const auto format = format_of(options.format);
+    report::check_format(analysis::Command::diff, format);
     binary_allowed(format);
     const auto render =
         render_options(globals, format, options.cpp_frames, side_of(options.side), options.node_fraction);
@@ -202,6 +205,7 @@ CommandOutput run_diff(const DiffOptions& options, const GlobalOptions& globals)
 
 CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& globals) {
     const auto format = format_of(options.format);
+    report::check_format(analysis::Command::trend, format);
     binary_allowed(format);
     const auto render = render_options(globals, format, false, side_of(options.side), options.node_fraction);
     auto rq = request(analysis::Command::trend, globals, format, options.format, render);
@@ -217,6 +221,7 @@ CommandOutput run_trend(const TrendOptions& options, const GlobalOptions& global
 
 CommandOutput run_ranks(const RanksOptions& options, const GlobalOptions& globals) {
     const auto format = format_of(options.format);
+    report::check_format(analysis::Command::ranks, format);
     binary_allowed(format);
     const auto render = render_options(globals, format, false, analysis::Side::after, options.node_fraction);
     auto rq = request(analysis::Command::ranks, globals, format, options.format, render);

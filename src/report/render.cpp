@@ -16,7 +16,7 @@ namespace {
 constexpr std::pair<Format, std::string_view> kNames[] = {
     {Format::text, "text"},     {Format::json, "json"},   {Format::markdown, "markdown"}, {Format::csv, "csv"},
     {Format::folded, "folded"}, {Format::jsonl, "jsonl"}, {Format::svg, "svg"},           {Format::dot, "dot"},
-    {Format::html, "html"},     {Format::pprof, "pprof"},
+    {Format::html, "html"},     {Format::pprof, "pprof"}, {Format::perfetto, "perfetto"},
 };
 
 Error unsupported(Format format, std::string_view what) {
@@ -89,6 +89,7 @@ void write_diff(const analysis::DiffResult& diff, const analysis::Result& result
 
 void write_trace(const analysis::TraceResult& trace, const analysis::Result& result, Format format,
                  const RenderOptions& options, const Sink& sink) {
+    if (format == Format::perfetto) return detail::trace_perfetto(trace, sink);
     if (format == Format::svg && !options.flame_svg) return sink(render_timeline_svg(trace));
     if (stack_picture(format)) return sink(render(stacks_of(result, format), format, options));
     std::vector<std::string> pictures;
@@ -189,6 +190,24 @@ std::optional<std::string> gate_line(const analysis::Result& result) {
     return fmt::format("{}: {}", result.gate->option, why);
 }
 
+void check_format(analysis::Command command, Format format) {
+    if (format != Format::perfetto || command == analysis::Command::trace) return;
+    // A trace is the only result replayed on a clock.
+    const auto [name, formats] = [command]() -> std::pair<std::string_view, std::string_view> {
+        switch (command) {
+            case analysis::Command::info:
+                return {"info", "text, json, jsonl, markdown, csv, html, svg, folded, dot or pprof"};
+            case analysis::Command::diff:
+                return {"diff", "text, json, markdown, csv, html, svg, folded, dot or pprof"};
+            case analysis::Command::trend:
+                return {"trend", "text, json, markdown, csv, html, svg, folded, dot or pprof"};
+            default:
+                return {"ranks", "text, json, markdown, csv, folded, svg, dot or pprof"};
+        }
+    }();
+    throw usage_error(fmt::format("--format perfetto is for `trace`; {} takes {}", name, formats));
+}
+
 analysis::StackNeed stack_need(analysis::Command command, Format format, const RenderOptions& options) {
     using analysis::StackNeed;
     const bool stacks = stack_picture(format);
@@ -219,6 +238,17 @@ void write(const analysis::Result& result, Format format, const RenderOptions& o
         for (const auto& info : *infos) detail::write_jsonl(document(info), {}, sink);
         return;
     }
+    std::visit(
+        [format](const auto& value) {
+            using T = std::decay_t<decltype(value)>;
+            check_format(std::is_same_v<T, std::vector<analysis::InfoResult>> ? analysis::Command::info
+                         : std::is_same_v<T, analysis::DiffResult>            ? analysis::Command::diff
+                         : std::is_same_v<T, analysis::TraceResult>           ? analysis::Command::trace
+                         : std::is_same_v<T, analysis::TrendResult>           ? analysis::Command::trend
+                                                                              : analysis::Command::ranks,
+                         format);
+        },
+        result.value);
     std::visit(
         [&](const auto& value) {
             using T = std::decay_t<decltype(value)>;

@@ -446,6 +446,8 @@ std::vector<Case> amplification_cases() {
     c.push_back(trace_case("trace-sites-by-iterations", "90000 sites of one allocation each over 3000 iterations",
                            90000, 3000, 0, "json"));
     c.push_back(trace_case("trace-sites-by-iterations-text", "the same in text", 90000, 3000, 0, "text"));
+    c.push_back(trace_case("trace-sites-by-iterations-perfetto", "the same for Perfetto", 90000, 3000, 0, "perfetto"));
+    c.push_back(trace_case("trace-oom-flood-perfetto", "the OOM flood for Perfetto", 20000, 0, 20000, "perfetto"));
     c.push_back(info_case("trace-oom-flood-info", "info of 20000 live allocations and 20000 OOM events",
                           [] { return trace_flood(20000, 0, 20000); }));
     for (const char* format : {"svg", "html", "dot"})

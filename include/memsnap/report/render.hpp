@@ -14,7 +14,8 @@
 
 namespace memsnap::report {
 
-enum class Format { text, json, markdown, csv, folded, jsonl, svg, dot, html, pprof };
+// perfetto: a trace's timeline in the Chrome Trace Event Format (Perfetto UI, chrome://tracing).
+enum class Format { text, json, markdown, csv, folded, jsonl, svg, dot, html, pprof, perfetto };
 std::optional<Format> parse_format(std::string_view name);
 std::string_view to_string(Format format);
 
@@ -29,6 +30,10 @@ struct RenderOptions {
 
 // The stacks `format` needs of the result of `command` (analysis::Request::stacks_for).
 analysis::StackNeed stack_need(analysis::Command command, Format format, const RenderOptions& options);
+
+// Throws Error (usage) for a format `command` never takes (perfetto, for any but trace),
+// naming those it does: the CLI asks before reading anything, write() again.
+void check_format(analysis::Command command, Format format);
 
 using Sink = std::function<void(std::string_view)>;
 // A command's whole output in `format`, given to `sink` in pieces (a long list one part at a

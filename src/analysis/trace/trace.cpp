@@ -462,6 +462,10 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     out.iteration_starts = it.starts;
     for (std::size_t i = 0; i < r.events.size(); ++i)
         if (r.events[i].action() == TraceAction::snapshot) out.snapshot_events.push_back(i);
+    // A position past the last event (the end) takes the last event's time, as the timeline does.
+    const auto time_at = [&r](std::size_t i) { return r.events[std::min(i, r.events.size() - 1)].time_us; };
+    for (const auto i : out.iteration_starts) out.iteration_start_times_us.push_back(time_at(i));
+    for (const auto i : out.snapshot_events) out.snapshot_times_us.push_back(time_at(i));
 
     const auto peak =
         static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());

@@ -5,6 +5,7 @@
 #include <memsnap/analysis/series/trend.hpp>
 #include <memsnap/analysis/sites/stack_profile.hpp>
 #include <memsnap/analysis/trace/trace.hpp>
+#include <memsnap/report/render.hpp>
 
 #include <string>
 
@@ -18,5 +19,7 @@ std::string profile_dot(const analysis::StackProfile& profile, analysis::Side si
 std::string profile_pprof(const analysis::StackProfile& profile, analysis::Side side);
 std::string trace_timeline_svg(const analysis::TraceResult& trace);
 std::string trend_svg(const analysis::TrendResult& trend);
+// The trace in the Chrome Trace Event Format (JSON), streamed to `sink`.
+void trace_perfetto(const analysis::TraceResult& trace, const Sink& sink);
 
 }  // namespace memsnap::report::detail

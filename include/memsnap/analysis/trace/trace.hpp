@@ -116,6 +116,8 @@ struct TraceResult {
     std::vector<std::size_t> iteration_starts;  // event positions
     // `snapshot` events: where a snapshot was taken while recording (the file's own is the end).
     std::vector<std::size_t> snapshot_events;
+    // The recorded times of those positions (-1 where not recorded), for writers on a clock.
+    std::vector<std::int64_t> iteration_start_times_us, snapshot_times_us;
     Peak peak;
     std::vector<OomExplanation> ooms;  // the first kMaxOomsExplained
     std::size_t ooms_total = 0;
