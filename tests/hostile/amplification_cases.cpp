@@ -157,7 +157,9 @@ std::string distinct_stacks(int depth, int blocks, std::size_t filename_length) 
 std::string shared_long_frames_distinct_outer(int shared, int blocks, std::size_t name_length) {
     PickleWriter w = with_keys();
     const std::uint32_t file = k_first_free, outer = k_first_free + 1;
-    const auto frame_slot = [](int i) { return static_cast<std::uint32_t>(k_first_free + 2 + 2 * i); };
+    const auto frame_slot = [](int i) {
+        return static_cast<std::uint32_t>(k_first_free + 2 + 2 * static_cast<std::uint32_t>(i));
+    };
     w.str("/home/u/proj/model.py").binput(file).op('0');
     for (int i = 0; i < shared; ++i) {
         w.str(fmt::format("f{}_{}", i, std::string(name_length, 'n'))).binput(frame_slot(i) + 1).op('0');
