@@ -34,7 +34,7 @@ TEST_CASE("real summaries: gpt-neo before/after cells" * doctest::test_suite("re
     const auto& b = before.tables[0];
     CHECK(b.device == 0);
     CHECK(b.line == 1);
-    CHECK(b.layout == "torch>=2.0");
+    CHECK(b.layout.text() == "torch>=2.0");
     CHECK(b.warnings.empty());
     CHECK(b.num_ooms == ByteRange{0, 0});
     CHECK(b.num_alloc_retries == ByteRange{0, 0});
@@ -90,7 +90,7 @@ TEST_CASE("real summaries: torch 1.9 notes with KB/MB/GB units" * doctest::test_
     const auto c = load("memory-notes_torch1.9_old-units.txt");
     REQUIRE(c.tables.size() == 1);
     const auto& t = c.tables[0];
-    CHECK(t.layout == "torch<=1.9,old-units");
+    CHECK(t.layout.text() == "torch<=1.9,old-units");
     CHECK(t.warnings.empty());
     CHECK(t.stats.size() == 96);  // no Requested, no Oversize rows
     CHECK_FALSE(t.stats.count("requested_bytes.all.current"));
@@ -111,7 +111,7 @@ TEST_CASE("real summaries: gravitorch 1.13 docstring / indented / byte-sized val
     const auto c = load("gravitorch-docstring_torch1.13_indented.txt");
     REQUIRE(c.tables.size() == 1);
     const auto& t = c.tables[0];
-    CHECK(t.layout == "torch1.10-1.13,old-units");
+    CHECK(t.layout.text() == "torch1.10-1.13,old-units");
     CHECK(t.warnings.empty());
     CHECK(t.stats.size() == 104);
     CHECK(at(t, "allocated_bytes.all.current") == ByteRange{512, 512});
@@ -129,7 +129,7 @@ TEST_CASE("real summaries: sglang torch 2.x / KiB units" * doctest::test_suite("
     const auto c = load("sglang-serving_torch2x_full.txt");
     REQUIRE(c.tables.size() == 1);
     const auto& t = c.tables[0];
-    CHECK(t.layout == "torch>=2.0");
+    CHECK(t.layout.text() == "torch>=2.0");
     CHECK(at(t, "allocated_bytes.all.current") == cell(184648, KiB));
     CHECK(at(t, "requested_bytes.all.peak") == cell(192832, KiB));
     CHECK(at(t, "reserved_bytes.all.freed") == ByteRange{0, 0});
@@ -143,7 +143,7 @@ TEST_CASE("real summaries: comfyui docker log / cudaMallocAsync zeros" * doctest
     REQUIRE(c.tables.size() == 1);
     const auto& t = c.tables[0];
     CHECK(t.device == 0);
-    CHECK(t.layout == "torch>=2.0,cudaMallocAsync");
+    CHECK(t.layout.text() == "torch>=2.0,cudaMallocAsync");
     REQUIRE(t.warnings.size() == 1);
     CHECK(t.warnings[0].find("cudaMallocAsync") != std::string::npos);
     CHECK(at(t, "allocated_bytes.all.current") == cell(3116, MiB));

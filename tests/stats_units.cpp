@@ -227,7 +227,7 @@ TEST_CASE("reader: abbreviated table / header fields / CRLF / stretched cells" *
         CHECK(t.device == 3);
         CHECK(t.num_ooms == ByteRange{1, 1});
         CHECK(t.num_alloc_retries == ByteRange{2, 2});
-        CHECK(t.layout == "torch1.10-1.13,abbreviated");
+        CHECK(t.layout.text() == "torch1.10-1.13,abbreviated");
         CHECK(t.stats.at("allocated_bytes.all.allocated") == ByteRange{1149 * GiB, 1150 * GiB - 1});
         CHECK(t.stats.at("allocation.all.allocated") == ByteRange{98765000, 98765999});
         CHECK(t.stats.at("oversize_allocations.peak") == ByteRange{0, 0});
@@ -267,7 +267,7 @@ TEST_CASE("reader: memory_stats forms" * doctest::test_suite("unit")) {
         REQUIRE(c.tables.size() == 1);
         CHECK(c.tables[0].stats.at("allocated_bytes.all.current") == ByteRange{10, 10});
         CHECK(c.tables[0].num_ooms == ByteRange{1, 1});
-        CHECK(c.tables[0].layout == "memory_stats,python-repr");
+        CHECK(c.tables[0].layout.text() == "memory_stats,python-repr");
     }
     SUBCASE("per-device wrapper keys give devices") {
         const auto c = stats::read_stats_text(

@@ -351,9 +351,9 @@ std::deque<StatsTable> find_stats_dicts(std::string_view text, const std::string
             t.stats = StatMap(g.values);
             t.line = line;
             if (!g.prefix.empty()) t.device = trailing_int(g.prefix);
-            t.layout = "memory_stats";
-            if (g.nested) t.layout += ",nested";
-            if (parser.python()) t.layout += ",python-repr";
+            t.layout.generation = TableLayout::Generation::memory_stats;
+            t.layout.nested = g.nested;
+            t.layout.python_repr = parser.python();
             if (!ok)
                 warnings.add(t.warnings, lines.line_of(parser.pos()),
                              fmt::format("memory_stats dict starting at line {} cannot be read past here; kept the {} "

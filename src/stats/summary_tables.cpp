@@ -401,24 +401,23 @@ class SummaryReader {
             }
         }
         if (b.negatives) warn(t.line, negative_warning(b.negatives));
-        std::string layout;
+        using Generation = TableLayout::Generation;
+        TableLayout layout;
         if (seen("requested_bytes"))
-            layout = "torch>=2.0";
+            layout.generation = Generation::torch_2_0_or_newer;
         else if (seen("oversize_allocations") || seen("oversize_segments"))
-            layout = "torch1.10-1.13";
+            layout.generation = Generation::torch_1_10_to_1_13;
         else if (b.closed && !b.elided)
-            layout = "torch<=1.9";
-        else
-            layout = "unknown";
-        if (b.has_rows && !b.pool_rows) layout += ",abbreviated";
-        if (!b.closed) layout += ",cut";
-        if (b.old_units) layout += ",old-units";
-        for (const auto& f : b.forks) layout += ",fork:" + f;
+            layout.generation = Generation::torch_1_9_or_older;
+        layout.abbreviated = b.has_rows && !b.pool_rows;
+        layout.cut = !b.closed;
+        layout.old_units = b.old_units;
+        layout.forks.assign(b.forks.begin(), b.forks.end());
         // cudaMallocAsync keeps only the current/peak byte counters of the `all` rows.
         const auto cur = b.values.find(keys::allocated_current);
         const auto tot = b.values.find(keys::allocated_total);
         if (cur != b.values.end() && tot != b.values.end() && cur->second.low > 0 && tot->second == ByteRange{}) {
-            layout += ",cudaMallocAsync";
+            layout.cuda_malloc_async = true;
             warn(t.line,
                  "totals and counts are 0 although memory is allocated (cudaMallocAsync backend?): "
                  "only Cur/Peak of the byte rows are meaningful");

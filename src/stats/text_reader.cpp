@@ -13,6 +13,24 @@
 
 namespace memsnap::stats {
 
+std::string TableLayout::text() const {
+    using G = Generation;
+    std::string out = generation == G::torch_1_9_or_older   ? "torch<=1.9"
+                      : generation == G::torch_1_10_to_1_13 ? "torch1.10-1.13"
+                      : generation == G::torch_2_0_or_newer ? "torch>=2.0"
+                      : generation == G::memory_stats       ? "memory_stats"
+                                                            : "unknown";
+    const std::pair<bool, const char*> flags[] = {
+        {abbreviated, ",abbreviated"}, {cut, ",cut"}, {old_units, ",old-units"}};
+    for (const auto& [on, name] : flags)
+        if (on) out += name;
+    for (const auto& f : forks) out += ",fork:" + f;
+    if (cuda_malloc_async) out += ",cudaMallocAsync";
+    if (nested) out += ",nested";
+    if (python_repr) out += ",python-repr";
+    return out;
+}
+
 std::string_view to_string(CaptureKind kind) {
     switch (kind) {
         case CaptureKind::memory_summary:

@@ -6,7 +6,7 @@ const ByteRange* tracked_value(const StatsTable& table, std::string_view key) {
     const auto at = table.stats.find(key);
     if (at == table.stats.end()) return nullptr;
     const ByteRange* value = &(*at).second;
-    if (table.layout.find("cudaMallocAsync") == std::string::npos) return value;
+    if (!table.layout.cuda_malloc_async) return value;
     const bool bytes_now_or_peak =
         key.find("_bytes.all.") != std::string_view::npos && (key.ends_with(".current") || key.ends_with(".peak"));
     const bool tracked = key.starts_with("allocated_bytes.") || key.starts_with("reserved_bytes.");

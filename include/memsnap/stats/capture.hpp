@@ -24,16 +24,33 @@ constexpr int kMaxDevice = static_cast<int>(limits::device_id);
 constexpr std::size_t kMaxDevices = limits::summary_devices;
 std::string_view to_string(CaptureKind kind);
 
+// How a table was written: the torch generation its rows show, and what was unusual.
+struct TableLayout {
+    enum class Generation {
+        torch_1_9_or_older,  // no Oversize rows
+        torch_1_10_to_1_13,  // Oversize rows, no Requested row
+        torch_2_0_or_newer,  // a Requested row
+        unknown,             // cut before the rows that tell
+        memory_stats,        // a memory_stats() dict
+    };
+    Generation generation = Generation::unknown;
+    bool abbreviated = false;        // no per-pool rows
+    bool cut = false;                // no closing border
+    bool old_units = false;          // KB/MB/GB
+    bool cuda_malloc_async = false;  // totals and counts 0 while memory is allocated
+    bool nested = false;             // a memory_stats dict inside another
+    bool python_repr = false;        // Python's repr rather than JSON
+    std::vector<std::string> forks;  // "NPU", "musa": a fork's own summary title
+    // As JSON spells it: the generation, then the flags, comma-separated
+    // ("torch>=2.0,cudaMallocAsync").
+    std::string text() const;
+};
+
 // One memory_summary table or one memory_stats dict found in a file.
 struct StatsTable {
     std::optional<int> device;  // from "device ID N"; unknown for headless tables and stats dicts
     std::optional<ByteRange> num_ooms, num_alloc_retries;  // exact when present
-    // Base layout, then comma-separated flags:
-    //   "torch<=1.9" (no Oversize rows), "torch1.10-1.13" (Oversize rows, no Requested row),
-    //   "torch>=2.0" (Requested row), "unknown" (cut before the distinguishing rows),
-    //   "memory_stats"; flags "abbreviated", "cut", "old-units" (KB/MB/GB), "fork:NPU",
-    //   "fork:musa", "cudaMallocAsync", "nested", "python-repr".
-    std::string layout;
+    TableLayout layout;
     // memory_stats key → range, e.g. "allocated_bytes.all.current", "oversize_segments.peak".
     // num_ooms / num_alloc_retries are kept in the fields above, not here.
     StatMap stats;

@@ -349,7 +349,7 @@ StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCa
     // The allocator backend is chosen when a process starts: tables of two backends are two runs.
     const auto backend = [](const stats::StatsCapture& c) -> std::string {
         for (const auto& t : c.tables)
-            if (t.layout.find("cudaMallocAsync") != std::string::npos) return "cudaMallocAsync";
+            if (t.layout.cuda_malloc_async) return "cudaMallocAsync";
         return "native";
     };
     if (!one_series && backend(before_all) != backend(after_all))

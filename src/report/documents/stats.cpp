@@ -47,7 +47,7 @@ Node table_record(const analysis::StatsInfo& info, std::size_t i) {
     r.add("device_name", Value::text_of(util::device_name(t.device))).people_only().in_headline();
     r.add("line", Value::count(static_cast<std::int64_t>(t.line))).machines_only();
     r.add("step", Value::optional<std::int64_t>(t.step, Value::count)).machines_only();
-    r.add("layout", Value::text_of(t.layout)).in_headline();
+    r.add("layout", Value::text_of(t.layout.text())).in_headline();
     r.add(stats::keys::num_ooms, optional_range(stats::keys::num_ooms, t.num_ooms), "OOMs");
     r.add(stats::keys::num_alloc_retries, optional_range(stats::keys::num_alloc_retries, t.num_alloc_retries),
           "allocation retries");
