@@ -3,9 +3,11 @@
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/io/unwrap.hpp>
 #include <memsnap/snapshot/load.hpp>
+#include <memsnap/snapshot/viz_page.hpp>
 #include <memsnap/stats/text_reader.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace memsnap::capture {
 
@@ -21,19 +23,42 @@ void check_head(std::string_view head, const std::string& path) {
                           path, 0);
 }
 
+// A newer page may list several snapshots (local_files): the first is read; the warning names
+// the others and how to have them read.
+void several_snapshots(snapshot::Snapshot& snap, const std::vector<std::string>& names) {
+    std::vector<std::string> others;
+    for (std::size_t k = 1; k < names.size() && k <= 8; ++k) others.push_back(fmt::format("{} \"{}\"", k, names[k]));
+    snap.warnings.push_back(fmt::format(
+        "the page holds {} snapshots: memsnap read the first (\"{}\") only; the others (local_files entries {}{}) "
+        "are read once extracted: each entry's \"base64\" field decoded is a snapshot pickle (memsnap(1), INPUTS "
+        "AS PEOPLE SHARE THEM)",
+        names.size(), names[0], fmt::join(others, ", "), names.size() > 9 ? ", ..." : ""));
+}
+
 Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint64_t max_input,
              const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
     // gzip, zstd or a _memory_viz.py page: read what is inside; a page may come gzipped,
     // but nothing is unwrapped twice the same way.
     const auto limit = io::unwrap_limit(file.bytes().size(), max_input);
+    const auto outer = io::wrapping_of(file.bytes().substr(0, 4096));
+    // torch 2.0's trace_plot pages hold alloc_data, replayed, not a pickle.
+    if (outer == io::Wrapping::html && snapshot::is_alloc_data_page(file.bytes()))
+        return {file.path(), snapshot::read_alloc_data_page(file.bytes(), file.path(), limits)};
     if (auto inner = io::unwrap(file.bytes(), file.path(), limit)) {
-        const auto outer = io::wrapping_of(file.bytes().substr(0, 4096));
         const auto next = io::wrapping_of(std::string_view(*inner).substr(0, 4096));
         if (next == outer)
             throw input_error(fmt::format("a {} inside a {}: refused", io::to_string(next), io::to_string(outer)),
                               file.path());
+        if (next == io::Wrapping::html && snapshot::is_alloc_data_page(*inner))
+            return {file.path(), snapshot::read_alloc_data_page(*inner, file.path(), limits)};
+        std::vector<std::string> names;
+        if (outer == io::Wrapping::html) names = io::page_snapshot_names(file.bytes());
+        if (next == io::Wrapping::html) names = io::page_snapshot_names(*inner);
         if (auto deeper = io::unwrap(*inner, file.path(), limit)) inner = std::move(deeper);
-        return capture_from_bytes(*inner, file.path(), limits);
+        auto capture = capture_from_bytes(*inner, file.path(), limits);
+        if (names.size() > 1 && capture.is_snapshot())
+            several_snapshots(std::get<snapshot::Snapshot>(capture.content), names);
+        return capture;
     }
     if (snapshot::looks_like_snapshot(file.bytes())) {
         snapshot::LoadOptions load;

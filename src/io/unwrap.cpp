@@ -203,6 +203,33 @@ std::string_view to_string(Wrapping wrapping) {
     return "plain";
 }
 
+std::vector<std::string> page_snapshot_names(std::string_view page) {
+    // json.dumps writes each entry as {"name": "...", "base64": "..."}: the last "name" before a
+    // "base64" is its entry's.
+    constexpr std::string_view key = "\"base64\"", name_key = "\"name\"";
+    std::vector<std::string> names;
+    std::size_t from = 0;
+    for (auto at = page.find(key); at != std::string_view::npos; at = page.find(key, from)) {
+        std::string name;
+        const auto window = page.substr(from, at - from);
+        if (const auto n = window.rfind(name_key); n != std::string_view::npos) {
+            std::size_t pos = n + name_key.size();
+            while (pos < window.size() && (window[pos] == ' ' || window[pos] == ':')) ++pos;
+            if (pos < window.size() && window[pos] == '"') {
+                const auto end = window.find('"', pos + 1);
+                if (end != std::string_view::npos)
+                    name = std::string(window.substr(pos + 1, std::min<std::size_t>(end - pos - 1, 200)));
+            }
+        }
+        names.push_back(std::move(name));
+        const auto open = page.find('"', at + key.size());  // past the base64 string
+        const auto close = open == std::string_view::npos ? open : page.find('"', open + 1);
+        if (close == std::string_view::npos) break;
+        from = close + 1;
+    }
+    return names;
+}
+
 std::uint64_t unwrap_limit(std::uint64_t size, std::uint64_t max_input) {
     const std::uint64_t grown = size > (UINT64_MAX >> 7) ? UINT64_MAX : size * 64;
     return std::min(max_input, std::max<std::uint64_t>(std::uint64_t{64} << 20, grown));

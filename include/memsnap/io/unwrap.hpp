@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace memsnap::io {
 
@@ -18,6 +19,10 @@ std::string_view to_string(Wrapping wrapping);
 // `max_output` bytes: past it the file is refused as a likely decompression bomb. Throws
 // Error (input) naming `name` (with the byte offset, where there is one) for a damaged file.
 std::optional<std::string> unwrap(std::string_view bytes, const std::string& name, std::uint64_t max_output);
+
+// The names of the snapshots a newer _memory_viz.py page lists in local_files, in order
+// (unwrap reads the first); "" for an entry without one.
+std::vector<std::string> page_snapshot_names(std::string_view page);
 
 // How much a compressed file of `size` bytes may grow: 64 times, and at least 64 MiB, within
 // --max-input. Real captures compress 5 to 20 times.

@@ -109,6 +109,9 @@ struct Segment {
     StringId segment_type;  // "large" / "small"
     std::int64_t pool_id[2] = {0, 0};
     bool is_expandable = false;
+    // Not recorded: holds the live blocks of a capture that records no segments (a torch 2.0
+    // _memory_viz trace_plot page); its total_size is their sum, and no reserved total counts it.
+    bool placeholder = false;
     StackId stack;
     std::uint32_t first_block = 0;
     std::uint32_t block_count = 0;

@@ -35,7 +35,7 @@ void describe_segments(const snapshot::Snapshot& snap, std::optional<int> device
 void describe_pools(const snapshot::Snapshot& snap, std::optional<int> device, SnapshotContents& s) {
     std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>, PoolUsage> pools;
     for (const auto& seg : snap.segments) {
-        if (device && seg.device != *device) continue;
+        if ((device && seg.device != *device) || seg.placeholder) continue;
         auto& p = pools[{seg.device, seg.stream, seg.pool_id[0], seg.pool_id[1]}];
         p.device = seg.device;
         p.stream = seg.stream;

@@ -27,8 +27,10 @@ std::int64_t whole_pages(std::int64_t segment, std::int64_t address, std::int64_
 }
 
 void add_segment(const snapshot::Snapshot& snap, const snapshot::Segment& seg, MemoryTotals& t) {
-    ++t.segments;
-    t.reserved_bytes += seg.total_size;
+    if (!seg.placeholder) {  // not recorded: no reserved memory
+        ++t.segments;
+        t.reserved_bytes += seg.total_size;
+    }
     const auto blocks = snap.blocks_of(seg);
     bool any_active = false;
     for (const auto& b : blocks) any_active |= b.active();

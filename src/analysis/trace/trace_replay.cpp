@@ -117,7 +117,7 @@ Replay replay(const Snapshot& snap, int device) {
     std::map<std::int64_t, std::int64_t> snapshot_blocks;  // address -> size
     for (const auto& seg : snap.segments) {
         if (seg.device != device) continue;
-        reserved_end += seg.total_size;
+        if (!seg.placeholder) reserved_end += seg.total_size;
         for (const auto& b : snap.blocks_of(seg)) {
             if (!b.active()) continue;
             allocated_end += b.size;
@@ -178,7 +178,7 @@ Replay replay(const Snapshot& snap, int device) {
 std::vector<ReservedRange> reserved_at(const Snapshot& snap, const Replay& r, int device, std::size_t moment) {
     std::map<std::int64_t, ReservedRange> ranges;
     for (const auto& seg : snap.segments)
-        if (seg.device == device) ranges[seg.address] = {seg.address, seg.total_size, seg.stream};
+        if (seg.device == device && !seg.placeholder) ranges[seg.address] = {seg.address, seg.total_size, seg.stream};
     for (std::size_t i = r.events.size(); i-- > moment;) {
         const auto& e = r.events[i];
         const std::int64_t stream = snap.stream_of(e);
