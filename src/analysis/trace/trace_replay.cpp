@@ -76,24 +76,23 @@ void judge_truncation(Replay& r, const Snapshot& snap, std::int64_t allocs, std:
     }
 }
 
-}  // namespace
+using LiveAllocations = std::unordered_map<std::int64_t, std::size_t, util::SeededIntHash>;  // address -> allocation
 
-Replay replay(const Snapshot& snap, int device) {
-    Replay r(snap);
-    for (std::size_t i = 0; i < snap.events.size(); ++i)
-        if (snap.events[i].device == device) r.events.push_back(i);
-    const std::size_t n = r.events.size();
-
-    // Forward: pair each alloc with the free that completes it, by address.
-    std::unordered_map<std::int64_t, std::size_t, util::SeededIntHash> live;  // address -> allocation
+struct ForwardCounts {
     std::int64_t double_allocs = 0, allocs = 0, unseen_with_stack = 0;
-    for (std::size_t i = 0; i < n; ++i) {
+};
+
+// Forward: pairs each alloc with the free that completes it, by address; `live` ends with the
+// allocations still live.
+ForwardCounts pair_allocations(Replay& r, LiveAllocations& live) {
+    ForwardCounts c;
+    for (std::size_t i = 0; i < r.events.size(); ++i) {
         const auto& e = r.events[i];
         if (e.action() == TraceAction::alloc) {
-            ++allocs;
+            ++c.allocs;
             if (const auto it = live.find(e.addr); it != live.end()) {
                 r.allocations[it->second].free_event = i;  // its free fell out of the trace
-                ++double_allocs;
+                ++c.double_allocs;
             }
             live[e.addr] = r.allocations.size();
             r.allocations.push_back({e.addr, block_size(e.size), e.stack, i, std::nullopt});
@@ -106,10 +105,52 @@ Replay replay(const Snapshot& snap, int device) {
                 // records the context of the free), not where it was made: no site, no category.
                 r.allocations.push_back({e.addr, block_size(e.size), snapshot::no_stack, std::nullopt, i});
                 ++r.frees_unseen;
-                unseen_with_stack += e.stack != snapshot::no_stack;
+                c.unseen_with_stack += e.stack != snapshot::no_stack;
             }
         }
     }
+    return c;
+}
+
+// Fills r.allocated and r.reserved, counted back from the end's totals.
+void count_back(Replay& r, std::int64_t allocated_end, std::int64_t reserved_end, const std::string& file) {
+    const std::size_t n = r.events.size();
+    // Backward from the snapshot's totals. Sizes are the file's: every sum is checked. The
+    // allocations' sizes together fit, so that any sum of some of them (a site's, a category's,
+    // the live ones at a moment) fits too.
+    std::int64_t all_sizes = 0;
+    std::vector<std::int64_t> allocated_change(n, 0);
+    for (const auto& a : r.allocations) {
+        all_sizes = util::or_refuse(util::checked_add(all_sizes, std::max<std::int64_t>(a.size, 0)),
+                                    "the sizes of the trace's allocations", file);
+        if (a.alloc_event) allocated_change[*a.alloc_event] += a.size;
+        if (a.free_event) allocated_change[*a.free_event] -= a.size;
+    }
+    r.allocated.assign(n + 1, 0);
+    r.reserved.assign(n + 1, 0);
+    r.allocated[n] = allocated_end;
+    r.reserved[n] = reserved_end;
+    for (std::size_t i = n; i-- > 0;) {
+        const auto allocated = util::checked_sub(r.allocated[i + 1], allocated_change[i]);
+        const auto reserved = util::checked_sub(r.reserved[i + 1], reserved_change(r.events[i], file));
+        if (!allocated || !reserved)
+            util::refuse(fmt::format("the bytes {} before trace event {}", allocated ? "reserved" : "allocated", i),
+                         file);
+        r.allocated[i] = *allocated;
+        r.reserved[i] = *reserved;
+    }
+}
+
+}  // namespace
+
+Replay replay(const Snapshot& snap, int device) {
+    Replay r(snap);
+    for (std::size_t i = 0; i < snap.events.size(); ++i)
+        if (snap.events[i].device == device) r.events.push_back(i);
+    const std::size_t n = r.events.size();
+
+    LiveAllocations live;
+    const auto [double_allocs, allocs, unseen_with_stack] = pair_allocations(r, live);
 
     // The end: the snapshot's active blocks are what is live. Those the trace did not
     // allocate were there before it.
@@ -144,32 +185,7 @@ Replay replay(const Snapshot& snap, int device) {
     if (missing) r.disagreements.push_back(Fact(FactKind::live_not_in_snapshot).count("allocations", missing));
     if (double_allocs) r.disagreements.push_back(Fact(FactKind::twice_allocated).count("addresses", double_allocs));
 
-    // Backward from the snapshot's totals. Sizes are the file's: every sum is checked. The
-    // allocations' sizes together fit, so that any sum of some of them (a site's, a category's,
-    // the live ones at a moment) fits too.
-    const auto& file = snap.source.path;
-    std::int64_t all_sizes = 0;
-    std::vector<std::int64_t> allocated_change(n, 0);
-    for (const auto& a : r.allocations) {
-        all_sizes = util::or_refuse(util::checked_add(all_sizes, std::max<std::int64_t>(a.size, 0)),
-                                    "the sizes of the trace's allocations", file);
-        if (a.alloc_event) allocated_change[*a.alloc_event] += a.size;
-        if (a.free_event) allocated_change[*a.free_event] -= a.size;
-    }
-    r.allocated.assign(n + 1, 0);
-    r.reserved.assign(n + 1, 0);
-    r.allocated[n] = allocated_end;
-    r.reserved[n] = reserved_end;
-    for (std::size_t i = n; i-- > 0;) {
-        const auto allocated = util::checked_sub(r.allocated[i + 1], allocated_change[i]);
-        const auto reserved = util::checked_sub(r.reserved[i + 1], reserved_change(r.events[i], file));
-        if (!allocated || !reserved)
-            util::refuse(fmt::format("the bytes {} before trace event {}", allocated ? "reserved" : "allocated", i),
-                         file);
-        r.allocated[i] = *allocated;
-        r.reserved[i] = *reserved;
-    }
-
+    count_back(r, allocated_end, reserved_end, snap.source.path);
     judge_truncation(r, snap, allocs, unseen_with_stack, lost, lost_bytes);
     if (n > 0 && (r.allocated[0] < 0 || r.reserved[0] < 0)) r.disagreements.push_back(Fact(FactKind::negative_start));
     return r;
