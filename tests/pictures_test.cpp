@@ -271,6 +271,26 @@ TEST_SUITE("unit") {
         test::check_golden("pictures/leak.pprof.txt", text);
     }
 
+    TEST_CASE("HTML shows backticked code in sentences as <code> / escaped first / an unpaired backtick as is") {
+        report::Document d;
+        d.kind = "test";
+        d.title = "advice";
+        auto& list = d.root.add(report::Node::list("advice", report::Layout::bullets, "advice"));
+        for (const char* text : {"use `loss.item()` instead of `loss`", "keep `a<b && c>d` here",
+                                 "one ` alone, then `x`", "an empty `` pair, then `y` and a last `"}) {
+            auto& item = list.add(report::Node::object("", report::Layout::line));
+            item.add("text", report::Value::text_of(text));
+        }
+        const auto html = report::render(d, report::Format::html);
+        CHECK(html.find("<li>use <code>loss.item()</code> instead of <code>loss</code></li>") != std::string::npos);
+        CHECK(html.find("<li>keep <code>a&lt;b &amp;&amp; c&gt;d</code> here</li>") != std::string::npos);
+        CHECK(html.find("<li>one <code> alone, then </code>x`</li>") != std::string::npos);  // pairs in order
+        CHECK(html.find("<li>an empty `` pair, then <code>y</code> and a last `</li>") != std::string::npos);
+        // Markdown reads the backticks itself; text keeps them.
+        CHECK(report::render(d, report::Format::markdown).find("`loss.item()`") != std::string::npos);
+        CHECK(report::render(d, report::Format::text).find("`loss.item()`") != std::string::npos);
+    }
+
     TEST_CASE("a .gz / a .zst and a _memory_viz.py page give what the plain file gives") {
         const auto dir = test::fixtures_dir() / "snapshots";
         const auto plain_text = test::read_text(dir / "gen_torch2.5_settings_p4.pickle");

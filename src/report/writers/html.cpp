@@ -29,6 +29,28 @@ constexpr const char* kStyle =
 // their own budget (24 MiB), and lists stop here with a line saying how many rows are left.
 constexpr std::size_t kMaxPageBytes = limits::html_page_bytes;
 
+// Sentences mark code with backticks, as Markdown does: escaped text with each pair of
+// backticks around some text made a <code> span; an unpaired backtick stays as it is.
+std::string code_spans(const std::string& escaped) {
+    std::string out;
+    std::size_t at = 0;
+    while (at < escaped.size()) {
+        const auto open = escaped.find('`', at);
+        const auto close = open == std::string::npos ? std::string::npos : escaped.find('`', open + 1);
+        if (close == std::string::npos) break;
+        if (close == open + 1) {  // `` encloses nothing: both stay
+            out.append(escaped, at, close + 1 - at);
+            at = close + 1;
+            continue;
+        }
+        out.append(escaped, at, open - at);
+        out += "<code>" + escaped.substr(open + 1, close - open - 1) + "</code>";
+        at = close + 1;
+    }
+    out.append(escaped, at, std::string::npos);
+    return out;
+}
+
 class HtmlWriter {
   public:
     explicit HtmlWriter(const RenderOptions& options) : options_(options) {}
@@ -63,6 +85,7 @@ class HtmlWriter {
             return fmt::format("<span class=\"verdict {0}\">{1}</span>", xml_text(v.text), xml_text(for_people(v)));
         if (v.kind == Value::Kind::frame || v.kind == Value::Kind::word)
             return "<code>" + xml_text(for_people(v)) + "</code>";
+        if (v.kind == Value::Kind::text) return code_spans(xml_text(for_people(v)));
         return xml_text(for_people(v));
     }
 
