@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 using namespace memsnap;
@@ -126,6 +127,27 @@ std::string run(const std::string& command) {
     return out;
 }
 
+// The texts of an SVG that run past its 1200-pixel canvas, left-aligned ones measured as
+// monospace (0.6 em a character, 11 pixels unless the element says).
+std::vector<std::string> texts_past_canvas(const std::string& svg) {
+    static const std::regex text(R"re(<text x="([0-9.]+)" y="[0-9.]+"([^>]*)>([^<]*)</text>)re");
+    static const std::regex size(R"re(font-size="([0-9]+)")re");
+    static const std::regex entity("&[a-z#0-9]+;");
+    std::vector<std::string> out;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text); it != std::sregex_iterator(); ++it) {
+        const auto& m = *it;
+        const std::string attributes = m[2];
+        if (attributes.find("text-anchor") != std::string::npos) continue;
+        std::smatch font;
+        const double em = std::regex_search(attributes, font, size) ? std::stod(font[1]) : 11;
+        const std::string shown = std::regex_replace(std::string(m[3]), entity, "&");
+        const auto chars = static_cast<double>(std::count_if(
+            shown.begin(), shown.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+        if (std::stod(m[1]) + chars * 0.6 * em > 1200) out.push_back(shown);
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST_SUITE("unit") {
@@ -212,6 +234,40 @@ TEST_SUITE("unit") {
         for (const auto& s : peak.samples) at_peak += s.bytes;
         CHECK(at_peak == trace.peak.bytes);
         test::check_golden("pictures/oom_loop_peak.folded", report::render(peak, report::Format::folded, {}));
+    }
+
+    TEST_CASE("SVG titles and labels stay on the canvas: a long file name / a long site") {
+        const std::string long_dir = "fixtures/" + std::string(150, 'd') + "/";
+        auto loop = relative("fixtures/snapshots/oom_loop.pickle");
+        loop.source.path = long_dir + "oom_loop.pickle";
+        const auto trace = analysis::analyze_trace(loop, {});
+        const auto timeline = report::render_timeline_svg(trace);
+        REQUIRE(timeline.find("ddddd") != std::string::npos);
+        CHECK(texts_past_canvas(timeline).empty());
+
+        analysis::TrendResult t;
+        t.steps = {100, 200, 300};
+        t.steps_source = "file names";
+        t.points = {{long_dir + "a_step100.pickle", 100},
+                    {long_dir + "a_step200.pickle", 200},
+                    {long_dir + "a_step300.pickle", 300}};
+        analysis::TrendSeries allocated;
+        allocated.name = "allocated_bytes";
+        allocated.bytes = {1 << 20, 2 << 20, 3 << 20};
+        t.totals.push_back(allocated);
+        analysis::TrendSite site;
+        site.site.filename = "/home/user/" + std::string(200, 'p') + "/train.py";
+        site.site.line = 57;
+        site.site.name = "train_step";
+        site.bytes_by_step = allocated.bytes;
+        site.blocks_by_step = {1, 2, 3};
+        t.sites.push_back(site);
+        const auto svg = report::render_timeline_svg(t);
+        check_xml(svg);
+        REQUIRE(svg.find("green: /home/user/ppp") != std::string::npos);
+        CHECK(texts_past_canvas(svg).empty());
+        const auto live = analysis::live_stacks(loop, {});
+        CHECK(texts_past_canvas(report::render(live, report::Format::svg, {})).empty());
     }
 
     TEST_CASE("pprof: the profile decodes back to the diff's stacks and bytes") {
@@ -358,6 +414,50 @@ TEST_SUITE("cli") {
         const auto trace = test::run_memsnap(html_trace, in_checkout);
         REQUIRE(trace.exit_code == 0);
         CHECK(trace.out.find("memory timeline") != std::string::npos);
+    }
+
+    TEST_CASE("the HTML report in headless Chromium: long unbroken lines wrap within the page") {
+        std::string chromium;
+        for (const char* name : {"chromium", "chromium-browser", "google-chrome"})
+            if (test::have_program(name)) chromium = name;
+        if (chromium.empty()) MEMSNAP_SKIP("chromium is not installed: the HTML layout was not checked");
+        const std::string path = "/home/user/" + std::string(300, 'p') + "/train.py:57";
+        report::Document d;
+        d.kind = "test";
+        d.title = "long lines";
+        d.root.add("site", report::Value::text_of(path));  // a table cell
+        auto& notes = d.root.add(report::Node::list("notes", report::Layout::bullets, "notes"));
+        notes.add(report::Node::object("", report::Layout::line)).add("text", report::Value::text_of(path));
+        auto& stack = d.root.add(report::Node::list("stack", report::Layout::stack, "stack"));
+        stack.add(report::Node::of("", report::Value::text_of(path)));  // a <pre> line
+        auto html = report::render(d, report::Format::html);
+        REQUIRE(html.find("<pre>") != std::string::npos);
+        // The page measures itself into its title: scripts allowed here only.
+        const auto csp = html.find("<meta http-equiv=\"Content-Security-Policy\"");
+        REQUIRE(csp != std::string::npos);
+        html.erase(csp, html.find('>', csp) + 1 - csp);
+        html.insert(html.rfind("</body>"),
+                    "<script>let over = 0; for (const e of document.querySelectorAll('*')) over = Math.max(over, "
+                    "e.scrollWidth - e.clientWidth); document.title = 'page ' + document.documentElement.scrollWidth + "
+                    "' of ' + document.documentElement.clientWidth + ', overflow ' + over;</script>");
+        const auto file = std::filesystem::path(MEMSNAP_BUILD_DIR) / "long_lines.html";
+        std::ofstream(file) << html;
+        for (const int width : {1280, 640}) {
+            CAPTURE(width);
+            const auto dom =
+                run(fmt::format("timeout 120 {} --headless=new --no-sandbox --disable-gpu --no-first-run "
+                                "--disable-extensions --disable-background-networking --window-size={},2000 "
+                                "--dump-dom 'file://{}'",
+                                chromium, width, file.string()));
+            const auto at = dom.find("<title>page ");
+            REQUIRE(at != std::string::npos);
+            const auto title = dom.substr(at + 7, dom.find("</title>", at) - at - 7);
+            CAPTURE(title);
+            long page = 0, shown = 0, over = 0;
+            REQUIRE(std::sscanf(title.c_str(), "page %ld of %ld, overflow %ld", &page, &shown, &over) == 3);
+            CHECK(page == shown);
+            CHECK(over == 0);
+        }
     }
 
     TEST_CASE("the HTML report loads in headless Chromium: no console error / no network request") {

@@ -359,8 +359,9 @@ std::string trend_svg(const analysis::TrendResult& t) {
                        Plot::kLeft, plot.bottom() + 16, t.steps.front(), kWidth - Plot::kRight, plot.bottom() + 16,
                        t.steps.back());
     if (!t.sites.empty())
+        // From the plot's left edge: 75 pixels fewer than a subtitle's line, "green: " included.
         out += fmt::format("<text x=\"{}\" y=\"{}\">green: {}</text>\n", Plot::kLeft, plot.bottom() + 40,
-                           xml_text(site_label(t.sites.front().site)));
+                           xml_text(clip(site_label(t.sites.front().site), kSubtitleChars - 20, "...")));
     out += "</svg>\n";
     return out;
 }

@@ -16,11 +16,11 @@ namespace memsnap::report::detail {
 namespace {
 
 constexpr const char* kStyle =
-    "body{font-family:sans-serif;margin:24px;color:#222;max-width:1240px}"
+    "body{font-family:sans-serif;margin:24px;color:#222;max-width:1240px;overflow-wrap:anywhere}"
     "h1{font-size:22px}h2{font-size:17px;margin-top:28px}h3{font-size:15px}"
     "table{border-collapse:collapse;font-size:13px}td,th{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left;"
     "vertical-align:top}td.n{text-align:right;font-family:monospace}code,pre{font-family:monospace;font-size:12px}"
-    "pre{white-space:pre-wrap;overflow-wrap:anywhere}"
+    "pre{white-space:pre-wrap}"
     ".verdict{font-weight:bold;padding:2px 8px;border-radius:4px;background:#eee}"
     ".leak{background:#f4c7c3}.stable,.shrink,.freed{background:#cde8cd}"
     "details{margin:2px 0}summary{cursor:pointer}svg{max-width:100%;height:auto}";
