@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <random>
 #include <regex>
 #include <sstream>
 
@@ -505,22 +506,47 @@ TEST_SUITE("cli") {
 
 namespace {
 
-// A pickle of 80 MiB, over the size from which reading shows progress on a terminal.
-std::filesystem::path write_big_pickle() {
-    // {'segments': [], 'a': 'x' * 40 MiB, 'b': 'x' * 40 MiB}, written by hand: PROTO 4, a dict.
+// {'segments': [], 'a': 'x' * 40 MiB, 'b': 'x' * 40 MiB}, written by hand: PROTO 4, a dict;
+// with `random`, 'a' is random letters (which compress about 1.6 times, not 1000).
+std::string big_pickle(bool random = false) {
     std::string pickle = "\x80\x04}(\x8c\x08segments]";
     const std::uint32_t length = 40u << 20;
+    std::mt19937 letters(7);
     for (const char key : {'a', 'b'}) {
         pickle += "\x8c\x01";
         pickle += key;
         pickle += 'X';
         for (int b = 0; b < 4; ++b) pickle += static_cast<char>((length >> (8 * b)) & 0xff);
-        pickle += std::string(length, 'x');
+        if (random && key == 'a')
+            for (std::uint32_t i = 0; i < length; ++i) pickle += static_cast<char>('a' + letters() % 26);
+        else
+            pickle += std::string(length, 'x');
     }
     pickle += "u.";
-    const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_big_{}.pickle", ::getpid());
-    std::ofstream(path, std::ios::binary) << pickle;
+    return pickle;
+}
+
+// A pickle of 80 MiB, over the size from which reading shows progress on a terminal.
+std::filesystem::path write_big_pickle(const std::string& name = "big") {
+    const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}_{}.pickle", name, ::getpid());
+    std::ofstream(path, std::ios::binary) << big_pickle();
     return path;
+}
+
+// The lines a terminal was shown, each as last drawn before a carriage return or newline.
+std::vector<std::string> terminal_lines(const std::string& shown) {
+    std::vector<std::string> out;
+    std::string line;
+    for (const char c : shown) {
+        if (c != '\r' && c != '\n') {
+            line += c;
+            continue;
+        }
+        if (line.starts_with("\x1b[K")) line.erase(0, 3);
+        if (!line.empty()) out.push_back(line);
+        line.clear();
+    }
+    return out;
 }
 
 }  // namespace
@@ -544,6 +570,57 @@ TEST_SUITE("cli") {
         CHECK(shown.find("80.00 MiB") != std::string::npos);
         CHECK(shown.find("\x1b[K") != std::string::npos);  // the line is cleared after
         std::filesystem::remove(path);
+    }
+
+    TEST_CASE("a gzip capture shows its decompression then its reading on a terminal") {
+        if (!test::have_program("script"))
+            MEMSNAP_SKIP("script (util-linux) is not installed: the terminal case was not checked");
+        const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_big_{}.pickle.gz", ::getpid());
+        const auto pickle = big_pickle(true);
+        gzFile gz = gzopen(path.c_str(), "wb1");
+        REQUIRE(gz != nullptr);
+        REQUIRE(gzwrite(gz, pickle.data(), static_cast<unsigned>(pickle.size())) == static_cast<int>(pickle.size()));
+        gzclose(gz);
+        REQUIRE(std::filesystem::file_size(path) > (std::uint64_t{8} << 20));  // worth a progress line
+        const auto shown = run(fmt::format("script -qfec \"{} info '{}'\" /dev/null", MEMSNAP_BINARY, path.string()));
+        CAPTURE(terminal_lines(shown));
+        CHECK(shown.find("memsnap: decompressing " + path.string() + ": ") != std::string::npos);
+        CHECK(shown.find(" compressed (") != std::string::npos);
+        CHECK(shown.find("memsnap: reading " + path.string() + ": ") != std::string::npos);
+        CHECK(shown.find("of 80.00 MiB") != std::string::npos);  // the decompressed pickle
+        CHECK(shown.find("\x1b[K") != std::string::npos);
+        // Not on a terminal: nothing.
+        const auto quiet = test::run_memsnap("info " + test::quote(path));
+        CHECK(quiet.exit_code == 0);
+        CHECK(quiet.err.empty());
+        std::filesystem::remove(path);
+    }
+
+    TEST_CASE("diff of two large captures: the progress line never takes turns between the files") {
+        if (!test::have_program("script"))
+            MEMSNAP_SKIP("script (util-linux) is not installed: the terminal case was not checked");
+        const auto before = write_big_pickle("before"), after = write_big_pickle("after");
+        const auto shown = run(fmt::format("script -qfec \"{} diff '{}' '{}'\" /dev/null", MEMSNAP_BINARY,
+                                           before.string(), after.string()));
+        const auto lines = terminal_lines(shown);
+        CAPTURE(lines);
+        // Each progress line names one file or counts both; a file named again after the
+        // other was named would be the flicker.
+        std::vector<std::string> named;
+        bool any = false;
+        for (const auto& line : lines) {
+            if (!line.starts_with("memsnap: reading")) continue;
+            any = true;
+            for (const auto& file : {before.string(), after.string()})
+                if (line.find(file) != std::string::npos && (named.empty() || named.back() != file))
+                    named.push_back(file);
+            if (line.find("reading 2 files: ") != std::string::npos)
+                CHECK(line.find("of 160.00 MiB") != std::string::npos);
+        }
+        CHECK(any);
+        CHECK(named.size() <= 2);
+        std::filesystem::remove(before);
+        std::filesystem::remove(after);
     }
 
 }  // TEST_SUITE("cli")
