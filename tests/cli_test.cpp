@@ -65,6 +65,31 @@ TEST_CASE("trend DIR reads subdirectories / leaves out hidden files and a summar
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("trend --format folded of equal captures is empty and says so on standard error" *
+          doctest::test_suite("cli")) {
+    const auto dir = std::filesystem::temp_directory_path() / fmt::format("memsnap_equal_{}", ::getpid());
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const auto capture = test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle";
+    std::filesystem::copy_file(capture, dir / "run_step1.pickle");
+    std::filesystem::copy_file(capture, dir / "run_step2.pickle");
+    std::filesystem::copy_file(capture, dir / "run_step3.pickle");
+    const auto files = test::quote(dir / "run_step1.pickle") + " " + test::quote(dir / "run_step2.pickle") + " " +
+                       test::quote(dir / "run_step3.pickle");
+    const auto growth = test::run_memsnap("trend --format folded " + files);
+    CHECK(growth.exit_code == 0);
+    CHECK(growth.out.empty());  // valid folded stacks: no line
+    CHECK(growth.err.find("memsnap: warning: --format folded is empty: no site grew from " +
+                          (dir / "run_step1.pickle").string() + " to " + (dir / "run_step3.pickle").string()) !=
+          std::string::npos);
+    // The bytes of a side are drawn, and nothing is said.
+    const auto after = test::run_memsnap("trend --format folded --side after " + files);
+    CHECK(after.exit_code == 0);
+    CHECK_FALSE(after.out.empty());
+    CHECK(after.err.find("is empty") == std::string::npos);
+    std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("errors on binary input name the file and the byte offset on one line" * doctest::test_suite("cli")) {
     const auto path = test::fixtures_dir() / "malformed" / "fail_unknown_opcode.pickle";
     const auto result = test::run_memsnap("info " + test::quote(path));

@@ -94,6 +94,7 @@ TEST_CASE("info --format jsonl: a directory of captures is one table for sqlite3
     while (std::getline(lines, line)) {
         const auto j = nlohmann::json::parse(line);
         for (const char* key : {"record", "file", "rank", "step", "device"}) CHECK(j.contains(key));
+        CHECK(j.value("schema_version", 0) == 2);  // as the JSON documents
         if (j.at("record") == "site") {
             ++sites;
             CHECK(j.contains("frame"));

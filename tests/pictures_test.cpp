@@ -24,6 +24,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <random>
+#include <regex>
 #include <sstream>
 
 using namespace memsnap;
@@ -126,6 +128,27 @@ std::string run(const std::string& command) {
     return out;
 }
 
+// The texts of an SVG that run past its 1200-pixel canvas, left-aligned ones measured as
+// monospace (0.6 em a character, 11 pixels unless the element says).
+std::vector<std::string> texts_past_canvas(const std::string& svg) {
+    static const std::regex text(R"re(<text x="([0-9.]+)" y="[0-9.]+"([^>]*)>([^<]*)</text>)re");
+    static const std::regex size(R"re(font-size="([0-9]+)")re");
+    static const std::regex entity("&[a-z#0-9]+;");
+    std::vector<std::string> out;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text); it != std::sregex_iterator(); ++it) {
+        const auto& m = *it;
+        const std::string attributes = m[2];
+        if (attributes.find("text-anchor") != std::string::npos) continue;
+        std::smatch font;
+        const double em = std::regex_search(attributes, font, size) ? std::stod(font[1]) : 11;
+        const std::string shown = std::regex_replace(std::string(m[3]), entity, "&");
+        const auto chars = static_cast<double>(std::count_if(
+            shown.begin(), shown.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+        if (std::stod(m[1]) + chars * 0.6 * em > 1200) out.push_back(shown);
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST_SUITE("unit") {
@@ -214,6 +237,40 @@ TEST_SUITE("unit") {
         test::check_golden("pictures/oom_loop_peak.folded", report::render(peak, report::Format::folded, {}));
     }
 
+    TEST_CASE("SVG titles and labels stay on the canvas: a long file name / a long site") {
+        const std::string long_dir = "fixtures/" + std::string(150, 'd') + "/";
+        auto loop = relative("fixtures/snapshots/oom_loop.pickle");
+        loop.source.path = long_dir + "oom_loop.pickle";
+        const auto trace = analysis::analyze_trace(loop, {});
+        const auto timeline = report::render_timeline_svg(trace);
+        REQUIRE(timeline.find("ddddd") != std::string::npos);
+        CHECK(texts_past_canvas(timeline).empty());
+
+        analysis::TrendResult t;
+        t.steps = {100, 200, 300};
+        t.steps_source = "file names";
+        t.points = {{long_dir + "a_step100.pickle", 100},
+                    {long_dir + "a_step200.pickle", 200},
+                    {long_dir + "a_step300.pickle", 300}};
+        analysis::TrendSeries allocated;
+        allocated.name = "allocated_bytes";
+        allocated.bytes = {1 << 20, 2 << 20, 3 << 20};
+        t.totals.push_back(allocated);
+        analysis::TrendSite site;
+        site.site.filename = "/home/user/" + std::string(200, 'p') + "/train.py";
+        site.site.line = 57;
+        site.site.name = "train_step";
+        site.bytes_by_step = allocated.bytes;
+        site.blocks_by_step = {1, 2, 3};
+        t.sites.push_back(site);
+        const auto svg = report::render_timeline_svg(t);
+        check_xml(svg);
+        REQUIRE(svg.find("green: /home/user/ppp") != std::string::npos);
+        CHECK(texts_past_canvas(svg).empty());
+        const auto live = analysis::live_stacks(loop, {});
+        CHECK(texts_past_canvas(report::render(live, report::Format::svg, {})).empty());
+    }
+
     TEST_CASE("pprof: the profile decodes back to the diff's stacks and bytes") {
         const auto d = leak_diff();
         const auto profile = decode(gunzip(report::render(analysis::diff_stacks(d), report::Format::pprof, {})));
@@ -269,6 +326,26 @@ TEST_SUITE("unit") {
         for (const auto& [id, name] : function_name) text += fmt::format("function {} {}\n", id, name);
         text += fmt::format("samples {} bytes {} objects {}\n", samples, bytes, objects);
         test::check_golden("pictures/leak.pprof.txt", text);
+    }
+
+    TEST_CASE("HTML shows backticked code in sentences as <code> / escaped first / an unpaired backtick as is") {
+        report::Document d;
+        d.kind = "test";
+        d.title = "advice";
+        auto& list = d.root.add(report::Node::list("advice", report::Layout::bullets, "advice"));
+        for (const char* text : {"use `loss.item()` instead of `loss`", "keep `a<b && c>d` here",
+                                 "one ` alone, then `x`", "an empty `` pair, then `y` and a last `"}) {
+            auto& item = list.add(report::Node::object("", report::Layout::line));
+            item.add("text", report::Value::text_of(text));
+        }
+        const auto html = report::render(d, report::Format::html);
+        CHECK(html.find("<li>use <code>loss.item()</code> instead of <code>loss</code></li>") != std::string::npos);
+        CHECK(html.find("<li>keep <code>a&lt;b &amp;&amp; c&gt;d</code> here</li>") != std::string::npos);
+        CHECK(html.find("<li>one <code> alone, then </code>x`</li>") != std::string::npos);  // pairs in order
+        CHECK(html.find("<li>an empty `` pair, then <code>y</code> and a last `</li>") != std::string::npos);
+        // Markdown reads the backticks itself; text keeps them.
+        CHECK(report::render(d, report::Format::markdown).find("`loss.item()`") != std::string::npos);
+        CHECK(report::render(d, report::Format::text).find("`loss.item()`") != std::string::npos);
     }
 
     TEST_CASE("a .gz / a .zst and a _memory_viz.py page give what the plain file gives") {
@@ -340,6 +417,50 @@ TEST_SUITE("cli") {
         CHECK(trace.out.find("memory timeline") != std::string::npos);
     }
 
+    TEST_CASE("the HTML report in headless Chromium: long unbroken lines wrap within the page") {
+        std::string chromium;
+        for (const char* name : {"chromium", "chromium-browser", "google-chrome"})
+            if (test::have_program(name)) chromium = name;
+        if (chromium.empty()) MEMSNAP_SKIP("chromium is not installed: the HTML layout was not checked");
+        const std::string path = "/home/user/" + std::string(300, 'p') + "/train.py:57";
+        report::Document d;
+        d.kind = "test";
+        d.title = "long lines";
+        d.root.add("site", report::Value::text_of(path));  // a table cell
+        auto& notes = d.root.add(report::Node::list("notes", report::Layout::bullets, "notes"));
+        notes.add(report::Node::object("", report::Layout::line)).add("text", report::Value::text_of(path));
+        auto& stack = d.root.add(report::Node::list("stack", report::Layout::stack, "stack"));
+        stack.add(report::Node::of("", report::Value::text_of(path)));  // a <pre> line
+        auto html = report::render(d, report::Format::html);
+        REQUIRE(html.find("<pre>") != std::string::npos);
+        // The page measures itself into its title: scripts allowed here only.
+        const auto csp = html.find("<meta http-equiv=\"Content-Security-Policy\"");
+        REQUIRE(csp != std::string::npos);
+        html.erase(csp, html.find('>', csp) + 1 - csp);
+        html.insert(html.rfind("</body>"),
+                    "<script>let over = 0; for (const e of document.querySelectorAll('*')) over = Math.max(over, "
+                    "e.scrollWidth - e.clientWidth); document.title = 'page ' + document.documentElement.scrollWidth + "
+                    "' of ' + document.documentElement.clientWidth + ', overflow ' + over;</script>");
+        const auto file = std::filesystem::path(MEMSNAP_BUILD_DIR) / "long_lines.html";
+        std::ofstream(file) << html;
+        for (const int width : {1280, 640}) {
+            CAPTURE(width);
+            const auto dom =
+                run(fmt::format("timeout 120 {} --headless=new --no-sandbox --disable-gpu --no-first-run "
+                                "--disable-extensions --disable-background-networking --window-size={},2000 "
+                                "--dump-dom 'file://{}'",
+                                chromium, width, file.string()));
+            const auto at = dom.find("<title>page ");
+            REQUIRE(at != std::string::npos);
+            const auto title = dom.substr(at + 7, dom.find("</title>", at) - at - 7);
+            CAPTURE(title);
+            long page = 0, shown = 0, over = 0;
+            REQUIRE(std::sscanf(title.c_str(), "page %ld of %ld, overflow %ld", &page, &shown, &over) == 3);
+            CHECK(page == shown);
+            CHECK(over == 0);
+        }
+    }
+
     TEST_CASE("the HTML report loads in headless Chromium: no console error / no network request") {
         std::string chromium;
         for (const char* name : {"chromium", "chromium-browser", "google-chrome"})
@@ -385,22 +506,47 @@ TEST_SUITE("cli") {
 
 namespace {
 
-// A pickle of 80 MiB, over the size from which reading shows progress on a terminal.
-std::filesystem::path write_big_pickle() {
-    // {'segments': [], 'a': 'x' * 40 MiB, 'b': 'x' * 40 MiB}, written by hand: PROTO 4, a dict.
+// {'segments': [], 'a': 'x' * 40 MiB, 'b': 'x' * 40 MiB}, written by hand: PROTO 4, a dict;
+// with `random`, 'a' is random letters (which compress about 1.6 times, not 1000).
+std::string big_pickle(bool random = false) {
     std::string pickle = "\x80\x04}(\x8c\x08segments]";
     const std::uint32_t length = 40u << 20;
+    std::mt19937 letters(7);
     for (const char key : {'a', 'b'}) {
         pickle += "\x8c\x01";
         pickle += key;
         pickle += 'X';
         for (int b = 0; b < 4; ++b) pickle += static_cast<char>((length >> (8 * b)) & 0xff);
-        pickle += std::string(length, 'x');
+        if (random && key == 'a')
+            for (std::uint32_t i = 0; i < length; ++i) pickle += static_cast<char>('a' + letters() % 26);
+        else
+            pickle += std::string(length, 'x');
     }
     pickle += "u.";
-    const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_big_{}.pickle", ::getpid());
-    std::ofstream(path, std::ios::binary) << pickle;
+    return pickle;
+}
+
+// A pickle of 80 MiB, over the size from which reading shows progress on a terminal.
+std::filesystem::path write_big_pickle(const std::string& name = "big") {
+    const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}_{}.pickle", name, ::getpid());
+    std::ofstream(path, std::ios::binary) << big_pickle();
     return path;
+}
+
+// The lines a terminal was shown, each as last drawn before a carriage return or newline.
+std::vector<std::string> terminal_lines(const std::string& shown) {
+    std::vector<std::string> out;
+    std::string line;
+    for (const char c : shown) {
+        if (c != '\r' && c != '\n') {
+            line += c;
+            continue;
+        }
+        if (line.starts_with("\x1b[K")) line.erase(0, 3);
+        if (!line.empty()) out.push_back(line);
+        line.clear();
+    }
+    return out;
 }
 
 }  // namespace
@@ -424,6 +570,57 @@ TEST_SUITE("cli") {
         CHECK(shown.find("80.00 MiB") != std::string::npos);
         CHECK(shown.find("\x1b[K") != std::string::npos);  // the line is cleared after
         std::filesystem::remove(path);
+    }
+
+    TEST_CASE("a gzip capture shows its decompression then its reading on a terminal") {
+        if (!test::have_program("script"))
+            MEMSNAP_SKIP("script (util-linux) is not installed: the terminal case was not checked");
+        const auto path = std::filesystem::temp_directory_path() / fmt::format("memsnap_big_{}.pickle.gz", ::getpid());
+        const auto pickle = big_pickle(true);
+        gzFile gz = gzopen(path.c_str(), "wb1");
+        REQUIRE(gz != nullptr);
+        REQUIRE(gzwrite(gz, pickle.data(), static_cast<unsigned>(pickle.size())) == static_cast<int>(pickle.size()));
+        gzclose(gz);
+        REQUIRE(std::filesystem::file_size(path) > (std::uint64_t{8} << 20));  // worth a progress line
+        const auto shown = run(fmt::format("script -qfec \"{} info '{}'\" /dev/null", MEMSNAP_BINARY, path.string()));
+        CAPTURE(terminal_lines(shown));
+        CHECK(shown.find("memsnap: decompressing " + path.string() + ": ") != std::string::npos);
+        CHECK(shown.find(" compressed (") != std::string::npos);
+        CHECK(shown.find("memsnap: reading " + path.string() + ": ") != std::string::npos);
+        CHECK(shown.find("of 80.00 MiB") != std::string::npos);  // the decompressed pickle
+        CHECK(shown.find("\x1b[K") != std::string::npos);
+        // Not on a terminal: nothing.
+        const auto quiet = test::run_memsnap("info " + test::quote(path));
+        CHECK(quiet.exit_code == 0);
+        CHECK(quiet.err.empty());
+        std::filesystem::remove(path);
+    }
+
+    TEST_CASE("diff of two large captures: the progress line never takes turns between the files") {
+        if (!test::have_program("script"))
+            MEMSNAP_SKIP("script (util-linux) is not installed: the terminal case was not checked");
+        const auto before = write_big_pickle("before"), after = write_big_pickle("after");
+        const auto shown = run(fmt::format("script -qfec \"{} diff '{}' '{}'\" /dev/null", MEMSNAP_BINARY,
+                                           before.string(), after.string()));
+        const auto lines = terminal_lines(shown);
+        CAPTURE(lines);
+        // Each progress line names one file or counts both; a file named again after the
+        // other was named would be the flicker.
+        std::vector<std::string> named;
+        bool any = false;
+        for (const auto& line : lines) {
+            if (!line.starts_with("memsnap: reading")) continue;
+            any = true;
+            for (const auto& file : {before.string(), after.string()})
+                if (line.find(file) != std::string::npos && (named.empty() || named.back() != file))
+                    named.push_back(file);
+            if (line.find("reading 2 files: ") != std::string::npos)
+                CHECK(line.find("of 160.00 MiB") != std::string::npos);
+        }
+        CHECK(any);
+        CHECK(named.size() <= 2);
+        std::filesystem::remove(before);
+        std::filesystem::remove(after);
     }
 
 }  // TEST_SUITE("cli")

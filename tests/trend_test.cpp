@@ -185,6 +185,24 @@ TEST_SUITE("unit") {
             CHECK(j.at("sites").at(0).contains(key));
     }
 
+    TEST_CASE("trend SVG: the totals are drawn over the site / allocated over reserved") {
+        auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
+        Injected names;
+        const auto t = analysis::trend_snapshots(series_of(base, names), {}, {{}, 2});
+        REQUIRE_FALSE(t.sites.empty());
+        const auto svg = report::render_timeline_svg(t);
+        // Later in the document is on top.
+        const auto line = [&svg](const char* color) {
+            return svg.find(fmt::format("<polyline fill=\"none\" stroke=\"{}\"", color));
+        };
+        const auto site = line("#3f9a4b"), reserved = line("#3b6fb6"), allocated = line("#d1495b");
+        REQUIRE(site != std::string::npos);
+        REQUIRE(reserved != std::string::npos);
+        REQUIRE(allocated != std::string::npos);
+        CHECK(site < reserved);
+        CHECK(reserved < allocated);
+    }
+
     TEST_CASE("trend: without warm-up the jump is not called a leak / fewer than three captures are refused") {
         auto base = snapshot::load_snapshot((test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle").string());
         Injected names;

@@ -36,7 +36,7 @@ void several_snapshots(snapshot::Snapshot& snap, const std::vector<std::string>&
 }
 
 Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint64_t max_input,
-             const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+             const ProgressFn& progress) {
     // gzip, zstd or a _memory_viz.py page: read what is inside; a page may come gzipped,
     // but nothing is unwrapped twice the same way.
     const auto limit = io::unwrap_limit(file.bytes().size(), max_input);
@@ -44,7 +44,12 @@ Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint
     // torch 2.0's trace_plot pages hold alloc_data, replayed, not a pickle.
     if (outer == io::Wrapping::html && snapshot::is_alloc_data_page(file.bytes()))
         return {file.path(), snapshot::read_alloc_data_page(file.bytes(), file.path(), limits)};
-    if (auto inner = io::unwrap(file.bytes(), file.path(), limit)) {
+    io::ConsumedFn decompressing;
+    if (progress)
+        decompressing = [&progress, &file](std::uint64_t consumed) {
+            progress({ReadProgress::Stage::decompressing, consumed, file.bytes().size()});
+        };
+    if (auto inner = io::unwrap(file.bytes(), file.path(), limit, decompressing)) {
         const auto next = io::wrapping_of(std::string_view(*inner).substr(0, 4096));
         if (next == outer)
             throw input_error(fmt::format("a {} inside a {}: refused", io::to_string(next), io::to_string(outer)),
@@ -55,7 +60,7 @@ Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint
         if (outer == io::Wrapping::html) names = io::page_snapshot_names(file.bytes());
         if (next == io::Wrapping::html) names = io::page_snapshot_names(*inner);
         if (auto deeper = io::unwrap(*inner, file.path(), limit)) inner = std::move(deeper);
-        auto capture = capture_from_bytes(*inner, file.path(), limits);
+        auto capture = capture_from_bytes(*inner, file.path(), limits, progress);
         if (names.size() > 1 && capture.is_snapshot())
             several_snapshots(std::get<snapshot::Snapshot>(capture.content), names);
         return capture;
@@ -63,7 +68,10 @@ Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint
     if (snapshot::looks_like_snapshot(file.bytes())) {
         snapshot::LoadOptions load;
         load.limits = limits;
-        load.progress = progress;
+        if (progress)
+            load.progress = [&progress](std::uint64_t done, std::uint64_t total) {
+                progress({ReadProgress::Stage::reading, done, total});
+            };
         return {file.path(), snapshot::load_snapshot(file, load)};
     }
     return {file.path(), stats::read_stats_text(file.bytes(), file.path())};
@@ -71,23 +79,29 @@ Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint
 
 }  // namespace
 
-Capture capture_from_bytes(std::string_view bytes, const std::string& name, const pickle::Limits& limits) {
+Capture capture_from_bytes(std::string_view bytes, const std::string& name, const pickle::Limits& limits,
+                           const ProgressFn& progress) {
     check_head(bytes, name);
     if (snapshot::looks_like_snapshot(bytes)) {
         snapshot::LoadOptions load;
         load.limits = limits;
-        return {name, snapshot::load_snapshot_bytes(bytes, name, load)};
+        std::function<void(std::uint64_t)> consumed;
+        if (progress)
+            consumed = [&progress, &bytes](std::uint64_t done) {
+                progress({ReadProgress::Stage::reading, done, bytes.size()});
+            };
+        return {name, snapshot::load_snapshot_bytes(bytes, name, load, consumed)};
     }
     return {name, stats::read_stats_text(bytes, name)};
 }
 
 Capture load_capture(const std::string& path, const pickle::Limits& limits, std::uint64_t max_input,
-                     const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+                     const ProgressFn& progress) {
     return load_capture(InputName{path, false}, limits, max_input, progress);
 }
 
 Capture load_capture(const InputName& input, const pickle::Limits& limits, std::uint64_t max_input,
-                     const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+                     const ProgressFn& progress) {
     const std::string& path = input.path;
     io::ReadOptions options;
     options.regular_only = input.in_directory;

@@ -126,7 +126,7 @@ void gates(analysis::Request& rq, const std::string& growth, bool leak) {
 CommandOutput execute(const analysis::Request& rq, report::Format format, const report::RenderOptions& render) {
     auto result = std::make_shared<analysis::Result>(analysis::run(rq));
     CommandOutput out;
-    out.warnings = report::warning_lines(*result);
+    out.warnings = report::warning_lines(*result, format, render);
     out.gate_message = report::gate_line(*result).value_or("");
     out.stream = [result, format, render](std::FILE* file) {
         report::write(*result, format, render,

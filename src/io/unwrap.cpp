@@ -20,7 +20,23 @@ std::string too_big(std::uint64_t limit) {
         limit);
 }
 
-std::string gunzip(std::string_view in, const std::string& name, std::uint64_t limit) {
+// Calls `consumed` each time another MiB of the input has been consumed.
+class Pace {
+  public:
+    explicit Pace(const ConsumedFn& consumed) : consumed_(consumed) {}
+    void at(std::size_t offset) {
+        if (!consumed_ || offset < next_) return;
+        next_ = offset + (std::size_t{1} << 20);
+        consumed_(offset);
+    }
+
+  private:
+    const ConsumedFn& consumed_;
+    std::size_t next_ = std::size_t{1} << 20;
+};
+
+std::string gunzip(std::string_view in, const std::string& name, std::uint64_t limit, const ConsumedFn& consumed) {
+    Pace pace(consumed);
     std::string out;
     z_stream z{};
     if (inflateInit2(&z, 15 + 32) != Z_OK) throw input_error("cannot start gzip decompression", name);
@@ -32,6 +48,7 @@ std::string gunzip(std::string_view in, const std::string& name, std::uint64_t l
         z.avail_out = chunk.size();
         const int rc = inflate(&z, Z_NO_FLUSH);
         out.append(chunk.data(), chunk.size() - z.avail_out);
+        pace.at(in.size() - z.avail_in);
         if (out.size() > limit) {
             inflateEnd(&z);
             throw input_error(too_big(limit), name);
@@ -90,8 +107,9 @@ void check_skippable_start(std::string_view in, const std::string& name) {
         throw input_error("no zstd frame after the skippable frames", name, at);
 }
 
-std::string unzstd(std::string_view in, const std::string& name, std::uint64_t limit) {
+std::string unzstd(std::string_view in, const std::string& name, std::uint64_t limit, const ConsumedFn& consumed) {
     check_skippable_start(in, name);
+    Pace pace(consumed);
     std::string out;
     ZSTD_DStream* stream = ZSTD_createDStream();
     if (!stream) throw input_error("cannot start zstd decompression", name);
@@ -108,6 +126,7 @@ std::string unzstd(std::string_view in, const std::string& name, std::uint64_t l
             throw input_error(fmt::format("zstd data is damaged ({})", why), name, at);
         }
         out.append(chunk.data(), output.pos);
+        pace.at(input.pos);
         if (out.size() > limit) {
             ZSTD_freeDStream(stream);
             throw input_error(too_big(limit), name);
@@ -235,12 +254,13 @@ std::uint64_t unwrap_limit(std::uint64_t size, std::uint64_t max_input) {
     return std::min(max_input, std::max<std::uint64_t>(std::uint64_t{64} << 20, grown));
 }
 
-std::optional<std::string> unwrap(std::string_view bytes, const std::string& name, std::uint64_t max_output) {
+std::optional<std::string> unwrap(std::string_view bytes, const std::string& name, std::uint64_t max_output,
+                                  const ConsumedFn& consumed) {
     switch (wrapping_of(bytes.substr(0, 4096))) {
         case Wrapping::gzip:
-            return gunzip(bytes, name, max_output);
+            return gunzip(bytes, name, max_output, consumed);
         case Wrapping::zstd:
-            return unzstd(bytes, name, max_output);
+            return unzstd(bytes, name, max_output, consumed);
         case Wrapping::html:
             return from_html(bytes, name);
         case Wrapping::none:

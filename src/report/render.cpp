@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace memsnap::report {
 
 namespace {
@@ -110,6 +112,28 @@ void write_trend(const analysis::TrendResult& trend, const analysis::Result& res
     write_document(document(trend), format, options, sink, pictures, &result);
 }
 
+// A trend's sites drawn from stacks, when no site has anything to draw: the output stays a
+// valid (empty) picture, and standard error says why.
+std::optional<std::string> empty_trend_picture(const analysis::Result& result, Format format,
+                                               const RenderOptions& options) {
+    const auto* trend = std::get_if<analysis::TrendResult>(&result.value);
+    if (!trend || !result.stacks || !stack_picture(format) || trend->points.empty()) return std::nullopt;
+    if (!analysis::sided(*result.stacks, options.side).empty()) return std::nullopt;
+    // The sides of trend_stacks: the first capture after warm-up, and the last.
+    const auto& first = trend->points[std::min(trend->warmup, trend->points.size() - 1)].file;
+    const auto& last = trend->points.back().file;
+    switch (options.side) {
+        case analysis::Side::before:
+            return fmt::format("--format {} is empty: no site holds memory in {}", to_string(format), first);
+        case analysis::Side::after:
+            return fmt::format("--format {} is empty: no site holds memory in {}", to_string(format), last);
+        default:
+            return fmt::format("--format {} is empty: no site grew from {} to {} (--side before or after shows their "
+                               "bytes)",
+                               to_string(format), first, last);
+    }
+}
+
 }  // namespace
 
 std::optional<Format> parse_format(std::string_view name) {
@@ -171,9 +195,10 @@ std::string render_jsonl(const analysis::InfoResult& result, const JsonlContext&
     return out;
 }
 
-std::vector<std::string> warning_lines(const analysis::Result& result) {
+std::vector<std::string> warning_lines(const analysis::Result& result, Format format, const RenderOptions& options) {
     std::vector<std::string> out;
     for (const auto& w : result.warnings) out.push_back(doc::phrase(w));
+    if (auto empty = empty_trend_picture(result, format, options)) out.push_back(std::move(*empty));
     // A gate that could not be judged is said where CI logs look.
     if (result.gate && !result.gate->tripped)
         for (const auto& r : result.gate->reasons)

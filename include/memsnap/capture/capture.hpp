@@ -25,21 +25,32 @@ struct Capture {
     std::string_view kind_name() const { return is_snapshot() ? "snapshot" : "memory_summary/memory_stats capture"; }
 };
 
+// How far reading a capture got, for a progress line. A gzip or zstd file is first
+// decompressed (`done` of `total` bytes of the compressed file consumed), then its snapshot
+// read (`done` of `total` decompressed bytes); a plain one is only read.
+struct ReadProgress {
+    enum class Stage { decompressing, reading };
+    Stage stage = Stage::reading;
+    std::uint64_t done = 0, total = 0;
+};
+using ProgressFn = std::function<void(const ReadProgress& progress)>;
+
 // Reads the file at `path` ("-" reads standard input; pipes and devices are read up to
 // `max_input` bytes). Throws Error (input) naming the file, also when the file changes
 // while it is read.
-// `progress`, when given, is told every 1 MiB how far the reader got (large pickles only).
+// `progress`, when given, is told about every 1 MiB how far decompression and the snapshot
+// reader got (snapshots only: text is read at once).
 Capture load_capture(const std::string& path, const pickle::Limits& limits,
-                     std::uint64_t max_input = std::uint64_t{8} << 30,
-                     const std::function<void(std::uint64_t done, std::uint64_t total)>& progress = {});
+                     std::uint64_t max_input = std::uint64_t{8} << 30, const ProgressFn& progress = {});
 
 // The same for a file named or found in a directory: one found there is read only when it is
 // a regular file (or a link to one) when opened.
 Capture load_capture(const InputName& input, const pickle::Limits& limits,
-                     std::uint64_t max_input = std::uint64_t{8} << 30,
-                     const std::function<void(std::uint64_t done, std::uint64_t total)>& progress = {});
+                     std::uint64_t max_input = std::uint64_t{8} << 30, const ProgressFn& progress = {});
 
-// The same from bytes in memory; `name` stands for the file in errors.
-Capture capture_from_bytes(std::string_view bytes, const std::string& name, const pickle::Limits& limits);
+// The same from bytes in memory; `name` stands for the file in errors. `progress` is told how
+// far the snapshot reader got (Stage::reading, of `bytes`).
+Capture capture_from_bytes(std::string_view bytes, const std::string& name, const pickle::Limits& limits,
+                           const ProgressFn& progress = {});
 
 }  // namespace memsnap::capture

@@ -42,8 +42,10 @@ using Sink = std::function<void(std::string_view)>;
 void write(const analysis::Result& result, Format format, const RenderOptions& options, const Sink& sink);
 
 // What a command says on standard error: its warnings, one line each, and the gate that
-// tripped (none when none did).
-std::vector<std::string> warning_lines(const analysis::Result& result);
+// tripped (none when none did). Given the format, also a picture that draws nothing (a trend's
+// growth when no site grew).
+std::vector<std::string> warning_lines(const analysis::Result& result, Format format = Format::text,
+                                       const RenderOptions& options = {});
 std::optional<std::string> gate_line(const analysis::Result& result);
 
 // Each result as its Document.

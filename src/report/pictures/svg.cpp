@@ -328,12 +328,13 @@ std::string trend_svg(const analysis::TrendResult& t) {
         header(height, fmt::format("memory over {} captures: {}", t.steps.size(), analysis::to_string(t.verdict)),
                fmt::format("steps {} → {} ({}); allocated (red), reserved (blue), the first site (green)",
                            t.steps.front(), t.steps.back(), t.steps_source));
+    // Drawn in this order, so that the totals lie over the site and allocated over reserved
+    // (a site that holds all the memory has the line of allocated).
     std::vector<std::pair<const char*, const std::vector<std::int64_t>*>> lines;
-    for (const auto& s : t.totals) {
-        if (s.name == "allocated_bytes") lines.emplace_back("#d1495b", &s.bytes);
-        if (s.name == "reserved_bytes") lines.emplace_back("#3b6fb6", &s.bytes);
-    }
     if (!t.sites.empty()) lines.emplace_back("#3f9a4b", &t.sites.front().bytes_by_step);
+    for (const auto& [name, color] : {std::pair{"reserved_bytes", "#3b6fb6"}, std::pair{"allocated_bytes", "#d1495b"}})
+        for (const auto& s : t.totals)
+            if (s.name == name) lines.emplace_back(color, &s.bytes);
     for (const auto& [color, values] : lines)
         for (const auto v : *values) plot.top = std::max(plot.top, v);
     plot.first = static_cast<double>(t.steps.front());
@@ -358,8 +359,9 @@ std::string trend_svg(const analysis::TrendResult& t) {
                        Plot::kLeft, plot.bottom() + 16, t.steps.front(), kWidth - Plot::kRight, plot.bottom() + 16,
                        t.steps.back());
     if (!t.sites.empty())
+        // From the plot's left edge: 75 pixels fewer than a subtitle's line, "green: " included.
         out += fmt::format("<text x=\"{}\" y=\"{}\">green: {}</text>\n", Plot::kLeft, plot.bottom() + 40,
-                           xml_text(site_label(t.sites.front().site)));
+                           xml_text(clip(site_label(t.sites.front().site), kSubtitleChars - 20, "...")));
     out += "</svg>\n";
     return out;
 }

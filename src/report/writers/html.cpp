@@ -16,11 +16,11 @@ namespace memsnap::report::detail {
 namespace {
 
 constexpr const char* kStyle =
-    "body{font-family:sans-serif;margin:24px;color:#222;max-width:1240px}"
+    "body{font-family:sans-serif;margin:24px;color:#222;max-width:1240px;overflow-wrap:anywhere}"
     "h1{font-size:22px}h2{font-size:17px;margin-top:28px}h3{font-size:15px}"
     "table{border-collapse:collapse;font-size:13px}td,th{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left;"
     "vertical-align:top}td.n{text-align:right;font-family:monospace}code,pre{font-family:monospace;font-size:12px}"
-    "pre{white-space:pre-wrap;overflow-wrap:anywhere}"
+    "pre{white-space:pre-wrap}"
     ".verdict{font-weight:bold;padding:2px 8px;border-radius:4px;background:#eee}"
     ".leak{background:#f4c7c3}.stable,.shrink,.freed{background:#cde8cd}"
     "details{margin:2px 0}summary{cursor:pointer}svg{max-width:100%;height:auto}";
@@ -28,6 +28,28 @@ constexpr const char* kStyle =
 // A page stays under 32 MiB whatever the input, so that a browser opens it: pictures keep to
 // their own budget (24 MiB), and lists stop here with a line saying how many rows are left.
 constexpr std::size_t kMaxPageBytes = limits::html_page_bytes;
+
+// Sentences mark code with backticks, as Markdown does: escaped text with each pair of
+// backticks around some text made a <code> span; an unpaired backtick stays as it is.
+std::string code_spans(const std::string& escaped) {
+    std::string out;
+    std::size_t at = 0;
+    while (at < escaped.size()) {
+        const auto open = escaped.find('`', at);
+        const auto close = open == std::string::npos ? std::string::npos : escaped.find('`', open + 1);
+        if (close == std::string::npos) break;
+        if (close == open + 1) {  // `` encloses nothing: both stay
+            out.append(escaped, at, close + 1 - at);
+            at = close + 1;
+            continue;
+        }
+        out.append(escaped, at, open - at);
+        out += "<code>" + escaped.substr(open + 1, close - open - 1) + "</code>";
+        at = close + 1;
+    }
+    out.append(escaped, at, std::string::npos);
+    return out;
+}
 
 class HtmlWriter {
   public:
@@ -63,6 +85,7 @@ class HtmlWriter {
             return fmt::format("<span class=\"verdict {0}\">{1}</span>", xml_text(v.text), xml_text(for_people(v)));
         if (v.kind == Value::Kind::frame || v.kind == Value::Kind::word)
             return "<code>" + xml_text(for_people(v)) + "</code>";
+        if (v.kind == Value::Kind::text) return code_spans(xml_text(for_people(v)));
         return xml_text(for_people(v));
     }
 

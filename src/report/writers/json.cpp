@@ -8,7 +8,6 @@ namespace memsnap::report::detail {
 
 namespace {
 
-constexpr int kSchemaVersion = 2;
 constexpr std::size_t kFlushBytes = 64 * 1024;
 
 std::string dumped(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace); }

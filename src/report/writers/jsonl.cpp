@@ -1,9 +1,9 @@
 // The JSONL writer: one flat, self-describing JSON object per line for query engines (DuckDB's
 // read_json_auto, Spark's spark.read.json). A list whose node names a record gives a line per
 // item; an object that names one gives a line per value ({"name", "bytes"}, with "low" and
-// "high" for a range). Every line starts with the record's kind, the file, rank and step (from
-// the file name), then the context the document names (device, table), taken from the
-// innermost object that has it.
+// "high" for a range). Every line starts with the schema version (as the JSON documents') and
+// the record's kind, the file, rank and step (from the file name), then the context the
+// document names (device, table), taken from the innermost object that has it.
 #include "values.hpp"
 #include "writers.hpp"
 
@@ -64,7 +64,7 @@ class JsonlWriter {
             for (std::size_t i = 0; i < n.size(); ++i) {
                 const Node item = n.item(i);
                 if (!for_machines(item) || item.kind != Node::Kind::object) continue;
-                Json j = {{"record", n.record}};
+                Json j = {{"schema_version", kSchemaVersion}, {"record", n.record}};
                 j.update(context);
                 // The context keeps its names: a site's position does not replace the file's rank.
                 const Json fields = fields_of(item);
@@ -78,7 +78,7 @@ class JsonlWriter {
             if (!for_machines(f) || f.kind != Node::Kind::value) continue;
             const auto& v = f.value;
             if (v.kind != Value::Kind::bytes && v.kind != Value::Kind::range) continue;
-            Json j = {{"record", n.record}};
+            Json j = {{"schema_version", kSchemaVersion}, {"record", n.record}};
             j.update(context);
             j["name"] = f.key;
             if (v.kind == Value::Kind::bytes) {

@@ -11,6 +11,9 @@ namespace memsnap::report::detail {
 
 using Json = nlohmann::ordered_json;
 
+// The version of the JSON documents' and the JSONL records' keys ("schema_version").
+constexpr int kSchemaVersion = 2;
+
 // A value for people, without colour: "1.50 MiB", "+2.00 MiB/step", "model.py:12 forward".
 std::string for_people(const Value& value);
 // A value in JSON: bytes and counts as integers, a frame as {filename, line, name}.
