@@ -628,7 +628,7 @@ TEST_SUITE("cli") {
 TEST_SUITE("unit") {
     TEST_CASE("pictures normalise stacks as the text does: interpreter frames dropped and no stack labelled") {
         analysis::StackProfile p;
-        p.title = "live";
+        p.subject = {analysis::ProfileSubject::Kind::live, "live.pickle", {}, 0, 0};
         p.measure = "live bytes";
         p.frame_table = {{"/usr/lib/libpython3.10.so", 0, "Py_BytesMain", false},
                          {"/home/u/train.py", 10, "step", true},

@@ -169,7 +169,7 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
 
 StackProfile diff_stacks(const SnapshotDiff& diff) {
     StackProfile out;
-    out.title = fmt::format("{} → {}", diff.before_file, diff.after_file);
+    out.subject = {ProfileSubject::Kind::diff, diff.before_file, diff.after_file, 0, 0};
     out.measure = "bytes";
     out.differential = true;
     out.frame_table = diff.frame_table;

@@ -277,7 +277,7 @@ std::vector<RankCapture> devices_as_ranks(const snapshot::Snapshot& snap, const 
 
 StackProfile ranks_stacks(const RanksResult& ranks) {
     StackProfile out;
-    out.title = fmt::format("live memory of {} ranks", ranks.ranks.size());
+    out.subject = {ProfileSubject::Kind::ranks, {}, {}, 0, ranks.ranks.size()};
     out.measure = "live bytes";
     for (const auto& r : ranks.ranks) {
         const auto rank_frame = static_cast<std::uint32_t>(out.frame_table.size());

@@ -571,7 +571,7 @@ TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const 
 
 StackProfile trend_stacks(const TrendResult& trend) {
     StackProfile out;
-    out.title = fmt::format("sites over {} captures", trend.steps.size());
+    out.subject = {ProfileSubject::Kind::trend_sites, {}, {}, 0, trend.steps.size()};
     out.measure = "bytes";
     out.differential = true;
     const std::size_t first = std::min(trend.warmup, trend.steps.empty() ? 0 : trend.steps.size() - 1);

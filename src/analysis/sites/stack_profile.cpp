@@ -11,7 +11,7 @@ namespace memsnap::analysis {
 StackProfile live_stacks(const snapshot::Snapshot& snap, const AnalysisOptions& options) {
     require_device(snap, options.device);
     StackProfile out;
-    out.title = fmt::format("live memory of {}", snap.source.path);
+    out.subject = {ProfileSubject::Kind::live, snap.source.path, {}, 0, 0};
     out.measure = "live bytes";
     StackIndex index({&snap}, options.rules, options.stacks);
     const auto blocks = collect_blocks(snap, 0, index, options.device);

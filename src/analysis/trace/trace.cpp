@@ -294,9 +294,9 @@ StackProfile stacks_at(const Snapshot& snap, const Replay& r, StackIndex& index,
     const auto peak =
         static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
     StackProfile out;
-    out.title = at_peak ? fmt::format("live at the peak of {} ({} allocated, event {})", snap.source.path,
-                                      util::human_bytes(r.allocated[peak]), peak)
-                        : fmt::format("live at the end of {}", snap.source.path);
+    out.subject =
+        at_peak ? ProfileSubject{ProfileSubject::Kind::live_at_peak, snap.source.path, {}, r.allocated[peak], peak}
+                : ProfileSubject{ProfileSubject::Kind::live_at_end, snap.source.path, {}, 0, 0};
     out.measure = "live bytes";
     StackTotals by_stack;
     for (const auto& a : r.allocations) {

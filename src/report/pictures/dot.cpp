@@ -61,7 +61,7 @@ std::string profile_dot(const analysis::StackProfile& p, analysis::Side side, do
     const std::function<bool(EdgeId)> every_edge = [](EdgeId) { return true; };
     const boost::filtered_graph<Graph, std::function<bool(EdgeId)>, std::function<bool(Vertex)>> pruned(g, every_edge,
                                                                                                         kept);
-    const std::string title = util::printable(p.title + ": " + side_measure(p, side));
+    const std::string title = util::printable(profile_title(p) + ": " + side_measure(p, side));
     const auto label = [&](std::uint32_t f) { return frame_label(p.frame_table[f]); };
     const auto bytes = [](std::int64_t n) { return util::human_bytes(n); };
     const double total = std::max<double>(1, static_cast<double>(view.total));

@@ -2,6 +2,7 @@
 // stacks. Sample types inuse_space/bytes and inuse_objects/count; a diff's before side goes
 // in as negative samples, so the profile is the change.
 #include "pictures.hpp"
+#include "profile_support.hpp"
 
 #include <memsnap/error.hpp>
 #include <memsnap/util/format.hpp>
@@ -142,7 +143,7 @@ std::string profile_pprof(const analysis::StackProfile& p, analysis::Side side) 
     period.integer(1, intern("space"));
     period.integer(2, intern("bytes"));
     profile.message(11, period);
-    profile.integer(13, intern(pprof_name(p.title)));  // a comment
+    profile.integer(13, intern(pprof_name(profile_title(p))));  // a comment
     // pprof, its web UI and speedscope open on the last sample type unless told: bytes, not counts.
     profile.integer(14, intern("inuse_space"));
     for (const auto& s : strings) profile.bytes(6, s);  // last: every string is interned by now

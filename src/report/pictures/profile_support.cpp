@@ -2,6 +2,8 @@
 
 #include <memsnap/util/format.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -37,6 +39,27 @@ std::string xml_text(std::string_view raw) {
     return out;
 }
 
+std::string profile_title(const analysis::StackProfile& p) {
+    using Kind = analysis::ProfileSubject::Kind;
+    const auto& s = p.subject;
+    switch (s.kind) {
+        case Kind::live:
+            return fmt::format("live memory of {}", s.file);
+        case Kind::live_at_peak:
+            return fmt::format("live at the peak of {} ({} allocated, event {})", s.file, util::human_bytes(s.bytes),
+                               s.number);
+        case Kind::live_at_end:
+            return fmt::format("live at the end of {}", s.file);
+        case Kind::diff:
+            return fmt::format("{} → {}", s.file, s.other_file);
+        case Kind::trend_sites:
+            return fmt::format("sites over {} captures", s.number);
+        case Kind::ranks:
+            return fmt::format("live memory of {} ranks", s.number);
+    }
+    return s.file;
+}
+
 std::string side_measure(const analysis::StackProfile& p, analysis::Side side) {
     if (!p.differential) return p.measure;
     return side == analysis::Side::before ? "bytes before" : side == analysis::Side::after ? "bytes after" : "growth";
@@ -44,7 +67,7 @@ std::string side_measure(const analysis::StackProfile& p, analysis::Side side) {
 
 analysis::StackProfile shown_stacks(const analysis::StackProfile& profile, bool cpp_frames) {
     analysis::StackProfile out;
-    out.title = profile.title;
+    out.subject = profile.subject;
     out.measure = profile.measure;
     out.differential = profile.differential;
     out.frame_table = profile.frame_table;

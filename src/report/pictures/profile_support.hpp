@@ -15,6 +15,9 @@ namespace memsnap::report::detail {
 // "name (file:line)", with ';' replaced: one element of a folded stack.
 std::string folded_frame(const analysis::FrameText& f);
 
+// The picture's title: what the profile shows, in words.
+std::string profile_title(const analysis::StackProfile& profile);
+
 // What a picture of `profile` on `side` measures: its own measure, or a diff's side.
 std::string side_measure(const analysis::StackProfile& profile, analysis::Side side);
 

@@ -258,7 +258,7 @@ std::string profile_svg(const analysis::StackProfile& p, analysis::Side side) {
             "holding {} are merged into 'other' boxes.</text>\n",
             kMargin, legend_y + 34, kMaxBoxes, kMaxBoxBytes >> 20, body.frames_left,
             util::human_bytes(body.bytes_left));
-    return header(legend_y + (budget.empty() ? 40 : 56), p.title, subtitle) + body.svg +
+    return header(legend_y + (budget.empty() ? 40 : 56), profile_title(p), subtitle) + body.svg +
            legend_svg(p.differential, legend_y) + budget + "</svg>\n";
 }
 

@@ -17,8 +17,17 @@
 
 namespace memsnap::analysis {
 
+// What a picture shows, as data (report/ words it as the picture's title).
+struct ProfileSubject {
+    enum class Kind { live, live_at_peak, live_at_end, diff, trend_sites, ranks };
+    Kind kind = Kind::live;
+    std::string file, other_file;  // the capture; a diff's before and after
+    std::int64_t bytes = 0;        // live_at_peak: allocated at the peak
+    std::size_t number = 0;        // live_at_peak: the peak's event; trend_sites: captures; ranks: ranks
+};
+
 struct StackProfile {
-    std::string title;          // what the picture shows, e.g. "live memory of step500.pickle"
+    ProfileSubject subject;
     std::string measure;        // "live bytes", or "bytes" of a diff's sides
     bool differential = false;  // samples hold before (base) and after
     std::vector<FrameText> frame_table;
