@@ -90,6 +90,20 @@ TEST_CASE("trend --format folded of equal captures is empty and says so on stand
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("diff --format folded of equal captures is empty and says so on standard error" *
+          doctest::test_suite("cli")) {
+    const auto capture = test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step100.pickle");
+    const auto same = test::run_memsnap("diff --format folded " + capture + " " + capture);
+    CHECK(same.exit_code == 0);
+    CHECK(same.out.empty());
+    CHECK(same.err.find("memsnap: warning: --format folded is empty: no stack grew from ") != std::string::npos);
+    // A diff that grew draws it, and says nothing.
+    const auto grew = test::run_memsnap("diff --format folded " + capture + " " +
+                                        test::quote(test::fixtures_dir() / "pairs" / "leak" / "run_step500.pickle"));
+    CHECK_FALSE(grew.out.empty());
+    CHECK(grew.err.find("is empty") == std::string::npos);
+}
+
 TEST_CASE("errors on binary input name the file and the byte offset on one line" * doctest::test_suite("cli")) {
     const auto path = test::fixtures_dir() / "malformed" / "fail_unknown_opcode.pickle";
     const auto result = test::run_memsnap("info " + test::quote(path));

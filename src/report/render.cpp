@@ -128,9 +128,32 @@ std::optional<std::string> empty_trend_picture(const analysis::Result& result, F
         case analysis::Side::after:
             return fmt::format("--format {} is empty: no site holds memory in {}", to_string(format), last);
         default:
-            return fmt::format("--format {} is empty: no site grew from {} to {} (--side before or after shows their "
-                               "bytes)",
-                               to_string(format), first, last);
+            return fmt::format(
+                "--format {} is empty: no site grew from {} to {} (--side before or after shows their "
+                "bytes)",
+                to_string(format), first, last);
+    }
+}
+
+// A diff's folded or DOT output, which draw one side, when that side is empty: the same.
+std::optional<std::string> empty_diff_picture(const analysis::Result& result, Format format,
+                                              const RenderOptions& options) {
+    const auto* diff = std::get_if<analysis::DiffResult>(&result.value);
+    const auto* snap = diff ? std::get_if<analysis::SnapshotDiff>(diff) : nullptr;
+    if (!snap || !result.stacks || (format != Format::folded && format != Format::dot)) return std::nullopt;
+    if (!analysis::sided(*result.stacks, options.side).empty()) return std::nullopt;
+    switch (options.side) {
+        case analysis::Side::before:
+            return fmt::format("--format {} is empty: no stack holds memory in {}", to_string(format),
+                               snap->before_file);
+        case analysis::Side::after:
+            return fmt::format("--format {} is empty: no stack holds memory in {}", to_string(format),
+                               snap->after_file);
+        default:
+            return fmt::format(
+                "--format {} is empty: no stack grew from {} to {} (--side before or after shows "
+                "their bytes)",
+                to_string(format), snap->before_file, snap->after_file);
     }
 }
 
@@ -199,6 +222,7 @@ std::vector<std::string> warning_lines(const analysis::Result& result, Format fo
     std::vector<std::string> out;
     for (const auto& w : result.warnings) out.push_back(doc::phrase(w));
     if (auto empty = empty_trend_picture(result, format, options)) out.push_back(std::move(*empty));
+    if (auto empty = empty_diff_picture(result, format, options)) out.push_back(std::move(*empty));
     // A gate that could not be judged is said where CI logs look.
     if (result.gate && !result.gate->tripped)
         for (const auto& r : result.gate->reasons)
