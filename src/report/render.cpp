@@ -112,49 +112,37 @@ void write_trend(const analysis::TrendResult& trend, const analysis::Result& res
     write_document(document(trend), format, options, sink, pictures, &result);
 }
 
-// A trend's sites drawn from stacks, when no site has anything to draw: the output stays a
-// valid (empty) picture, and standard error says why.
-std::optional<std::string> empty_trend_picture(const analysis::Result& result, Format format,
-                                               const RenderOptions& options) {
-    const auto* trend = std::get_if<analysis::TrendResult>(&result.value);
-    if (!trend || !result.stacks || !stack_picture(format) || trend->points.empty()) return std::nullopt;
-    if (!analysis::sided(*result.stacks, options.side).empty()) return std::nullopt;
-    // The sides of trend_stacks: the first capture after warm-up, and the last.
-    const auto& first = trend->points[std::min(trend->warmup, trend->points.size() - 1)].file;
-    const auto& last = trend->points.back().file;
-    switch (options.side) {
+// Why a one-sided picture of `first` to `last` is empty: the output stays a valid (empty)
+// picture, and standard error says why.
+std::string empty_picture(Format format, analysis::Side side, std::string_view noun, const std::string& first,
+                          const std::string& last) {
+    switch (side) {
         case analysis::Side::before:
-            return fmt::format("--format {} is empty: no site holds memory in {}", to_string(format), first);
+            return fmt::format("--format {} is empty: no {} holds memory in {}", to_string(format), noun, first);
         case analysis::Side::after:
-            return fmt::format("--format {} is empty: no site holds memory in {}", to_string(format), last);
+            return fmt::format("--format {} is empty: no {} holds memory in {}", to_string(format), noun, last);
         default:
             return fmt::format(
-                "--format {} is empty: no site grew from {} to {} (--side before or after shows their "
+                "--format {} is empty: no {} grew from {} to {} (--side before or after shows their "
                 "bytes)",
-                to_string(format), first, last);
+                to_string(format), noun, first, last);
     }
 }
 
-// A diff's folded or DOT output, which draw one side, when that side is empty: the same.
-std::optional<std::string> empty_diff_picture(const analysis::Result& result, Format format,
-                                              const RenderOptions& options) {
+// A trend's sites drawn from stacks, or a diff's folded or DOT output (which draw one side),
+// when that side has nothing to draw.
+std::optional<std::string> empty_picture(const analysis::Result& result, Format format, const RenderOptions& options) {
+    if (!result.stacks || !analysis::sided(*result.stacks, options.side).empty()) return std::nullopt;
+    if (const auto* trend = std::get_if<analysis::TrendResult>(&result.value)) {
+        if (!stack_picture(format) || trend->points.empty()) return std::nullopt;
+        // The sides of trend_stacks: the first capture after warm-up, and the last.
+        const auto& first = trend->points[std::min(trend->warmup, trend->points.size() - 1)].file;
+        return empty_picture(format, options.side, "site", first, trend->points.back().file);
+    }
     const auto* diff = std::get_if<analysis::DiffResult>(&result.value);
     const auto* snap = diff ? std::get_if<analysis::SnapshotDiff>(diff) : nullptr;
-    if (!snap || !result.stacks || (format != Format::folded && format != Format::dot)) return std::nullopt;
-    if (!analysis::sided(*result.stacks, options.side).empty()) return std::nullopt;
-    switch (options.side) {
-        case analysis::Side::before:
-            return fmt::format("--format {} is empty: no stack holds memory in {}", to_string(format),
-                               snap->before_file);
-        case analysis::Side::after:
-            return fmt::format("--format {} is empty: no stack holds memory in {}", to_string(format),
-                               snap->after_file);
-        default:
-            return fmt::format(
-                "--format {} is empty: no stack grew from {} to {} (--side before or after shows "
-                "their bytes)",
-                to_string(format), snap->before_file, snap->after_file);
-    }
+    if (!snap || (format != Format::folded && format != Format::dot)) return std::nullopt;
+    return empty_picture(format, options.side, "stack", snap->before_file, snap->after_file);
 }
 
 }  // namespace
@@ -221,8 +209,7 @@ std::string render_jsonl(const analysis::InfoResult& result, const JsonlContext&
 std::vector<std::string> warning_lines(const analysis::Result& result, Format format, const RenderOptions& options) {
     std::vector<std::string> out;
     for (const auto& w : result.warnings) out.push_back(doc::phrase(w));
-    if (auto empty = empty_trend_picture(result, format, options)) out.push_back(std::move(*empty));
-    if (auto empty = empty_diff_picture(result, format, options)) out.push_back(std::move(*empty));
+    if (auto empty = empty_picture(result, format, options)) out.push_back(std::move(*empty));
     // A gate that could not be judged is said where CI logs look.
     if (result.gate && !result.gate->tripped)
         for (const auto& r : result.gate->reasons)

@@ -42,10 +42,8 @@ class SnapshotSax : public nlohmann::json_sax<nlohmann::json> {
     bool end_object() override { return close(); }
     bool end_array() override { return close(); }
     bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
-        // nlohmann's message ends with the last token, which may be as long as the file.
-        std::string what = e.what();
-        if (what.size() > 200) what = what.substr(0, 200) + "...";
-        throw input_error(fmt::format("invalid JSON: {}", what), name_, position > 0 ? position - 1 : 0);
+        throw input_error(fmt::format("invalid JSON: {}", short_json_message(e.what())), name_,
+                          position > 0 ? position - 1 : 0);
     }
 
   private:
@@ -143,6 +141,10 @@ class ReportingIterator {
 };
 
 }  // namespace
+
+std::string short_json_message(std::string_view what) {
+    return what.size() > 200 ? std::string(what.substr(0, 200)) + "..." : std::string(what);
+}
 
 void read_json(std::string_view input, Document& doc, pickle::SealHook* hook, const pickle::Limits& limits,
                const std::string& name, const std::function<void(std::uint64_t)>& consumed) {

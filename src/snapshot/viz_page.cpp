@@ -1,3 +1,5 @@
+#include "json_reader.hpp"
+
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/viz_page.hpp>
 #include <memsnap/util/checked.hpp>
@@ -138,9 +140,9 @@ class AllocDataSax : public nlohmann::json_sax<nlohmann::json> {
         return shallower();
     }
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-        std::string what = e.what();
-        if (what.size() > 200) what = what.substr(0, 200) + "...";
-        throw input_error(fmt::format("the page's alloc_data is not valid JSON ({})", what), name_, offset());
+        throw input_error(
+            fmt::format("the page's alloc_data is not valid JSON ({})", detail::short_json_message(e.what())), name_,
+            offset());
     }
 
   private:
@@ -455,10 +457,9 @@ Snapshot read_alloc_data_page(std::string_view page, const std::string& name, co
                                   CountingIterator(page.data() + page.size(), &cursor), &sax,
                                   nlohmann::json::input_format_t::json, false);
     } catch (const nlohmann::json::exception& e) {
-        std::string what = e.what();
-        if (what.size() > 200) what = what.substr(0, 200) + "...";
-        throw input_error(fmt::format("the page's alloc_data is not valid JSON ({})", what), name,
-                          static_cast<std::uint64_t>(cursor - page.data()));
+        throw input_error(
+            fmt::format("the page's alloc_data is not valid JSON ({})", detail::short_json_message(e.what())), name,
+            static_cast<std::uint64_t>(cursor - page.data()));
     }
     for (const char* key :
          {"actions", "elements_size", "elements_info", "suffix_table", "string_table", "initially_allocated"})

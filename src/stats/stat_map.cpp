@@ -22,25 +22,18 @@ const std::vector<std::string>& keys::vocabulary() {
     return all;
 }
 
-namespace {
-
-// What a table holds costs an index into torch's vocabulary.
-const std::vector<std::string>& vocabulary() { return keys::vocabulary(); }
-
-}  // namespace
-
 StatMap::StatMap(const std::map<std::string, ByteRange, std::less<>>& values) {
     entries_.reserve(values.size());
     for (const auto& [key, range] : values) entries_.push_back({key_of(key), range});
 }
 
 std::string_view StatMap::key_text(std::uint32_t key) const {
-    const auto& known = vocabulary();
+    const auto& known = keys::vocabulary();  // a key of it costs an index
     return key < known.size() ? std::string_view(known[key]) : std::string_view(extra_[key - known.size()]);
 }
 
 std::uint32_t StatMap::key_of(std::string_view text) {
-    const auto& known = vocabulary();
+    const auto& known = keys::vocabulary();  // a key of it costs an index
     if (const auto it = std::lower_bound(known.begin(), known.end(), text); it != known.end() && *it == text)
         return static_cast<std::uint32_t>(it - known.begin());
     extra_.emplace_back(text);
