@@ -249,9 +249,8 @@ TEST_SUITE("unit") {
         analysis::TrendResult t;
         t.steps = {100, 200, 300};
         t.steps_source = "file names";
-        t.points = {{long_dir + "a_step100.pickle", 100},
-                    {long_dir + "a_step200.pickle", 200},
-                    {long_dir + "a_step300.pickle", 300}};
+        t.files = {long_dir + "a_step100.pickle", long_dir + "a_step200.pickle", long_dir + "a_step300.pickle"};
+        t.points = {{0, 100}, {1, 200}, {2, 300}};
         analysis::TrendSeries allocated;
         allocated.name = "allocated_bytes";
         allocated.bytes = {1 << 20, 2 << 20, 3 << 20};

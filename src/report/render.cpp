@@ -136,8 +136,8 @@ std::optional<std::string> empty_picture(const analysis::Result& result, Format 
     if (const auto* trend = std::get_if<analysis::TrendResult>(&result.value)) {
         if (!stack_picture(format) || trend->points.empty()) return std::nullopt;
         // The sides of trend_stacks: the first capture after warm-up, and the last.
-        const auto& first = trend->points[std::min(trend->warmup, trend->points.size() - 1)].file;
-        return empty_picture(format, options.side, "site", first, trend->points.back().file);
+        const auto& first = trend->file_of(trend->points[std::min(trend->warmup, trend->points.size() - 1)]);
+        return empty_picture(format, options.side, "site", first, trend->file_of(trend->points.back()));
     }
     const auto* diff = std::get_if<analysis::DiffResult>(&result.value);
     const auto* snap = diff ? std::get_if<analysis::SnapshotDiff>(diff) : nullptr;

@@ -398,7 +398,7 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
     t.steps_known = choice.known;
     for (std::size_t k = 0; k < choice.order.size(); ++k) {
         t.files.push_back(captures[choice.order[k]].file);
-        t.points.push_back({captures[choice.order[k]].file, t.steps[k]});
+        t.points.push_back({k, t.steps[k]});
     }
     snapshot_totals(t, captures, choice.order);
     auto all = sites_of(captures, choice.order);
@@ -552,8 +552,9 @@ TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const 
         t.files.clear();
         for (const auto i : choice.order) t.files.push_back(captures[p.file[i]].file);
     }
+    t.points.reserve(choice.order.size());
     for (std::size_t k = 0; k < choice.order.size(); ++k)
-        t.points.push_back({captures[p.file[choice.order[k]]].file, t.steps[k]});
+        t.points.push_back({p.one_table_per_file ? k : p.file[choice.order[k]], t.steps[k]});
     stats_comparability(t, p, choice.order, captures.size());
     stats_totals(t, p, choice.order);
     if (t.totals.empty())

@@ -116,8 +116,10 @@ Document trend(const analysis::TrendResult& t) {
                             t.device ? fmt::format(", device {}", *t.device) : "");
     auto& root = doc.root;
     root.add("input_kind", Value::word(std::string(analysis::to_string(t.kind)))).machines_only();
+    // Files and points are made as they are written: a log may hold 300 000 tables.
     auto& files = root.add(Node::list("files", Layout::hidden));
-    for (const auto& f : t.files) files.add(Node::of("", Value::text_of(f)));
+    files.count = t.files.size();
+    files.make = [&t](std::size_t i) { return Node::of("", Value::text_of(t.files[i])); };
     root.add(numbers("steps", t.steps));
     const auto& c = t.comparability;
     comparability_lines(root, c);
@@ -134,12 +136,14 @@ Document trend(const analysis::TrendResult& t) {
     if (t.warmup == 0) warmup.machines_only();
     root.add("device", Value::optional<int>(t.device, [](int v) { return Value::count(v); })).machines_only();
     auto& points = root.add(Node::list("points", Layout::table, "Captures, in the order judged"));
-    for (std::size_t i = 0; i < t.points.size(); ++i) {
-        auto& row = points.add(Node::object("", Layout::facts));
+    points.count = t.points.size();
+    points.make = [&t](std::size_t i) {
+        auto row = Node::object("", Layout::facts);
         row.add("position", Value::count(static_cast<std::int64_t>(i + 1)), "#");
         row.add("step", t.steps_known ? Value::count(t.points[i].step) : Value::none());
-        row.add("file", Value::text_of(t.points[i].file));
-    }
+        row.add("file", Value::text_of(t.file_of(t.points[i])));
+        return row;
+    };
     auto& verdict = root.add(Node::object("verdict_block", Layout::section, "Verdict"));
     verdict.merge = true;
     verdict.add("verdict", Value::verdict(analysis::to_string(t.verdict))).in_headline();

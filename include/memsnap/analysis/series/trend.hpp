@@ -52,8 +52,10 @@ struct TrendSite {
     Diagnosis diagnosis;
 };
 
+// A point of the series. Its file is an index into TrendResult::files, not a copy: a log of
+// 300 000 tables has as many points, all from one file.
 struct TrendFile {
-    std::string file;
+    std::size_t file = 0;
     std::int64_t step = 0;  // the step, or its position when steps are unknown
 };
 
@@ -66,7 +68,8 @@ struct TrendResult {
     // One per capture, in the order judged: by step, else as given (or by one process's trace
     // clock). For a series of logs with several tables each, the files as given.
     std::vector<std::string> files;
-    std::vector<TrendFile> points;    // each point's file and step, in order
+    std::vector<TrendFile> points;  // each point's file and step, in order
+    const std::string& file_of(const TrendFile& point) const { return files[point.file]; }
     std::vector<std::int64_t> steps;  // one per capture: the step, or its position when unknown
     std::string steps_source;         // "--steps", "file names", "log lines", "trace time", "order given"
     bool steps_known = false;
