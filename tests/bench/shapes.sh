@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Benchmark over every real shape: each capture in ../shared/real whose trace holds at least
+# 1,000 events, frees among them (chosen from expected.json's trace_events_by_action, not by
+# name), scaled to SIZE_MIB with scale_real_snapshot.py. For each: file size, `memsnap info`
+# time and MB/s, peak RSS / file, the speed-up over Python's pickle.load of the same file in
+# the same run, and `memsnap diff` of two copies / info. Then each target against the worst
+# shape, which is what the README's table shows.
+#
+# Usage: tests/bench/shapes.sh [MEMSNAP_BINARY [SIZE_MIB]]     default build/memsnap 400
+# Environment: MEMSNAP_BENCH_DIR (cache, default /tmp/memsnap-bench), MEMSNAP_BENCH_RUNS (best
+#   of N for memsnap, default 3), MEMSNAP_REAL_DIR (default ../shared/real beside the repo),
+#   MEMSNAP_BENCH_EXTRA (more snapshot files, space-separated: captures that are not in
+#   ../shared/real, measured the same way), MEMSNAP_BENCH_ONLY (a substring: only shapes whose
+#   file name holds it).
+# Exit status: 0 when every measurement was taken (targets are reported, not enforced), 1 when
+# memsnap or the reference fails on a file, 2 on setup errors.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+bin="${1:-build/memsnap}"
+mib="${2:-400}"
+cache="${MEMSNAP_BENCH_DIR:-/tmp/memsnap-bench}"
+real="${MEMSNAP_REAL_DIR:-$repo/../shared/real}"
+runs="${MEMSNAP_BENCH_RUNS:-3}"
+python="${PYTHON:-python3}"
+
+source "$here/lib.sh"
+[[ -x "$bin" ]] || die "memsnap binary '$bin' not found (build it first)"
+[[ "$mib" =~ ^[0-9]+$ && "$mib" -gt 0 ]] || die "size must be a positive number of MiB, got '$mib'"
+[[ -r "$real/snapshots/expected.json" ]] || die "no real captures at $real (../shared/real is needed)"
+require_time
+mkdir -p "$cache"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failed() { echo "bench: $* failed:" >&2; cat "$work/stderr" >&2; exit 1; }
+
+# The shapes: by what the trace holds, from the figures computed with a refusing unpickler.
+mapfile -t sources < <("$python" - "$real/snapshots" <<'EOF'
+import json, os, sys
+folder = sys.argv[1]
+for entry in json.load(open(os.path.join(folder, "expected.json"))):
+    actions = entry.get("trace_events_by_action") or {}
+    frees = actions.get("free_requested", 0) + actions.get("free_completed", 0)
+    if sum(actions.values()) >= 1000 and frees > 0:
+        print(os.path.join(folder, entry["file"]))
+EOF
+)
+for extra in ${MEMSNAP_BENCH_EXTRA:-}; do sources+=("$extra"); done
+if [[ -n "${MEMSNAP_BENCH_ONLY:-}" ]]; then
+    kept=()
+    for s in "${sources[@]}"; do [[ "$(basename "$s")" == *"$MEMSNAP_BENCH_ONLY"* ]] && kept+=("$s"); done
+    sources=("${kept[@]}")
+fi
+[[ ${#sources[@]} -gt 0 ]] || die "no capture has a trace of 1,000 events with frees"
+
+echo "memsnap on every real shape, each scaled to ${mib} MiB"
+echo "  binary:  $bin"
+echo "  machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+echo "  memsnap: best of $runs runs; pickle.load (refusing Unpickler): one run, in the same run"
+echo
+printf "%-44s %7s %8s %7s %8s %8s %8s\n" "shape (source)" "MB" "info s" "MB/s" "RSS/file" "x pickle" "diff/info"
+rows=()
+for src in "${sources[@]}"; do
+    name="$(basename "$src" .pickle)"
+    f="$cache/real-${name}-${mib}MiB.pickle"
+    if [[ ! -s "$f" ]]; then
+        echo "  generating $f" >&2
+        "$python" "$here/scale_real_snapshot.py" --mib "$mib" "$src" "$f" >&2
+    fi
+    [[ -s "$f.copy" ]] || cp "$f" "$f.copy"
+    bytes=$(stat -c %s "$f")
+    cat "$f" "$f.copy" >/dev/null  # page cache warm for every reader
+    info=$(best "$bin" info --format json "$f") || failed "memsnap info on $f"
+    diff=$(best "$bin" diff --format json "$f" "$f.copy") || failed "memsnap diff on $f"
+    py=$(measure "$python" "$here/refusing_load.py" "$f") || failed "pickle.load of $f"
+    read -r info_s info_kb <<<"$info"
+    read -r diff_s _ <<<"$diff"
+    read -r py_s _ <<<"$py"
+    row=$(awk -v n="$name" -v b="$bytes" -v s="$info_s" -v kb="$info_kb" -v d="$diff_s" -v p="$py_s" \
+        'BEGIN { printf "%s %.0f %.3f %.0f %.3f %.1f %.2f", n, b / 1e6, s, b / 1e6 / s, kb * 1024 / b, p / s, d / s }')
+    rows+=("$row")
+    awk '{ printf "%-44s %7s %8s %7s %8s %8s %8s\n", $1, $2, $3, $4, $5, $6, $7 }' <<<"$row"
+done
+
+echo
+echo "Targets, each against the worst shape:"
+printf '%s\n' "${rows[@]}" | awk '
+function verdict(ok) { return ok ? "MET" : "MISSED" }
+NR == 1 { mbps = $4; wm = $1; rss = $5; wr = $1; speed = $6; ws = $1; diff = $7; wd = $1 }
+{ if ($4 < mbps) { mbps = $4; wm = $1 } if ($5 > rss) { rss = $5; wr = $1 }
+  if ($6 < speed) { speed = $6; ws = $1 } if ($7 > diff) { diff = $7; wd = $1 }
+  met += ($4 >= 700 && $5 <= 0.2 && $6 >= 20 && $7 <= 1.1) }
+END {
+  printf "  speed       %6.0f MB/s    (target >= 700)       %-6s worst: %s\n", mbps, verdict(mbps >= 700), wm
+  printf "  vs pickle   %6.1fx         (target >= 20x)       %-6s worst: %s\n", speed, verdict(speed >= 20), ws
+  printf "  peak RSS    %6.3f x file  (target <= 0.2)       %-6s worst: %s\n", rss, verdict(rss <= 0.2), wr
+  printf "  diff        %6.2f x info  (target <= 1.1)       %-6s worst: %s\n", diff, verdict(diff <= 1.1), wd
+  printf "  shapes meeting every target: %d of %d\n", met, NR
+}'
