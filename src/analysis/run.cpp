@@ -208,7 +208,7 @@ struct Reduced {
     std::string file;
     bool in_directory = false;
     std::optional<SnapshotContents> snapshot;
-    std::optional<stats::StatsCapture> stats;
+    std::optional<SummarySeriesFile> stats;
 };
 
 // A series is of one kind. Files of the other kind that a directory brought in (a summary
@@ -233,7 +233,7 @@ TrendResult trend_of(std::vector<Reduced> reduced, const Request& rq, const Tren
         for (auto& r : reduced) series.push_back({r.file, std::move(*r.snapshot)});
         return trend_snapshots(std::move(series), rq.options, trend);
     }
-    std::vector<stats::StatsCapture> series;
+    std::vector<SummarySeriesFile> series;
     for (auto& r : reduced) series.push_back(std::move(*r.stats));
     return trend_stats(series, rq.options, trend);
 }
@@ -260,12 +260,19 @@ Result run_trend(const Request& rq) {
                                   : files.size();
     if (!rq.steps.empty()) trend.steps = util::parse_step_list(rq.steps, given);
     auto read = read_each<Reduced>(files, [&](std::size_t i) {
-        auto capture = rq.load(files[i]);
         Reduced r{files[i].path, files[i].in_directory, std::nullopt, std::nullopt};
-        if (capture.is_snapshot())
+        // A text capture's tables are reduced as they are read: a log may hold 300 000.
+        SummarySeriesFile figures(files[i].path);
+        const stats::TableSink keep = [&figures](stats::StatsTable&& table) { figures.add(table); };
+        auto capture = rq.load_tables ? rq.load_tables(files[i], keep) : rq.load(files[i]);
+        if (capture.is_snapshot()) {
             r.snapshot = reduce(capture, rq.options);
-        else
-            r.stats = std::move(std::get<stats::StatsCapture>(capture.content));
+        } else {
+            const auto& text = capture.stats();
+            for (const auto& table : text.tables) figures.add(table);  // a loader that kept them
+            figures.set_kind(text.kind);
+            r.stats = std::move(figures);
+        }
         return r;
     });
     if (!trend.steps.empty() && !read.skipped.empty())

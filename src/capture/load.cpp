@@ -35,8 +35,17 @@ void several_snapshots(snapshot::Snapshot& snap, const std::vector<std::string>&
         names.size(), names[0], fmt::join(others, ", "), names.size() > 9 ? ", ..." : ""));
 }
 
+// Text: every table kept, or each handed to `tables` and none kept.
+stats::StatsCapture read_text(std::string_view text, const std::string& name, const stats::TableSink& tables) {
+    if (!tables) return stats::read_stats_text(text, name);
+    stats::StatsCapture capture;
+    capture.file = name;
+    capture.kind = stats::read_stats_tables(text, name, tables);
+    return capture;
+}
+
 Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint64_t max_input,
-             const ProgressFn& progress) {
+             const ProgressFn& progress, const stats::TableSink& tables) {
     // gzip, zstd or a _memory_viz.py page: read what is inside; a page may come gzipped,
     // but nothing is unwrapped twice the same way.
     const auto limit = io::unwrap_limit(file.bytes().size(), max_input);
@@ -60,7 +69,7 @@ Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint
         if (outer == io::Wrapping::html) names = io::page_snapshot_names(file.bytes());
         if (next == io::Wrapping::html) names = io::page_snapshot_names(*inner);
         if (auto deeper = io::unwrap(*inner, file.path(), limit)) inner = std::move(deeper);
-        auto capture = capture_from_bytes(*inner, file.path(), limits, progress);
+        auto capture = capture_from_bytes(*inner, file.path(), limits, progress, tables);
         if (names.size() > 1 && capture.is_snapshot())
             several_snapshots(std::get<snapshot::Snapshot>(capture.content), names);
         return capture;
@@ -74,13 +83,13 @@ Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint
             };
         return {file.path(), snapshot::load_snapshot(file, load)};
     }
-    return {file.path(), stats::read_stats_text(file.bytes(), file.path())};
+    return {file.path(), read_text(file.bytes(), file.path(), tables)};
 }
 
 }  // namespace
 
 Capture capture_from_bytes(std::string_view bytes, const std::string& name, const pickle::Limits& limits,
-                           const ProgressFn& progress) {
+                           const ProgressFn& progress, const stats::TableSink& tables) {
     check_head(bytes, name);
     if (snapshot::looks_like_snapshot(bytes)) {
         snapshot::LoadOptions load;
@@ -92,7 +101,7 @@ Capture capture_from_bytes(std::string_view bytes, const std::string& name, cons
             };
         return {name, snapshot::load_snapshot_bytes(bytes, name, load, consumed)};
     }
-    return {name, stats::read_stats_text(bytes, name)};
+    return {name, read_text(bytes, name, tables)};
 }
 
 Capture load_capture(const std::string& path, const pickle::Limits& limits, std::uint64_t max_input,
@@ -101,7 +110,7 @@ Capture load_capture(const std::string& path, const pickle::Limits& limits, std:
 }
 
 Capture load_capture(const InputName& input, const pickle::Limits& limits, std::uint64_t max_input,
-                     const ProgressFn& progress) {
+                     const ProgressFn& progress, const stats::TableSink& tables) {
     const std::string& path = input.path;
     io::ReadOptions options;
     options.regular_only = input.in_directory;
@@ -115,7 +124,7 @@ Capture load_capture(const InputName& input, const pickle::Limits& limits, std::
             path);
     };
     try {
-        auto capture = read(file, limits, max_input, progress);
+        auto capture = read(file, limits, max_input, progress, tables);
         if (file.changed()) throw changed();
         return capture;
     } catch (const Error&) {

@@ -111,6 +111,9 @@ analysis::Request request(analysis::Command command, const GlobalOptions& global
     rq.load = [&globals, limit](const analysis::Input& input) {
         return load_with_progress(input, globals.limits, limit);
     };
+    rq.load_tables = [&globals, limit](const analysis::Input& input, const stats::TableSink& tables) {
+        return load_with_progress(input, globals.limits, limit, tables);
+    };
     rq.stacks_for = [format, render](analysis::Command c) { return report::stack_need(c, format, render); };
     rq.output = fmt::format("--format {}", format_name);
     return rq;

@@ -124,9 +124,9 @@ class Board {
 
 }  // namespace
 
-capture::Capture load_with_progress(const capture::InputName& input, const pickle::Limits& limits,
-                                    std::uint64_t limit) {
-    if (::isatty(STDERR_FILENO) != 1) return capture::load_capture(input, limits, limit);
+capture::Capture load_with_progress(const capture::InputName& input, const pickle::Limits& limits, std::uint64_t limit,
+                                    const stats::TableSink& tables) {
+    if (::isatty(STDERR_FILENO) != 1) return capture::load_capture(input, limits, limit, {}, tables);
     auto& board = Board::get();
     const char entry = 0;
     const void* id = &entry;  // this load's own, while it runs
@@ -143,7 +143,7 @@ capture::Capture load_with_progress(const capture::InputName& input, const pickl
         board.update(id, input.path, p, stage_start);
     };
     try {
-        auto capture = capture::load_capture(input, limits, limit, progress);
+        auto capture = capture::load_capture(input, limits, limit, progress, tables);
         board.finish(id);
         return capture;
     } catch (...) {

@@ -162,13 +162,14 @@ struct Builder {
 
 class SummaryReader {
   public:
-    SummaryReader(std::string_view text, const std::string& file) : text_(text), file_(file), warnings_(file) {}
+    SummaryReader(std::string_view text, const std::string& file, const TableSink& sink)
+        : text_(text), file_(file), sink_(sink), warnings_(file) {}
 
-    std::deque<StatsTable> run() {
+    std::optional<StatsTable> run() {
         for_each_text_line(text_, [this](const TextLine& l) { on_line(l); });
         finish();
-        if (const auto more = warnings_.summary(); more && !out_.empty()) out_.back().warnings.push_back(*more);
-        return std::move(out_);
+        if (const auto more = warnings_.summary(); more && last_) last_->warnings.push_back(*more);
+        return std::move(last_);
     }
 
   private:
@@ -424,7 +425,9 @@ class SummaryReader {
         }
         t.layout = std::move(layout);
         t.stats = StatMap(b.values);
-        out_.push_back(std::move(t));
+        // One table behind: the last is the caller's, with the file's warning summary.
+        if (last_) sink_(std::move(*last_));
+        last_ = std::move(t);
         pool_seen_.clear();
         open_.reset();
     }
@@ -434,14 +437,15 @@ class SummaryReader {
     std::vector<std::string_view> pieces_;  // of the current line
     std::optional<Builder> open_;
     std::set<std::string> pool_seen_;
-    std::deque<StatsTable> out_;
+    const TableSink& sink_;
+    std::optional<StatsTable> last_;
     FileWarnings warnings_{file_};
 };
 
 }  // namespace
 
-std::deque<StatsTable> find_summary_tables(std::string_view text, const std::string& file) {
-    return SummaryReader(text, file).run();
+std::optional<StatsTable> find_summary_tables(std::string_view text, const std::string& file, const TableSink& sink) {
+    return SummaryReader(text, file, sink).run();
 }
 
 }  // namespace memsnap::stats

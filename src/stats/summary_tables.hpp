@@ -6,15 +6,17 @@
 
 #include <memsnap/stats/capture.hpp>
 
-#include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace memsnap::stats {
 
-// All tables in `text`, in file order; empty when there is none. Never throws for bad cells:
-// what cannot be read becomes a warning "FILE:LINE: ..." on the table.
-std::deque<StatsTable> find_summary_tables(std::string_view text, const std::string& file);
+// Every table in `text`, in file order: each but the last goes to `sink` as soon as it is
+// read; the last is returned (nullopt when there is none), so that the caller can add what it
+// learns once the file is read. Never throws for bad cells: what cannot be read becomes a
+// warning "FILE:LINE: ..." on the table.
+std::optional<StatsTable> find_summary_tables(std::string_view text, const std::string& file, const TableSink& sink);
 
 }  // namespace memsnap::stats

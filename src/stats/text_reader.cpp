@@ -91,77 +91,85 @@ std::optional<std::string> json_strings(std::string_view text) {
     return std::move(collector.out);
 }
 
-StatsCapture find_captures(std::string_view text, const std::string& file);
+// A log that prints a table every N steps says which step just above it: the nearest of the
+// three lines before a table (after the previous table) that names a step gives it. Tables
+// come in file order, so one pass over the lines serves them all.
+class StepFinder {
+  public:
+    explicit StepFinder(std::string_view text) : text_(text) {}
+
+    void assign(StatsTable& table) {
+        while (line_ < table.line && pos_ <= text_.size()) {
+            const auto end = std::min(text_.find('\n', pos_), text_.size());
+            above_[line_ % kLinesAbove] = text_.substr(pos_, end - pos_);
+            above_line_[line_ % kLinesAbove] = line_;
+            ++line_;
+            pos_ = end + 1;
+        }
+        for (std::size_t k = 1; k <= kLinesAbove && k < table.line; ++k) {
+            const std::size_t slot = (table.line - k) % kLinesAbove;
+            if (above_line_[slot] != table.line - k || table.line - k <= after_previous_) break;
+            if (const auto step = util::step_from_text(above_[slot])) {
+                table.step = step;
+                break;
+            }
+        }
+        after_previous_ = table.line;
+    }
+
+  private:
+    static constexpr std::size_t kLinesAbove = 3;
+    std::string_view text_;
+    std::size_t pos_ = 0, line_ = 1, after_previous_ = 0;
+    std::string_view above_[kLinesAbove];
+    std::size_t above_line_[kLinesAbove] = {};
+};
+
+// Every table of `text` to `sink` with its step, and the kind; no table: nullopt.
+std::optional<CaptureKind> stream_tables(std::string_view text, const std::string& file, const TableSink& sink) {
+    StepFinder steps(text);
+    const auto emit = [&](StatsTable&& table) {
+        steps.assign(table);
+        sink(std::move(table));
+    };
+    if (auto last = find_summary_tables(text, file, emit)) {
+        if (const auto dicts = find_stats_dicts(text, file); !dicts.empty())
+            last->warnings.push_back(
+                fmt::format("{}: also holds {} memory_stats dict(s); only the memory_summary tables are used",
+                            file.empty() ? std::string("input") : file, dicts.size()));
+        emit(std::move(*last));
+        return CaptureKind::memory_summary;
+    }
+    auto dicts = find_stats_dicts(text, file);
+    if (dicts.empty()) return std::nullopt;
+    for (auto& d : dicts) emit(std::move(d));
+    return CaptureKind::memory_stats;
+}
 
 }  // namespace
 
-// A log that prints a table every N steps says which step just above it: the nearest of the
-// three lines before a table (after the previous table) that names a step gives it.
-static void find_steps(std::string_view text, std::deque<StatsTable>& tables) {
-    constexpr std::size_t kLinesAbove = 3;
-    std::size_t next = 0, line = 1, after_previous = 0;
-    std::string_view above[kLinesAbove];
-    std::size_t above_line[kLinesAbove] = {};
-    for (std::size_t pos = 0; pos <= text.size() && next < tables.size(); ++line) {
-        const auto end = std::min(text.find('\n', pos), text.size());
-        const std::string_view current = text.substr(pos, end - pos);
-        while (next < tables.size() && tables[next].line == line) {
-            for (std::size_t k = 1; k <= kLinesAbove && k < line; ++k) {
-                const std::size_t slot = (line - k) % kLinesAbove;
-                if (above_line[slot] != line - k || line - k <= after_previous) break;
-                if (const auto step = util::step_from_text(above[slot])) {
-                    tables[next].step = step;
-                    break;
-                }
-            }
-            after_previous = line;
-            ++next;
-        }
-        above[line % kLinesAbove] = current;
-        above_line[line % kLinesAbove] = line;
-        if (end == text.size()) break;
-        pos = end + 1;
-    }
+CaptureKind read_stats_tables(std::string_view text, const std::string& file, const TableSink& sink) {
+    std::set<int> devices;
+    const auto checked = [&](StatsTable&& table) {
+        if (table.device && devices.insert(*table.device).second && devices.size() > kMaxDevices)
+            throw input_error(fmt::format("tables of more than {} different devices: more than a capture of one "
+                                          "machine can hold, so the file is damaged or crafted",
+                                          kMaxDevices),
+                              file);
+        sink(std::move(table));
+    };
+    if (const auto kind = stream_tables(text, file, checked)) return *kind;
+    // Output saved inside JSON (a notebook, a JSON log): read the text of its strings.
+    if (const auto strings = json_strings(text))
+        if (const auto kind = stream_tables(*strings, file + " (text in its JSON strings)", checked)) return *kind;
+    throw input_error("no memory_summary table or memory_stats dict found", file);
 }
 
 StatsCapture read_stats_text(std::string_view text, const std::string& file) {
-    StatsCapture capture = find_captures(text, file);
-    std::optional<std::string> strings;
-    if (capture.tables.empty())
-        // Output saved inside JSON (a notebook, a JSON log): read the text of its strings.
-        if ((strings = json_strings(text))) capture = find_captures(*strings, file + " (text in its JSON strings)");
-    find_steps(strings ? std::string_view(*strings) : text, capture.tables);
-    capture.file = file;
-    if (capture.tables.empty()) throw input_error("no memory_summary table or memory_stats dict found", file);
-    std::set<int> devices;
-    for (const auto& t : capture.tables)
-        if (t.device) devices.insert(*t.device);
-    if (devices.size() > kMaxDevices)
-        throw input_error(fmt::format("tables of {} different devices: more than the {} a capture of one machine "
-                                      "can hold, so the file is damaged or crafted",
-                                      devices.size(), kMaxDevices),
-                          file);
-    return capture;
-}
-
-namespace {
-
-StatsCapture find_captures(std::string_view text, const std::string& file) {
     StatsCapture capture;
-    capture.tables = find_summary_tables(text, file);
-    if (!capture.tables.empty()) {
-        capture.kind = CaptureKind::memory_summary;
-        if (const auto dicts = find_stats_dicts(text, file); !dicts.empty())
-            capture.tables.front().warnings.push_back(
-                fmt::format("{}: also holds {} memory_stats dict(s); only the memory_summary tables are used",
-                            file.empty() ? std::string("input") : file, dicts.size()));
-        return capture;
-    }
-    capture.tables = find_stats_dicts(text, file);
-    capture.kind = CaptureKind::memory_stats;
+    capture.file = file;
+    capture.kind = read_stats_tables(text, file, [&](StatsTable&& t) { capture.tables.push_back(std::move(t)); });
     return capture;
 }
-
-}  // namespace
 
 }  // namespace memsnap::stats

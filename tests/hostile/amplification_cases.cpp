@@ -436,6 +436,14 @@ std::vector<Case> amplification_cases() {
                          return Args{"diff", (d / "train.log").string(), (d / "train.log").string()};
                      }});
     }
+    // A series log: trend keeps each table's figures, never the tables (nor a row of output per
+    // table in memory).
+    for (const char* format : {"text", "json"})
+        c.push_back({fmt::format("summary-tables-trend-{}", format), "300000 one-row tables of one log as a series",
+                     [format](const fs::path& d) {
+                         write(d / "train.log", kRow + repeat(kRow, 300'000));
+                         return Args{"trend", "--format", format, (d / "train.log").string()};
+                     }});
     const auto trace_case = [](std::string name, std::string what, int sites, int iterations, int ooms,
                                const char* format) {
         return Case{std::move(name), std::move(what), [=](const fs::path& d) {

@@ -47,6 +47,7 @@ using Input = capture::InputName;
 
 // Reads one capture (the caller's limits and progress display). Throws Error.
 using Loader = std::function<capture::Capture(const Input& input)>;
+using TableLoader = std::function<capture::Capture(const Input& input, const stats::TableSink& tables)>;
 
 // The stacks a picture of the result needs (Result::stacks).
 enum class StackNeed {
@@ -67,6 +68,9 @@ struct Request {
     std::vector<std::string> names;
     bool expand_directories = false;
     Loader load;
+    // For a series: a text capture's tables go to the sink one at a time, and the capture
+    // returned holds none. Unset: `load` is used and the tables taken from what it returns.
+    TableLoader load_tables;
     AnalysisOptions options;
     std::string steps;       // --steps as given: "A,B" for a diff, one per capture for a trend
     TraceOptions trace;      // trace (its stacks come from `stacks`)

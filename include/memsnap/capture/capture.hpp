@@ -44,13 +44,15 @@ Capture load_capture(const std::string& path, const pickle::Limits& limits,
                      std::uint64_t max_input = std::uint64_t{8} << 30, const ProgressFn& progress = {});
 
 // The same for a file named or found in a directory: one found there is read only when it is
-// a regular file (or a link to one) when opened.
+// a regular file (or a link to one) when opened. With `tables`, a text capture's tables go to
+// it one at a time and the capture returned holds none (a series keeps figures, not tables).
 Capture load_capture(const InputName& input, const pickle::Limits& limits,
-                     std::uint64_t max_input = std::uint64_t{8} << 30, const ProgressFn& progress = {});
+                     std::uint64_t max_input = std::uint64_t{8} << 30, const ProgressFn& progress = {},
+                     const stats::TableSink& tables = {});
 
 // The same from bytes in memory; `name` stands for the file in errors. `progress` is told how
 // far the snapshot reader got (Stage::reading, of `bytes`).
 Capture capture_from_bytes(std::string_view bytes, const std::string& name, const pickle::Limits& limits,
-                           const ProgressFn& progress = {});
+                           const ProgressFn& progress = {}, const stats::TableSink& tables = {});
 
 }  // namespace memsnap::capture

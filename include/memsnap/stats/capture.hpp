@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -65,6 +66,9 @@ struct StatsTable {
 // keeps exactly as printed, but they are no values: no "0 live allocations", no counter that
 // grows from 0.
 const ByteRange* tracked_value(const StatsTable& table, std::string_view key);
+
+// Receives the tables of a file one at a time, in file order (a reader that holds none).
+using TableSink = std::function<void(StatsTable&&)>;
 
 struct StatsCapture {
     std::string file;  // as given

@@ -416,92 +416,151 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
     return t;
 }
 
+const std::array<std::pair<const char*, const char*>, SummarySeriesFile::total_count>& SummarySeriesFile::total_keys() {
+    static const std::array<std::pair<const char*, const char*>, total_count> keys = {{
+        {"allocated_bytes", stats::keys::allocated_current},
+        {"reserved_bytes", stats::keys::reserved_current},
+        {"active_bytes", stats::keys::active_current},
+        {"requested_bytes", stats::keys::requested_current},
+        {"inactive_split_bytes", stats::keys::non_releasable_current},
+    }};
+    return keys;
+}
+
+void SummarySeriesFile::add(const stats::StatsTable& table) {
+    Table out;
+    out.step = table.step;
+    out.device = table.device;
+    for (std::size_t k = 0; k < total_count; ++k)
+        if (const auto* value = stats::tracked_value(table, total_keys()[k].second)) {
+            out.totals[k] = *value;
+            out.totals_present |= static_cast<std::uint8_t>(1u << k);
+        }
+    out.first_counter = static_cast<std::uint32_t>(counters_.size());
+    for (const auto& [key, range] : table.stats) {  // in key order, as the table's map
+        if (!(key.ends_with(".allocated") || key.ends_with(".freed"))) continue;
+        auto id = key_ids_.find(key);
+        if (id == key_ids_.end()) {
+            id = key_ids_.emplace(std::string(key), static_cast<std::uint32_t>(keys_.size())).first;
+            keys_.emplace_back(key);
+        }
+        counters_.push_back({id->second, range});
+    }
+    out.counter_count = static_cast<std::uint32_t>(counters_.size() - out.first_counter);
+    for (const auto& w : table.warnings) warnings_.emplace_back(static_cast<std::uint32_t>(tables_.size()), w);
+    tables_.push_back(out);
+}
+
 namespace {
 
-// The tables of a stats series, and their order.
-struct StatsPoints {
-    std::vector<const stats::StatsTable*> tables;
-    std::vector<std::size_t> file;  // index into the captures
-    bool one_table_per_file = true;
+// A point of a stats series: which file, which of its tables.
+struct StatsPoint {
+    std::uint32_t file = 0, table = 0;
 };
 
-StatsPoints points_of(const std::vector<stats::StatsCapture>& captures, std::optional<int> device) {
+struct StatsPoints {
+    std::vector<StatsPoint> points;
+    bool one_table_per_file = true;
+    const SummarySeriesFile::Table& table(const std::vector<SummarySeriesFile>& files, std::size_t i) const {
+        return files[points[i].file].tables()[points[i].table];
+    }
+};
+
+// The tables of `device` (tables without a device stay); none left in a file is an error
+// naming the devices it holds, as for a diff.
+StatsPoints points_of(const std::vector<SummarySeriesFile>& files, std::optional<int> device) {
     StatsPoints p;
     std::size_t total = 0;
-    for (const auto& c : captures) total += c.tables.size();
+    for (const auto& f : files) total += f.tables().size();
     // A log may hold hundreds of thousands of tables: sized once, never grown.
-    p.tables.reserve(total);
-    p.file.reserve(total);
-    for (std::size_t f = 0; f < captures.size(); ++f) {
-        const auto tables = tables_of(captures[f], device);
-        if (tables.size() != 1) p.one_table_per_file = false;
-        for (const auto* table : tables) {
-            p.tables.push_back(table);
-            p.file.push_back(f);
+    p.points.reserve(total);
+    for (std::size_t f = 0; f < files.size(); ++f) {
+        std::size_t kept = 0;
+        std::set<int> devices;
+        const auto& tables = files[f].tables();
+        for (std::size_t k = 0; k < tables.size(); ++k) {
+            if (tables[k].device) devices.insert(*tables[k].device);
+            if (device && tables[k].device && *tables[k].device != *device) continue;
+            p.points.push_back({static_cast<std::uint32_t>(f), static_cast<std::uint32_t>(k)});
+            ++kept;
         }
+        if (kept == 0)
+            throw input_error(fmt::format("--device {}: the tables are of device{} {} only", *device,
+                                          devices.size() == 1 ? "" : "s", fmt::join(devices, ", ")),
+                              files[f].file());
+        if (kept != 1) p.one_table_per_file = false;
     }
     return p;
 }
 
+// The counter of `key` in a table, if it has one (its counters are in key order).
+const ByteRange* counter_of(const SummarySeriesFile& file, const SummarySeriesFile::Table& table,
+                            std::string_view key) {
+    const auto begin = file.counters().begin() + table.first_counter;
+    const auto end = begin + table.counter_count;
+    const auto at = std::lower_bound(begin, end, key, [&](const SummarySeriesFile::Counter& c, std::string_view k) {
+        return file.counter_key(c.key) < k;
+    });
+    return at != end && file.counter_key(at->key) == key ? &at->range : nullptr;
+}
+
 // Cumulative counters that fall between neighbouring tables: not one process.
-void stats_comparability(TrendResult& t, const StatsPoints& p, const std::vector<std::size_t>& order,
-                         std::size_t files) {
+void stats_comparability(TrendResult& t, const std::vector<SummarySeriesFile>& files, const StatsPoints& p,
+                         const std::vector<std::size_t>& order) {
     ProcessEvidence e;
     for (std::size_t k = 0; k + 1 < order.size() && !e.counter_falls; ++k) {
-        const auto& a = p.tables[order[k]]->stats;
-        const auto& b = p.tables[order[k + 1]]->stats;
-        for (const auto& [key, before] : a) {
-            if (!(key.ends_with(".allocated") || key.ends_with(".freed"))) continue;
-            const auto at = b.find(key);
-            if (at == b.end()) continue;
-            const ByteRange after = (*at).second;
-            if (after.high < before.low)
+        const auto& fa = files[p.points[order[k]].file];
+        const auto& fb = files[p.points[order[k + 1]].file];
+        const auto& a = p.table(files, order[k]);
+        const auto& b = p.table(files, order[k + 1]);
+        for (std::uint32_t c = 0; c < a.counter_count; ++c) {
+            const auto& counter = fa.counters()[a.first_counter + c];
+            const auto key = fa.counter_key(counter.key);
+            const auto* after = counter_of(fb, b, key);
+            if (!after) continue;
+            const ByteRange before = counter.range;
+            if (after->high < before.low)
                 e.counter_falls = Fact(FactKind::counter_falls)
                                       .text("metric", std::string(key))
                                       .range("before", before, stats::is_byte_metric(key))
-                                      .range("after", after, stats::is_byte_metric(key));
-            else if (after.low > before.high)
+                                      .range("after", *after, stats::is_byte_metric(key));
+            else if (after->low > before.high)
                 e.counters_grow = true;
         }
     }
     judge_process(e, t.comparability);
-    if (files == 1 || t.comparability.same_process == Answer::yes) {
+    if (files.size() == 1 || t.comparability.same_process == Answer::yes) {
         WorkloadEvidence w;
-        w.one_log = files == 1;
+        w.one_log = files.size() == 1;
         judge_workload(w, t.comparability);
     } else {  // as in a summary diff: tables name no sites to compare
         t.comparability.same_workload = Answer::unknown;
         t.comparability.workload_evidence = {Fact(FactKind::summaries_no_sites)};
     }
     // One log's tables are in the order written; a counter that runs backwards contradicts it.
-    t.comparability.order_known = (t.steps_known || files == 1) && t.comparability.order_known;
+    t.comparability.order_known = (t.steps_known || files.size() == 1) && t.comparability.order_known;
 }
 
-void stats_totals(TrendResult& t, const StatsPoints& p, const std::vector<std::size_t>& order) {
-    const std::pair<const char*, const char*> metrics[] = {
-        {"allocated_bytes", stats::keys::allocated_current},
-        {"reserved_bytes", stats::keys::reserved_current},
-        {"active_bytes", stats::keys::active_current},
-        {"requested_bytes", stats::keys::requested_current},
-        {"inactive_split_bytes", stats::keys::non_releasable_current}};
-    for (const auto& [name, key] : metrics) {
+void stats_totals(TrendResult& t, const std::vector<SummarySeriesFile>& files, const StatsPoints& p,
+                  const std::vector<std::size_t>& order) {
+    for (std::size_t m = 0; m < SummarySeriesFile::total_count; ++m) {
         std::vector<std::int64_t> bytes;
         std::int64_t widest = 0;
         bool complete = true;
         for (const auto i : order) {
-            const auto* at = stats::tracked_value(*p.tables[i], key);
-            if (!at) {
+            const auto& table = p.table(files, i);
+            if (!(table.totals_present & (1u << m))) {
                 complete = false;
                 break;
             }
-            const ByteRange r = *at;
+            const ByteRange r = table.totals[m];
             bytes.push_back(r.low + (r.high - r.low) / 2);
             widest = std::max(widest, r.high - r.low);
         }
         if (!complete) continue;
         // A change within the tables' rounding is no change.
         const auto noise = std::max(series_noise(bytes), widest);
-        t.totals.push_back(series(name, std::move(bytes), t, noise));
+        t.totals.push_back(series(SummarySeriesFile::total_keys()[m].first, std::move(bytes), t, noise));
     }
 }
 
@@ -519,44 +578,44 @@ std::string_view to_string(SeriesKind kind) {
     return "snapshot";
 }
 
-TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const AnalysisOptions& options,
+TrendResult trend_stats(const std::vector<SummarySeriesFile>& files, const AnalysisOptions& options,
                         const TrendOptions& trend) {
     TrendResult t;
-    t.kind = !captures.empty() && captures.front().kind == stats::CaptureKind::memory_stats
-                 ? SeriesKind::memory_stats
-                 : SeriesKind::memory_summary;
+    t.kind = !files.empty() && files.front().kind() == stats::CaptureKind::memory_stats ? SeriesKind::memory_stats
+                                                                                        : SeriesKind::memory_summary;
     t.warmup = trend.warmup;
     // One device: --device, else the first any table names.
     std::optional<int> device = options.device;
-    if (!device)
-        for (const auto& c : captures)
-            for (const auto& table : c.tables)
-                if (table.device && !device) device = table.device;
+    for (std::size_t f = 0; f < files.size() && !device; ++f)
+        for (const auto& table : files[f].tables())
+            if (table.device && !device) device = table.device;
     t.device = device;
-    const auto p = points_of(captures, device);
-    for (const auto& c : captures) t.files.push_back(c.file);
-    require_points(p.tables.size(), trend.warmup);
+    const auto p = points_of(files, device);
+    for (const auto& f : files) t.files.push_back(f.file());
+    require_points(p.points.size(), trend.warmup);
     std::vector<std::optional<std::int64_t>> found;
-    for (const auto* table : p.tables) found.push_back(table->step);
+    found.reserve(p.points.size());
+    for (std::size_t i = 0; i < p.points.size(); ++i) found.push_back(p.table(files, i).step);
     std::string source = "log lines";
     if (std::any_of(found.begin(), found.end(), [](const auto& s) { return !s.has_value(); }) && p.one_table_per_file) {
-        for (std::size_t i = 0; i < p.tables.size(); ++i)
-            found[i] = util::step_from_file_name(captures[p.file[i]].file);
+        for (std::size_t i = 0; i < p.points.size(); ++i)
+            found[i] = util::step_from_file_name(files[p.points[i].file].file());
         source = "file names";
     }
-    const auto choice = choose_steps(p.tables.size(), found, source, trend);
+    const auto choice = choose_steps(p.points.size(), found, source, trend);
+    found = {};
     t.steps = choice.steps;
     t.steps_source = choice.source;
     t.steps_known = choice.known;
     if (p.one_table_per_file) {
         t.files.clear();
-        for (const auto i : choice.order) t.files.push_back(captures[p.file[i]].file);
+        for (const auto i : choice.order) t.files.push_back(files[p.points[i].file].file());
     }
     t.points.reserve(choice.order.size());
     for (std::size_t k = 0; k < choice.order.size(); ++k)
-        t.points.push_back({p.one_table_per_file ? k : p.file[choice.order[k]], t.steps[k]});
-    stats_comparability(t, p, choice.order, captures.size());
-    stats_totals(t, p, choice.order);
+        t.points.push_back({p.one_table_per_file ? k : p.points[choice.order[k]].file, t.steps[k]});
+    stats_comparability(t, files, p, choice.order);
+    stats_totals(t, files, p, choice.order);
     if (t.totals.empty())
         throw input_error("no table holds allocated or reserved memory in every capture of the series",
                           t.files.front());
@@ -564,10 +623,23 @@ TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const 
     judge(t);
     series_notes(t);
     t.notes.push_back(Fact(FactKind::summary_midpoints));
-    for (std::size_t k = 0; k < p.tables.size(); ++k)
-        for (const auto& w : p.tables[k]->warnings)
-            t.warnings.push_back(Fact(FactKind::reader_warning).text("file", captures[p.file[k]].file).text("text", w));
+    // The warnings of the tables judged (of the device shown).
+    for (const auto& f : files)
+        for (const auto& [table, text] : f.warnings())
+            if (!device || !f.tables()[table].device || *f.tables()[table].device == *device)
+                t.warnings.push_back(Fact(FactKind::reader_warning).text("file", f.file()).text("text", text));
     return t;
+}
+
+TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const AnalysisOptions& options,
+                        const TrendOptions& trend) {
+    std::vector<SummarySeriesFile> files;
+    for (const auto& c : captures) {
+        auto& f = files.emplace_back(c.file);
+        f.set_kind(c.kind);
+        for (const auto& table : c.tables) f.add(table);
+    }
+    return trend_stats(files, options, trend);
 }
 
 StackProfile trend_stacks(const TrendResult& trend) {

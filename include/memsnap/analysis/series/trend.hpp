@@ -18,7 +18,10 @@
 #include <memsnap/analysis/sites/stack_profile.hpp>
 #include <memsnap/stats/capture.hpp>
 
+#include <array>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -109,7 +112,55 @@ struct SeriesCapture {
 // Throws Error (usage) for --steps of the wrong count, (input) for fewer than two captures.
 TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisOptions& options,
                             const TrendOptions& trend);
-// The tables of every capture, in order, for one device (options.device or the first).
+// One memory_summary / memory_stats file of a series, its tables reduced to what a trend
+// judges by as they are read (add), so that a log of 300 000 tables is never held whole: per
+// table its step, device, five totals and the cumulative counters (".allocated", ".freed")
+// that tell one process from several.
+class SummarySeriesFile {
+  public:
+    static constexpr std::size_t total_count = 5;
+    struct Table {
+        std::optional<std::int64_t> step;
+        std::optional<int> device;
+        std::array<ByteRange, total_count> totals{};         // see SummarySeriesFile::total_keys
+        std::uint8_t totals_present = 0;                     // bit k: totals[k] was tracked
+        std::uint32_t first_counter = 0, counter_count = 0;  // in counters(), by key text
+    };
+    struct Counter {
+        std::uint32_t key = 0;  // in counter_key()
+        ByteRange range;
+    };
+    // The metric names of the totals (allocated_bytes, ...) and the keys they are read from.
+    static const std::array<std::pair<const char*, const char*>, total_count>& total_keys();
+
+    explicit SummarySeriesFile(std::string file = {}) : file_(std::move(file)) {}
+    void add(const stats::StatsTable& table);
+    void set_kind(stats::CaptureKind kind) { kind_ = kind; }
+
+    const std::string& file() const { return file_; }
+    stats::CaptureKind kind() const { return kind_; }
+    // A deque: growing it never copies what was kept, nor holds it twice.
+    const std::deque<Table>& tables() const { return tables_; }
+    const std::deque<Counter>& counters() const { return counters_; }
+    std::string_view counter_key(std::uint32_t key) const { return keys_[key]; }
+    // Reader warnings, each with its table's index, in table order (text captures keep their
+    // first few).
+    const std::vector<std::pair<std::uint32_t, std::string>>& warnings() const { return warnings_; }
+
+  private:
+    std::string file_;
+    stats::CaptureKind kind_ = stats::CaptureKind::memory_summary;
+    std::deque<Table> tables_;
+    std::deque<Counter> counters_;
+    std::vector<std::string> keys_;
+    std::map<std::string, std::uint32_t, std::less<>> key_ids_;
+    std::vector<std::pair<std::uint32_t, std::string>> warnings_;
+};
+
+// Every file's tables, in order, for one device (options.device or the first any table names).
+TrendResult trend_stats(const std::vector<SummarySeriesFile>& files, const AnalysisOptions& options,
+                        const TrendOptions& trend);
+// The same from whole captures.
 TrendResult trend_stats(const std::vector<stats::StatsCapture>& captures, const AnalysisOptions& options,
                         const TrendOptions& trend);
 
