@@ -1,3 +1,5 @@
+#include "call_order.hpp"
+
 #include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/hash.hpp>
@@ -106,6 +108,7 @@ struct StackIndex::Impl {
         std::int64_t line = 0;
         FrameFlags flags;
         bool hidden = false, focused = false;
+        bool evaluator = false;   // runs Python frames (detail::evaluates_python)
         FrameRole role;           // for the category walk
         std::uint8_t origin = 0;  // the capture that brought the frame in
     };
@@ -235,6 +238,7 @@ struct StackIndex::Impl {
         e.line = function_granularity ? 0 : raw.line;
         e.flags = file.flags;
         e.hidden = file.hidden || name.hidden;
+        e.evaluator = detail::evaluates_python(e.name);
         if (hide || focus) {
             // The user's patterns see the whole frame: work per frame, as they asked.
             const std::string line_text = fmt::format("{}:{} {}", e.filename, raw.line, e.name);
@@ -294,6 +298,13 @@ struct StackIndex::Impl {
             by_basename[{f.basename, line, name}].push_back(id);
         }
         return slot = id;
+    }
+
+    // The mapped frames of one stack in call order (see call_order.hpp).
+    void into_call_order(std::vector<std::uint32_t>& ids) const {
+        detail::into_call_order(
+            ids, [&](std::uint32_t id) { return frames[id].flags.python; },
+            [&](std::uint32_t id) { return frames[id].evaluator; });
     }
 
     static std::uint64_t stack_hash(std::span<const std::uint32_t> ids) {
@@ -381,10 +392,9 @@ CanonStackId StackIndex::stack(std::size_t capture, StackId stack) {
     auto& slot = c.stack_map[stack.value];
     if (slot != kUnmapped) return CanonStackId(slot);
     std::vector<std::uint32_t> ids;
-    for (FrameId f : c.snap->stacks.frames(stack)) {
-        const auto id = impl_->map_frame(capture, f);
-        if (!impl_->frames[id].hidden) ids.push_back(id);
-    }
+    for (FrameId f : c.snap->stacks.frames(stack)) ids.push_back(impl_->map_frame(capture, f));
+    impl_->into_call_order(ids);  // before hiding: the evaluators it goes by are hidden frames
+    std::erase_if(ids, [&](std::uint32_t id) { return impl_->frames[id].hidden; });
     slot = ids.empty() ? kAllHidden.value : impl_->make_stack(ids);
     if (c.first_raw.size() <= slot) c.first_raw.resize(slot + 1, 0);
     if (c.first_raw[slot] == 0) c.first_raw[slot] = stack.value + 1;
@@ -401,7 +411,15 @@ std::vector<FrameText> StackIndex::recorded_frames(std::size_t capture, CanonSta
     }
     const auto& c = impl_->captures[capture];
     const StackId raw(c.first_raw[stack.value] - 1);
-    for (const FrameId f : c.snap->stacks.frames(raw)) {
+    std::vector<FrameId> ordered(c.snap->stacks.frames(raw).begin(), c.snap->stacks.frames(raw).end());
+    const auto entry = [&](FrameId f) -> const Impl::Entry* {
+        const auto mapped = c.frame_map[f.value];
+        return mapped == kUnmapped ? nullptr : &impl_->frames[mapped];
+    };
+    detail::into_call_order(
+        ordered, [&](FrameId f) { return entry(f) && entry(f)->flags.python; },
+        [&](FrameId f) { return entry(f) && entry(f)->evaluator; });
+    for (const FrameId f : ordered) {
         const auto mapped = c.frame_map[f.value];
         if (mapped == kUnmapped || impl_->frames[mapped].hidden) continue;
         const auto& rf = c.snap->frames[f];
@@ -416,9 +434,11 @@ Category StackIndex::category(std::size_t capture, StackId stack) {
     if (stack == snapshot::no_stack) return Category::unknown;
     auto& slot = c.category_map[stack.value];
     if (slot == 0) {
+        std::vector<std::uint32_t> ids;
+        for (FrameId f : c.snap->stacks.frames(stack)) ids.push_back(impl_->map_frame(capture, f));
+        impl_->into_call_order(ids);
         std::vector<FrameRole> roles;
-        for (FrameId f : c.snap->stacks.frames(stack))
-            roles.push_back(impl_->frames[impl_->map_frame(capture, f)].role);
+        for (const auto id : ids) roles.push_back(impl_->frames[id].role);
         slot = static_cast<std::uint8_t>(stack_rule(roles) + 1);
     }
     return category_of_rule(static_cast<std::uint8_t>(slot - 1));

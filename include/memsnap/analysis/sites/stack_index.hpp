@@ -1,7 +1,8 @@
 #pragma once
 // Frames and stacks of one or two captures in one table, so that they compare by id: the
-// site resolver of `info` and `diff`. Frames are normalised once (hidden frames dropped,
-// lines folded for --granularity function), classified once (Python, user code, generated,
+// site resolver of `info` and `diff`. Frames are normalised once (a stacks="all" stack put in
+// call order, see src/analysis/sites/call_order.hpp; hidden frames dropped, lines folded for
+// --granularity function), classified once (Python, user code, generated,
 // category rule) and named once. Across two captures a frame is the same when its path agrees
 // after each capture's own prefix is removed (install prefix up to site-packages, or the
 // project root: the deepest directory common to the capture's user frames); failing that,
