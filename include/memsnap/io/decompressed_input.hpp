@@ -45,8 +45,8 @@ class DecompressedInput {
     // A guess at the whole size (from the gzip trailer or the zstd frame header, within the
     // limit), for reserving room.
     std::uint64_t expected_size() const noexcept { return expected_size_; }
-    // The first `bytes` bytes will not be read again: their memory goes back to the system.
-    // Reading them afterwards gives zeros.
+    // The first `bytes` bytes will not be read again: their memory goes back to the system,
+    // in steps of 2 MiB. Reading them afterwards gives zeros.
     void release_prefix(std::uint64_t bytes) noexcept;
     const std::string& name() const noexcept { return name_; }
     std::uint64_t step() const noexcept { return options_.step; }
@@ -54,8 +54,11 @@ class DecompressedInput {
     class Decoder;  // gzip or zstd
 
   private:
+    static constexpr std::uint64_t kHugePage = std::uint64_t{2} << 20;
     std::string name_;
     std::unique_ptr<Decoder> decoder_;
+    char* mapping_ = nullptr;  // data_ is in it, on a huge page's boundary
+    std::uint64_t mapped_ = 0;
     DecompressOptions options_;
     char* data_ = nullptr;
     std::uint64_t size_ = 0;
