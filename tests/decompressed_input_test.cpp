@@ -226,3 +226,42 @@ TEST_SUITE("real") {
         CHECK(released);  // some file is long enough for the reader to give bytes back
     }
 }  // TEST_SUITE("real")
+
+TEST_SUITE("unit") {
+    TEST_CASE("inside a compressed file: a page / JSON / a table are read whole / the same wrapping twice is refused") {
+        const auto dir = test::fixtures_dir() / "snapshots";
+        const auto expected = figures(snapshot::load_snapshot((dir / "gen_torch2.5_settings.pickle").string()));
+        // The figures of `bytes` in a file of that suffix, named as `original`.
+        const auto read_figures = [&](const std::string& suffix, const std::string& bytes,
+                                      const std::string& original = "gen_torch2.5_settings.pickle") {
+            const TempFile file(suffix, bytes);
+            auto text = figures(capture::load_capture(file.path.string(), {}).snapshot());
+            for (const auto& [from, to] : {std::pair{file.path.string(), (dir / original).string()},
+                                           std::pair{file.path.filename().string(), original}})
+                for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at))
+                    text.replace(at, from.size(), to);
+            return text;
+        };
+        const auto page = test::read_text(dir / "gen_torch2.5_settings_viz.html");
+        CHECK(read_figures(".html.gz", gzip_of(page)) == expected);
+        CHECK(read_figures(".html.zst", zstd_of(page)) == expected);
+        const auto json = test::read_text(dir / "gen_torch2.5_settings.json");
+        const auto json_figures = figures(snapshot::load_snapshot((dir / "gen_torch2.5_settings.json").string()));
+        CHECK(read_figures(".json.gz", gzip_of(json), "gen_torch2.5_settings.json") == json_figures);
+        // A gzip inside a gzip, a zstd inside a zstd: refused before the rest is decompressed.
+        const auto plain = test::read_text(dir / "gen_torch2.5_settings.pickle");
+        for (const auto& [suffix, twice, what] :
+             {std::tuple{".gz", gzip_of(gzip_of(plain)), "a gzip inside a gzip: refused"},
+              std::tuple{".zst", zstd_of(zstd_of(plain)), "a zstd inside a zstd: refused"}}) {
+            const TempFile file(suffix, twice);
+            CHECK(message_of([&] { capture::load_capture(file.path.string(), {}); }) ==
+                  file.path.string() + ": " + what);
+        }
+        // A memory_summary table inside: read whole, as text.
+        const auto table =
+            test::read_text(test::fixtures_dir() / "summaries" /
+                            test::files_in(test::fixtures_dir() / "summaries", ".txt").front().filename());
+        const TempFile gz_table(".txt.gz", gzip_of(table));
+        CHECK(!capture::load_capture(gz_table.path.string(), {}).is_snapshot());
+    }
+}  // TEST_SUITE("unit")
