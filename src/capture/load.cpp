@@ -1,7 +1,9 @@
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/io/decompressed_input.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/io/unwrap.hpp>
+#include <memsnap/pickle/reader.hpp>
 #include <memsnap/snapshot/load.hpp>
 #include <memsnap/snapshot/viz_page.hpp>
 #include <memsnap/stats/text_reader.hpp>
@@ -44,35 +46,66 @@ stats::StatsCapture read_text(std::string_view text, const std::string& name, co
     return capture;
 }
 
+// A page may come gzipped, but nothing is unwrapped twice the same way.
+void refuse_twice(io::Wrapping next, io::Wrapping outer, const std::string& path) {
+    if (next == outer)
+        throw input_error(fmt::format("a {} inside a {}: refused", io::to_string(next), io::to_string(outer)), path);
+}
+
+// What a page or a compressed file holds, read whole: a page, a table, a JSON snapshot, or
+// a pickle from a page. `names`: the snapshots the outer page lists.
+Capture read_inner(std::string_view inner, io::Wrapping outer, std::vector<std::string> names, const std::string& path,
+                   const pickle::Limits& limits, std::uint64_t limit, const ProgressFn& progress,
+                   const stats::TableSink& tables) {
+    const auto next = io::wrapping_of(inner.substr(0, 4096));
+    refuse_twice(next, outer, path);
+    if (next == io::Wrapping::html && snapshot::is_alloc_data_page(inner))
+        return {path, snapshot::read_alloc_data_page(inner, path, limits)};
+    if (next == io::Wrapping::html) names = io::page_snapshot_names(inner);
+    const auto deeper = io::unwrap(inner, path, limit);
+    auto capture = capture_from_bytes(deeper ? std::string_view(*deeper) : inner, path, limits, progress, tables);
+    if (names.size() > 1 && capture.is_snapshot())
+        several_snapshots(std::get<snapshot::Snapshot>(capture.content), names);
+    return capture;
+}
+
+// A gzip or zstd file. A pickle inside is read as it is decompressed, its bytes given back
+// behind the reader, so that it is never whole in memory; anything else is read whole.
+Capture read_compressed(const io::MappedFile& file, io::Wrapping outer, const pickle::Limits& limits,
+                        std::uint64_t limit, const ProgressFn& progress, const stats::TableSink& tables) {
+    io::DecompressOptions options;
+    options.limit = limit;
+    // One progress line, in compressed bytes: the reader keeps pace with the decompression.
+    options.consumed = [&progress, &file](std::uint64_t consumed) {
+        file.release_prefix(consumed);
+        if (progress) progress({ReadProgress::Stage::decompressing, consumed, file.bytes().size()});
+    };
+    io::DecompressedInput input(file.bytes(), outer, file.path(), options);
+    const auto head = input.more(std::uint64_t{64} << 10);
+    const auto next = io::wrapping_of(head.substr(0, 4096));
+    refuse_twice(next, outer, file.path());
+    if (next == io::Wrapping::none && pickle::looks_like_pickle(head)) {
+        snapshot::LoadOptions load;
+        load.limits = limits;
+        return {file.path(), snapshot::load_snapshot(input, load)};
+    }
+    return read_inner(input.all(), outer, {}, file.path(), limits, limit, progress, tables);
+}
+
 Capture read(const io::MappedFile& file, const pickle::Limits& limits, std::uint64_t max_input,
              const ProgressFn& progress, const stats::TableSink& tables) {
-    // gzip, zstd or a _memory_viz.py page: read what is inside; a page may come gzipped,
-    // but nothing is unwrapped twice the same way.
+    // gzip, zstd or a _memory_viz.py page: read what is inside.
     const auto limit = io::unwrap_limit(file.bytes().size(), max_input);
     const auto outer = io::wrapping_of(file.bytes().substr(0, 4096));
-    // torch 2.0's trace_plot pages hold alloc_data, replayed, not a pickle.
-    if (outer == io::Wrapping::html && snapshot::is_alloc_data_page(file.bytes()))
-        return {file.path(), snapshot::read_alloc_data_page(file.bytes(), file.path(), limits)};
-    io::ConsumedFn decompressing;
-    if (progress)
-        decompressing = [&progress, &file](std::uint64_t consumed) {
-            progress({ReadProgress::Stage::decompressing, consumed, file.bytes().size()});
-        };
-    if (auto inner = io::unwrap(file.bytes(), file.path(), limit, decompressing)) {
-        const auto next = io::wrapping_of(std::string_view(*inner).substr(0, 4096));
-        if (next == outer)
-            throw input_error(fmt::format("a {} inside a {}: refused", io::to_string(next), io::to_string(outer)),
-                              file.path());
-        if (next == io::Wrapping::html && snapshot::is_alloc_data_page(*inner))
-            return {file.path(), snapshot::read_alloc_data_page(*inner, file.path(), limits)};
-        std::vector<std::string> names;
-        if (outer == io::Wrapping::html) names = io::page_snapshot_names(file.bytes());
-        if (next == io::Wrapping::html) names = io::page_snapshot_names(*inner);
-        if (auto deeper = io::unwrap(*inner, file.path(), limit)) inner = std::move(deeper);
-        auto capture = capture_from_bytes(*inner, file.path(), limits, progress, tables);
-        if (names.size() > 1 && capture.is_snapshot())
-            several_snapshots(std::get<snapshot::Snapshot>(capture.content), names);
-        return capture;
+    if (outer == io::Wrapping::gzip || outer == io::Wrapping::zstd)
+        return read_compressed(file, outer, limits, limit, progress, tables);
+    if (outer == io::Wrapping::html) {
+        // torch 2.0's trace_plot pages hold alloc_data, replayed, not a pickle.
+        if (snapshot::is_alloc_data_page(file.bytes()))
+            return {file.path(), snapshot::read_alloc_data_page(file.bytes(), file.path(), limits)};
+        const auto inner = io::unwrap(file.bytes(), file.path(), limit);
+        return read_inner(*inner, outer, io::page_snapshot_names(file.bytes()), file.path(), limits, limit, progress,
+                          tables);
     }
     if (snapshot::looks_like_snapshot(file.bytes())) {
         snapshot::LoadOptions load;

@@ -1,143 +1,30 @@
+#include "zstd_magic.hpp"
+
 #include <memsnap/error.hpp>
+#include <memsnap/io/decompressed_input.hpp>
 #include <memsnap/io/unwrap.hpp>
 
 #include <fmt/format.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 
 namespace memsnap::io {
 
+using detail::little_endian_32;
+using detail::skippable_magic;
+
 namespace {
 
-std::string too_big(std::uint64_t limit) {
-    return fmt::format(
-        "decompresses to more than {} bytes (64 times the file, at least 64 MiB, at most --max-input): "
-        "refused as a likely decompression bomb; decompress it yourself if it is a real capture",
-        limit);
-}
-
-// Calls `consumed` each time another MiB of the input has been consumed.
-class Pace {
-  public:
-    explicit Pace(const ConsumedFn& consumed) : consumed_(consumed) {}
-    void at(std::size_t offset) {
-        if (!consumed_ || offset < next_) return;
-        next_ = offset + (std::size_t{1} << 20);
-        consumed_(offset);
-    }
-
-  private:
-    const ConsumedFn& consumed_;
-    std::size_t next_ = std::size_t{1} << 20;
-};
-
-std::string gunzip(std::string_view in, const std::string& name, std::uint64_t limit, const ConsumedFn& consumed) {
-    Pace pace(consumed);
-    std::string out;
-    z_stream z{};
-    if (inflateInit2(&z, 15 + 32) != Z_OK) throw input_error("cannot start gzip decompression", name);
-    std::array<char, 1 << 16> chunk{};
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-    z.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size(), UINT32_MAX));
-    while (true) {
-        z.next_out = reinterpret_cast<Bytef*>(chunk.data());
-        z.avail_out = chunk.size();
-        const int rc = inflate(&z, Z_NO_FLUSH);
-        out.append(chunk.data(), chunk.size() - z.avail_out);
-        pace.at(in.size() - z.avail_in);
-        if (out.size() > limit) {
-            inflateEnd(&z);
-            throw input_error(too_big(limit), name);
-        }
-        if (rc == Z_STREAM_END) {
-            // Concatenated members (gzip -c a >> b) continue; padding after the last ends it.
-            const std::size_t used = in.size() - z.avail_in;
-            if (z.avail_in >= 2 && static_cast<unsigned char>(in[used]) == 0x1f &&
-                static_cast<unsigned char>(in[used + 1]) == 0x8b) {
-                inflateReset(&z);
-                continue;
-            }
-            break;
-        }
-        if (rc != Z_OK) {
-            const std::size_t at = in.size() - z.avail_in;
-            inflateEnd(&z);
-            throw input_error(fmt::format("gzip data is damaged or cut short ({})", z.msg ? z.msg : "no detail"), name,
-                              at);
-        }
-        if (z.avail_in == 0 && z.avail_out != 0) {
-            inflateEnd(&z);
-            throw input_error("gzip data is cut short", name, in.size());
-        }
-    }
-    inflateEnd(&z);
-    return out;
-}
-
-std::uint32_t little_endian_32(std::string_view bytes) {
-    std::uint32_t value = 0;
-    for (std::size_t i = 4; i-- > 0;) value = value << 8 | static_cast<unsigned char>(bytes[i]);
-    return value;
-}
-
-bool skippable_magic(std::uint32_t magic) { return (magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START; }
-
-// pzstd and seekable-zstd start with skippable frames (magic, a 4-byte little-endian size,
-// that many bytes), which the decoder passes over; a compressed frame must follow them.
-void check_skippable_start(std::string_view in, const std::string& name) {
-    constexpr std::size_t header = 8;  // ZSTD_SKIPPABLEHEADERSIZE, not in the stable API
-    std::size_t at = 0;
-    while (in.size() - at >= 4 && skippable_magic(little_endian_32(in.substr(at)))) {
-        if (in.size() - at < header) throw input_error("a zstd skippable frame's header is cut short", name, at);
-        const std::uint32_t size = little_endian_32(in.substr(at + 4));
-        if (size > in.size() - at - header)
-            throw input_error(
-                fmt::format("a zstd skippable frame of {} bytes runs past the end of the file ({} bytes left)", size,
-                            in.size() - at - header),
-                name, at);
-        at += header + size;
-    }
-    if (at == 0) return;
-    if (at == in.size()) throw input_error("zstd skippable frames only: no compressed frame follows them", name, at);
-    if (in.size() - at < 4 || little_endian_32(in.substr(at)) != ZSTD_MAGICNUMBER)
-        throw input_error("no zstd frame after the skippable frames", name, at);
-}
-
-std::string unzstd(std::string_view in, const std::string& name, std::uint64_t limit, const ConsumedFn& consumed) {
-    check_skippable_start(in, name);
-    Pace pace(consumed);
-    std::string out;
-    ZSTD_DStream* stream = ZSTD_createDStream();
-    if (!stream) throw input_error("cannot start zstd decompression", name);
-    std::array<char, 1 << 16> chunk{};
-    ZSTD_inBuffer input{in.data(), in.size(), 0};
-    std::size_t last = 1;
-    while (input.pos < input.size || last != 0) {
-        ZSTD_outBuffer output{chunk.data(), chunk.size(), 0};
-        last = ZSTD_decompressStream(stream, &output, &input);
-        if (ZSTD_isError(last)) {
-            const std::size_t at = input.pos;
-            const std::string why = ZSTD_getErrorName(last);
-            ZSTD_freeDStream(stream);
-            throw input_error(fmt::format("zstd data is damaged ({})", why), name, at);
-        }
-        out.append(chunk.data(), output.pos);
-        pace.at(input.pos);
-        if (out.size() > limit) {
-            ZSTD_freeDStream(stream);
-            throw input_error(too_big(limit), name);
-        }
-        if (input.pos == input.size && output.pos == 0 && last != 0) {
-            ZSTD_freeDStream(stream);
-            throw input_error("zstd data is cut short", name, in.size());
-        }
-    }
-    ZSTD_freeDStream(stream);
-    return out;
+// Whole, for what is read at once (a page, a table, JSON): the caller holds it all anyway.
+std::string decompress_whole(std::string_view in, Wrapping wrapping, const std::string& name, std::uint64_t limit,
+                             const ConsumedFn& consumed) {
+    DecompressOptions options;
+    options.limit = limit;
+    options.step = std::uint64_t{64} << 20;
+    options.consumed = consumed;
+    DecompressedInput input(in, wrapping, name, options);
+    return std::string(input.all());
 }
 
 int base64_value(char c) {
@@ -256,11 +143,11 @@ std::uint64_t unwrap_limit(std::uint64_t size, std::uint64_t max_input) {
 
 std::optional<std::string> unwrap(std::string_view bytes, const std::string& name, std::uint64_t max_output,
                                   const ConsumedFn& consumed) {
-    switch (wrapping_of(bytes.substr(0, 4096))) {
+    const auto wrapping = wrapping_of(bytes.substr(0, 4096));
+    switch (wrapping) {
         case Wrapping::gzip:
-            return gunzip(bytes, name, max_output, consumed);
         case Wrapping::zstd:
-            return unzstd(bytes, name, max_output, consumed);
+            return decompress_whole(bytes, wrapping, name, max_output, consumed);
         case Wrapping::html:
             return from_html(bytes, name);
         case Wrapping::none:

@@ -1,5 +1,7 @@
 #include <memsnap/pickle/document.hpp>
 
+#include <algorithm>
+
 namespace memsnap::pickle {
 
 const std::vector<Value> Document::no_items_{};
@@ -87,11 +89,40 @@ Value Document::new_owned_string(std::string_view text) {
 }
 
 Value Document::new_input_string(std::uint64_t offset, std::uint32_t length, Kind kind) {
+    if (noting_) [[unlikely]]
+        noted_.push_back({offset, length});
     Value v;
     v.kind = kind;
     v.length = length;
     v.u = offset;
     return v;
+}
+
+void Document::keep_strings_before(std::uint64_t offset) {
+    // Strings are made in input order: the ones to copy are the oldest noted.
+    std::size_t k = noted_kept_;
+    for (; k < noted_.size() && noted_[k].offset < offset; ++k) {
+        const Span& span = noted_[k];
+        // Memoized again at the same offset (a crafted file), or read before: one copy.
+        if (!kept_offsets_.empty() && kept_offsets_.back() >= span.offset) continue;
+        kept_offsets_.push_back(span.offset);
+        kept_at_.push_back(span.length == 0 ? "" : kept_.store(input_.substr(span.offset, span.length)).data());
+    }
+    noted_kept_ = k;
+    // Drop the copied spans now and then, so that noting costs no more than the copies.
+    if (noted_kept_ > 4096 && noted_kept_ * 2 > noted_.size()) {
+        noted_.erase(noted_.begin(), noted_.begin() + static_cast<std::ptrdiff_t>(noted_kept_));
+        noted_kept_ = 0;
+    }
+    kept_below_ = std::max(kept_below_, offset);
+}
+
+std::string_view Document::kept_text(const Value& v) const {
+    const auto at = std::lower_bound(kept_offsets_.begin(), kept_offsets_.end(), v.u);
+    // Every string below kept_below_ was noted and copied; an offset that was not is no
+    // string of this document's, and reads as empty rather than as dropped bytes.
+    if (at == kept_offsets_.end() || *at != v.u) return {};
+    return {kept_at_[static_cast<std::size_t>(at - kept_offsets_.begin())], v.length};
 }
 
 Value seal(Document& doc, const Value& v, SealHook* hook) {

@@ -126,18 +126,23 @@ constexpr std::uint64_t kMaxMemoGap = 1u << 16;
 
 class Machine {
   public:
-    Machine(Document& doc, const Limits& limits, SealHook* hook, const std::function<void(std::uint64_t)>& consumed)
+    Machine(Document& doc, const Limits& limits, SealHook* hook, const std::function<void(std::uint64_t)>& consumed,
+            const GrowingInput* growing)
         : doc_(doc),
           in_(doc.input()),
           limits_(limits),
           hook_(hook),
           consumed_(consumed),
+          growing_(growing),
           run_tag_(hook != nullptr ? hook->run_tag() : -1),
-          held_limit_(limits.held_limit(in_.size())) {
+          held_limit_(limits.held_limit(in_.size())),
+          at_end_(growing == nullptr) {
         // Real captures memoize about one value per 100 bytes: room for three times that, so
         // the memo does not grow (and copy) on the hot path. A block this large is mapped
         // fresh, so its untouched pages cost no memory.
-        memo_.reserve(std::min<std::size_t>({in_.size() / 32, std::size_t{64} << 20, limits_.max_memo_entries}));
+        const std::uint64_t size = std::max<std::uint64_t>(in_.size(), growing ? growing->expected_size : 0);
+        memo_.reserve(std::min<std::size_t>({size / 32, std::size_t{64} << 20, limits_.max_memo_entries}));
+        next_check_ = next_check();
     }
 
     StreamInfo run();
@@ -145,10 +150,41 @@ class Machine {
   private:
     [[noreturn]] void fail(const std::string& message) const { throw input_error(message, {}, op_start_); }
 
-    void need(std::uint64_t n, const char* what) const {
-        if (n > in_.size() - pos_)
-            fail(fmt::format("truncated: {} needs {} more bytes but the file ends at byte {}", what, n, in_.size()));
+    void need(std::uint64_t n, const char* what) {
+        if (n > in_.size() - pos_) [[unlikely]]
+            if (!grow(n > UINT64_MAX - pos_ ? UINT64_MAX : pos_ + n))
+                fail(
+                    fmt::format("truncated: {} needs {} more bytes but the file ends at byte {}", what, n, in_.size()));
     }
+    // Asks a growing input for bytes up to `end`; false when it ends before (always, for an
+    // input that came whole).
+    [[gnu::noinline]] bool grow(std::uint64_t end) {
+        if (at_end_) return false;
+        in_ = growing_->more(end);
+        doc_.extend_input(in_);
+        at_end_ = in_.size() < end;
+        held_limit_ = limits_.held_limit(in_.size());
+        next_check_ = next_check();
+        return !at_end_;
+    }
+    // Where the main loop next stops for the slow work: a progress report, or keeping a
+    // growing input ahead of the reader.
+    std::uint64_t next_check() const {
+        if (at_end_) return next_report_;
+        const std::uint64_t ahead = growing_->lookahead;
+        return std::min(next_report_, in_.size() > ahead ? in_.size() - ahead : 0);
+    }
+    [[gnu::noinline]] void checkpoint() {
+        if (pos_ >= next_report_) {
+            if (consumed_) consumed_(pos_);
+            next_report_ += consumed_every;
+        }
+        if (!at_end_ && pos_ + growing_->lookahead >= in_.size()) grow(pos_ + growing_->lookahead + 1);
+        next_check_ = next_check();
+    }
+    // True when the byte at `p`, past what has arrived, may still come: a one-piece read that
+    // needs it falls back to the general path.
+    bool may_follow(std::uint64_t p) const { return p >= in_.size() && !at_end_; }
     std::uint64_t read_le(unsigned n, const char* what) {
         need(n, what);
         const std::uint64_t v = read_le_at(pos_, n);
@@ -433,10 +469,13 @@ class Machine {
 
     // Commits a literal: its memo entry, its writer statistics, the cursor, the stack.
     void commit_literal(const Literal& literal) {
-        if (literal.memoize)
+        if (literal.memoize) {
             memoize_literal(literal.value);
-        else if (literal.end < in_.size() && (in_[literal.end] == 'q' || in_[literal.end] == 'r'))
-            ++info_.memo_after_fill;  // the C++ writer memoizes shared containers once complete
+        } else {
+            if (may_follow(literal.end)) grow(literal.end + 1);  // what follows has not arrived
+            if (literal.end < in_.size() && (in_[literal.end] == 'q' || in_[literal.end] == 'r'))
+                ++info_.memo_after_fill;  // the C++ writer memoizes shared containers once complete
+        }
         pos_ = literal.end;
         push(literal.value);
     }
@@ -519,7 +558,7 @@ class Machine {
         }
         if (count == 0 || p >= size || data[p] != 'e') return std::nullopt;
         ++p;
-        if (p < size && data[p] == '(') return std::nullopt;  // a second APPENDS batch may follow
+        if (p < size ? data[p] == '(' : may_follow(p)) return std::nullopt;  // a second APPENDS batch may follow
         literal.end = p;
         const std::span<const std::uint32_t> ids(literal_ids_.data(), count);
         // The top bits of the product depend on every bit of the run's hash (its middle bits
@@ -639,8 +678,8 @@ class Machine {
             }
         }
         if (count == 0 || p >= size) return false;
-        ++p;                                           // SETITEMS
-        if (p < size && data[p] == '(') return false;  // a second batch may follow
+        ++p;                                                          // SETITEMS
+        if (p < size ? data[p] == '(' : may_follow(p)) return false;  // a second batch may follow
         const auto made = hook_->on_dict_literal(doc_, std::span<const Value>(dict_kv_.data(), count));
         if (!made) return false;
         // The memo numbers what it stores in order of appearance: the dict, then its lists.
@@ -676,9 +715,12 @@ class Machine {
     const Limits& limits_;
     SealHook* hook_;
     const std::function<void(std::uint64_t)>& consumed_;
+    const GrowingInput* growing_;
     int run_tag_;
     std::uint64_t held_limit_;  // bytes the document and stack may hold (Limits::max_held_bytes)
+    bool at_end_;               // in_ is the whole input
     std::uint64_t next_report_ = consumed_every;
+    std::uint64_t next_check_ = 0;
     std::uint64_t pos_ = 0;
     std::uint64_t op_start_ = 0;
     std::vector<Value> stack_;
@@ -688,6 +730,7 @@ class Machine {
 };
 
 StreamInfo Machine::run() {
+    if (in_.size() < 16) grow(16);  // enough to tell what it is
     if (in_.empty()) throw input_error("empty file", {}, 0);
     if (!looks_like_pickle(in_)) {
         op_start_ = 0;
@@ -700,11 +743,9 @@ StreamInfo Machine::run() {
     }
     while (true) {
         op_start_ = pos_;
-        if (pos_ >= next_report_) [[unlikely]] {
-            if (consumed_) consumed_(pos_);
-            next_report_ += consumed_every;
-        }
-        if (pos_ >= in_.size()) fail("truncated: the file ends before the STOP opcode");
+        if (pos_ >= next_check_) [[unlikely]]
+            checkpoint();
+        if (pos_ >= in_.size() && !grow(pos_ + 1)) fail("truncated: the file ends before the STOP opcode");
         const auto op = static_cast<std::uint8_t>(in_[pos_++]);
         switch (op) {
             case 0x80: {  // PROTO
@@ -722,6 +763,7 @@ StreamInfo Machine::run() {
                 if (stack_.size() <= floor()) fail("STOP with an empty stack");
                 doc_.root = seal_value(stack_.back());
                 info_.stop_offset = op_start_;
+                if (!at_end_) grow(UINT64_MAX);  // what follows STOP, to count it
                 info_.trailing_bytes = in_.size() - pos_;
                 return info_;
             }
@@ -942,8 +984,8 @@ bool looks_like_old_pickle(std::string_view bytes) noexcept {
 }
 
 StreamInfo decode(Document& doc, const Limits& limits, SealHook* hook,
-                  const std::function<void(std::uint64_t)>& consumed) {
-    Machine machine(doc, limits, hook, consumed);
+                  const std::function<void(std::uint64_t)>& consumed, const GrowingInput* growing) {
+    Machine machine(doc, limits, hook, consumed, growing);
     return machine.run();
 }
 

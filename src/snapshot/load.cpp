@@ -2,6 +2,7 @@
 #include "json_reader.hpp"
 
 #include <memsnap/error.hpp>
+#include <memsnap/io/decompressed_input.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/pickle/reader.hpp>
 #include <memsnap/snapshot/load.hpp>
@@ -26,6 +27,25 @@ std::string_view skip_space(std::string_view s) {
 bool looks_like_json(std::string_view bytes) {
     const auto s = skip_space(bytes);
     return !s.empty() && (s[0] == '{' || s[0] == '[');
+}
+
+// Reads the pickle in doc's input into `snap` through `builder`.
+void decode_pickle(Document& doc, detail::ModelBuilder& builder, Snapshot& snap, const std::string& name,
+                   const pickle::Limits& limits, const std::function<void(std::uint64_t)>& consumed,
+                   const pickle::GrowingInput* growing = nullptr) {
+    pickle::StreamInfo info;
+    try {
+        builder.expect_input_bytes(growing ? growing->expected_size : doc.input().size());
+        info = pickle::decode(doc, limits, &builder, consumed, growing);
+    } catch (const Error& e) {
+        throw e.with_file(name);
+    }
+    snap.source.file_bytes = doc.input().size();
+    builder.finish(doc, name);
+    snap.source.encoding = "pickle";
+    snap.source.writer = std::string(info.writer());
+    snap.source.protocol = info.protocol;
+    snap.source.trailing_bytes = info.trailing_bytes;
 }
 
 }  // namespace
@@ -70,18 +90,7 @@ Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name, co
         snap.source.writer = "JSON (json.dump of a snapshot)";
         return snap;
     }
-    pickle::StreamInfo info;
-    try {
-        builder.expect_input_bytes(bytes.size());
-        info = pickle::decode(doc, options.limits, &builder, consumed);
-    } catch (const Error& e) {
-        throw e.with_file(name);
-    }
-    builder.finish(doc, name);
-    snap.source.encoding = "pickle";
-    snap.source.writer = std::string(info.writer());
-    snap.source.protocol = info.protocol;
-    snap.source.trailing_bytes = info.trailing_bytes;
+    decode_pickle(doc, builder, snap, name, options.limits, consumed);
     return snap;
 }
 
@@ -90,6 +99,28 @@ Snapshot load_snapshot(const io::MappedFile& file, const LoadOptions& options) {
         file.release_prefix(offset);
         if (options.progress) options.progress(offset, file.bytes().size());
     });
+}
+
+Snapshot load_snapshot(io::DecompressedInput& input, const LoadOptions& options) {
+    Snapshot snap;
+    snap.source.path = input.name();
+    detail::ModelBuilder builder(snap);
+    Document doc(input.bytes());
+    // Dropped pages of anonymous memory read as zeros: strings the memo may still hand out
+    // are copied first.
+    doc.note_input_strings();
+    pickle::GrowingInput growing;
+    growing.more = [&input](std::uint64_t end) { return input.more(end); };
+    growing.expected_size = input.expected_size();
+    growing.lookahead = std::min<std::uint64_t>(input.step(), growing.lookahead);
+    decode_pickle(
+        doc, builder, snap, input.name(), options.limits,
+        [&](std::uint64_t offset) {
+            doc.keep_strings_before(offset);
+            input.release_prefix(offset);
+        },
+        &growing);
+    return snap;
 }
 
 Snapshot load_snapshot(const std::string& path, const LoadOptions& options) {

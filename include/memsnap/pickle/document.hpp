@@ -2,6 +2,8 @@
 // The data a pickle decodes to, kept compact: 16-byte values, strings as views into the
 // input, containers in one slot table. Knows nothing about PyTorch.
 
+#include <memsnap/util/text_arena.hpp>
+
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -99,8 +101,20 @@ class Document {
     std::string_view text(const Value& v) const {
         if (v.kind != Kind::string && v.kind != Kind::bytes) return {};
         if (v.flags & 1) return std::string_view(owned_strings_).substr(v.u, v.length);
+        if (v.u < kept_below_) [[unlikely]]
+            return kept_text(v);
         return input_.substr(v.u, v.length);
     }
+
+    // Input that arrives in pieces (a decompressed file, read as it is decompressed): the
+    // same bytes, longer. Offsets stay valid.
+    void extend_input(std::string_view input) { input_ = input; }
+    // Strings of the input are views, which the memo may hand out long after the reader has
+    // passed them. An input whose read bytes are dropped (anonymous memory does not fault back
+    // like a file's pages) has its strings noted as they are made, and copied by
+    // keep_strings_before(offset) before the bytes below `offset` go; text() then reads the copy.
+    void note_input_strings() { noting_ = true; }
+    void keep_strings_before(std::uint64_t offset);
     // Items of a container value (dicts: key, value pairs flattened). Empty for others.
     const std::vector<Value>& items(const Value& v) const {
         const Value r = resolve(v);
@@ -165,6 +179,19 @@ class Document {
     std::vector<RecentString> recent_strings_;  // by hash: repeated strings are stored once
     std::uint64_t live_items_ = 0, live_containers_ = 0;
     static const std::vector<Value> no_items_;
+
+    std::string_view kept_text(const Value& v) const;
+    bool noting_ = false;
+    struct Span {
+        std::uint64_t offset;
+        std::uint32_t length;
+    };
+    std::vector<Span> noted_;                  // strings of the input not copied yet, in input order
+    std::size_t noted_kept_ = 0;               // how many of noted_ are copied
+    std::uint64_t kept_below_ = 0;             // strings starting below this offset read their copy
+    std::vector<std::uint64_t> kept_offsets_;  // input offsets of the copies, ascending
+    std::vector<const char*> kept_at_;         // where each copy is
+    util::TextArena kept_;
 };
 
 // Replaces sealed containers by compact values (bottom-up: children are sealed first).

@@ -38,10 +38,24 @@ bool looks_like_old_pickle(std::string_view bytes) noexcept;
 // be released (and progress shown). The JSON snapshot reader keeps the same pace.
 inline constexpr std::uint64_t consumed_every = std::uint64_t{1} << 20;
 
+// Input that arrives in pieces (a compressed file decompressed as it is read). more(end)
+// makes the input at least `end` bytes long when it has that many, and returns all of it so
+// far: the same bytes at the same address, longer. Shorter than `end`: the input ends there.
+struct GrowingInput {
+    std::function<std::string_view(std::uint64_t end)> more;
+    // The reader keeps this many bytes ahead of it when it can, so that its one-piece reads
+    // of lists and trace entries rarely meet the end of what has arrived (correct if they do).
+    std::uint64_t lookahead = std::uint64_t{1} << 20;
+    // A guess at the whole size, for reserving room (0: none).
+    std::uint64_t expected_size = 0;
+};
+
 // Decodes doc.input() into doc.root, applying `hook` to containers as they are sealed.
 // Throws memsnap::Error (input) with the byte offset of the offending opcode.
 // `consumed`, when given, is called every `consumed_every` bytes with the offset reached.
+// `growing`, when given, is asked for more input whenever doc.input() runs out; the document's
+// input grows with it.
 StreamInfo decode(Document& doc, const Limits& limits, SealHook* hook,
-                  const std::function<void(std::uint64_t)>& consumed = {});
+                  const std::function<void(std::uint64_t)>& consumed = {}, const GrowingInput* growing = nullptr);
 
 }  // namespace memsnap::pickle

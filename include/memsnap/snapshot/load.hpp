@@ -1,6 +1,7 @@
 #pragma once
 // Reading a snapshot file of any generation and either writer into the typed model.
 
+#include <memsnap/io/decompressed_input.hpp>
 #include <memsnap/io/mapped_file.hpp>
 #include <memsnap/pickle/limits.hpp>
 #include <memsnap/snapshot/model.hpp>
@@ -38,6 +39,10 @@ Snapshot load_snapshot_bytes(std::string_view bytes, const std::string& name, co
 
 // Decodes an opened file, releasing its pages as the reader passes them.
 Snapshot load_snapshot(const io::MappedFile& file, const LoadOptions& options = {});
+
+// Decodes a pickle as it is decompressed, giving back the bytes read. Progress is the
+// decompressor's to tell (DecompressOptions::consumed), in compressed bytes.
+Snapshot load_snapshot(io::DecompressedInput& input, const LoadOptions& options = {});
 
 // Maps and decodes the file at `path` ("-" for standard input).
 Snapshot load_snapshot(const std::string& path, const LoadOptions& options = {});
