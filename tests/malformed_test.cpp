@@ -6,6 +6,7 @@
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 using namespace memsnap;
@@ -108,15 +109,45 @@ TEST_CASE("limits are enforced and can be raised" * doctest::test_suite("unit"))
     }
 }
 
-TEST_CASE("JSON that nlohmann rejects for reasons other than syntax is an input error" * doctest::test_suite("unit")) {
-    // A number too large for a double: out_of_range, not parse_error, inside nlohmann.
-    const std::string text = R"({"segments": [], "device_traces": [], "x": 1e999999})";
-    try {
-        snapshot::load_snapshot_bytes(text, "huge_number.json");
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::input);
-        CHECK(e.describe().starts_with("huge_number.json: byte "));
-        CHECK(e.describe().find("invalid JSON") != std::string::npos);
+TEST_CASE("a JSON snapshot that cannot be read says where and why" * doctest::test_suite("unit")) {
+    struct Case {
+        std::string text;
+        std::uint64_t offset;
+        const char* says;
+    };
+    const std::string head = R"({"segments": [], "device_traces": [], )";
+    const Case cases[] = {
+        {head + R"("x": 1e999999})", head.size() + 5, "invalid JSON: number too big"},
+        {R"({"segments": [)", 14, "(the file ends there)"},
+        {R"({"segments": [1,, 2]})", 16, "invalid JSON: invalid value"},
+        {head + "\"x\": \"\xff\"}", head.size() + 8, "invalid JSON: a string is not valid UTF-8"},
+        {head + R"("x": 1} [])", head.size() + 8, "invalid JSON: the document root must not be followed"},
+        {head + R"("x": [[[[[[[[1]]]]]]]]})", head.size() + 10, "JSON nesting deeper than 6 levels (--max-depth)"},
+    };
+    snapshot::LoadOptions shallow;
+    shallow.limits.max_depth = 6;
+    for (const auto& c : cases) {
+        CAPTURE(c.text);
+        try {
+            snapshot::load_snapshot_bytes(c.text, "bad.json", shallow);
+            FAIL("accepted");
+        } catch (const Error& e) {
+            CHECK(e.kind() == ErrorKind::input);
+            CHECK(e.describe().starts_with(fmt::format("bad.json: byte {}: ", c.offset)));
+            CHECK(e.describe().find(c.says) != std::string::npos);
+        }
     }
+}
+
+TEST_CASE("JSON as json.dump writes it: NaN and Infinity / a byte order mark / escapes" * doctest::test_suite("unit")) {
+    const std::string text =
+        "\xEF\xBB\xBF"
+        R"({"segments": [], "device_traces": [[{"action": "alloc", "addr": 4096, )"
+        R"("size": 512, "stream": 0, "time_us": 1, "frames": [{"filename": "/p/\u00e9t\u00e9.py", )"
+        R"("name": "f\ud83d\ude00", "line": 3}]}]], "x": [NaN, Infinity, -Infinity, 1.5e-05]})";
+    const auto snap = snapshot::load_snapshot_bytes(text, "dump.json");
+    REQUIRE(snap.events.size() == 1);
+    const auto& frame = snap.frames[snap.stacks.frames(snap.events[0].stack)[0]];
+    CHECK(snap.str(frame.filename) == "/p/\u00e9t\u00e9.py");
+    CHECK(snap.str(frame.name) == "f\xF0\x9F\x98\x80");
 }
