@@ -9,7 +9,6 @@
 #include <rapidjson/reader.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <vector>
 
@@ -53,32 +52,38 @@ using pickle::Document;
 using pickle::Kind;
 using pickle::Value;
 
-// Strings of up to 16 bytes (keys, actions, most function names) remembered by their bytes,
-// compared as two words: the arena's own lookup hashes and compares every string in full, and
-// a dump repeats the same few keys millions of times. Direct-mapped: a collision only costs a
-// lookup in the arena.
-class ShortStrings {
+// Strings remembered by their length and first and last 8 bytes (the whole of a string of up
+// to 16 bytes: keys, actions, most function names); a longer one is compared in full with the
+// string remembered. The arena's own lookup hashes every string in full, and a dump repeats a
+// few hundred keys, names and file names millions of times. Direct-mapped: a collision only
+// costs a lookup in the arena.
+class RecentStrings {
   public:
-    static constexpr std::size_t kMaxLength = 16;
     template <class Make>
-    Value get(const char* s, std::size_t length, Make&& make) {
-        std::uint64_t lo = 0, hi = 0;
-        std::memcpy(&lo, s, std::min<std::size_t>(length, 8));
-        if (length > 8) std::memcpy(&hi, s + 8, length - 8);
-        const std::uint64_t h = (lo * 0x9E3779B97F4A7C15ull) ^ (hi * 0xC2B2AE3D27D4EB4Full) ^ length;
+    Value get(const Document& doc, std::string_view s, Make&& make) {
+        std::uint64_t first = 0, last = 0;
+        if (s.size() <= 16) {
+            std::memcpy(&first, s.data(), std::min<std::size_t>(s.size(), 8));
+            if (s.size() > 8) std::memcpy(&last, s.data() + 8, s.size() - 8);
+        } else {
+            std::memcpy(&first, s.data(), 8);
+            std::memcpy(&last, s.data() + s.size() - 8, 8);
+        }
+        const std::uint64_t h = (first * 0x9E3779B97F4A7C15ull) ^ (last * 0xC2B2AE3D27D4EB4Full) ^ s.size();
         Entry& e = entries_[(h * 0xFF51AFD7ED558CCDull) >> (64 - kBits)];
-        if (e.length != length || e.lo != lo || e.hi != hi) e = {lo, hi, length, make()};
+        if (e.length != s.size() || e.first != first || e.last != last || (s.size() > 16 && doc.text(e.value) != s))
+            e = {first, last, s.size(), make()};
         return e.value;
     }
 
   private:
-    static constexpr unsigned kBits = 10;
+    static constexpr unsigned kBits = 12;
     struct Entry {
-        std::uint64_t lo = 0, hi = 0;
-        std::size_t length = kMaxLength + 1;  // matches no string
+        std::uint64_t first = 0, last = 0;
+        std::size_t length = SIZE_MAX;  // matches no string
         Value value;
     };
-    std::array<Entry, std::size_t{1} << kBits> entries_{};
+    std::vector<Entry> entries_ = std::vector<Entry>(std::size_t{1} << kBits);
 };
 
 // RapidJSON's SAX events, as the pickle machine would produce them: every complete value is
@@ -128,7 +133,7 @@ class SnapshotHandler {
             if (!pickle::valid_utf8(text)) refuse("invalid JSON: a string is not valid UTF-8");
             return doc_.new_owned_string(text);
         };
-        return length <= ShortStrings::kMaxLength ? short_strings_.get(s, length, make) : make();
+        return recent_strings_.get(doc_, std::string_view(s, length), make);
     }
     bool open(Kind kind) {
         if (open_.size() + 1 > limits_.max_depth)
@@ -188,7 +193,7 @@ class SnapshotHandler {
     std::uint64_t held_limit_;
     std::uint64_t next_report_ = pickle::consumed_every;
     std::vector<Value> open_;
-    ShortStrings short_strings_;
+    RecentStrings recent_strings_;
 };
 
 // Iterative: nesting costs heap (bounded by --max-depth), never the call stack. Strings are
