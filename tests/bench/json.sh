@@ -36,11 +36,34 @@ mkdir -p "$cache"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failed() { echo "bench: $* failed:" >&2; cat "$work/stderr" >&2; exit 1; }
+# As lib.sh's measure and best, with the CPU time (user + system) as a third figure: on a
+# shared machine the wall time also counts the waits for a core, the CPU time does not.
+measure_cpu() {
+    local rc=0 t0 t1 e m u sys
+    t0=$EPOCHREALTIME
+    /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || rc=$?
+    t1=$EPOCHREALTIME
+    read -r e m u sys < <(tail -n 1 "$work/time")
+    awk -v a="$t0" -v b="$t1" -v m="$m" -v u="$u" -v s="$sys" 'BEGIN{printf "%.3f %d %.2f\n", b - a, m, u + s}'
+    return $rc
+}
+best_cpu() {
+    local line s kb c bs="" bk=0 bc="" i
+    for ((i = 1; i <= runs; i++)); do
+        line=$(measure_cpu "$@") || return 1
+        read -r s kb c <<<"$line"
+        if [[ -z "$bs" ]] || awk -v a="$s" -v b="$bs" 'BEGIN{exit !(a < b)}'; then bs=$s; fi
+        if [[ -z "$bc" ]] || awk -v a="$c" -v b="$bc" 'BEGIN{exit !(a < b)}'; then bc=$c; fi
+        (( kb > bk )) && bk=$kb
+    done
+    echo "$bs $bk $bc"
+}
 
 echo "memsnap on JSON snapshots (json.dump of a scaled real capture)"
 echo "  source:  $source_file"
 echo "  binary:  $bin"
 echo "  machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+echo "  load:    $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) at the start"
 echo
 files=()
 for mib in "${sizes[@]}"; do
@@ -49,43 +72,45 @@ for mib in "${sizes[@]}"; do
     [[ -s "$base.json" ]] || { echo "  generating $base.json" >&2; "$python" "$here/pickle_to_json.py" "$base.pickle" "$base.json.tmp" && mv "$base.json.tmp" "$base.json"; }
     files+=("$base.json")
 done
-printf "%-8s %-16s %9s %9s %10s %9s\n" "size" "reader" "wall s" "MB/s" "peak MiB" "RSS/file"
+printf "%-8s %-14s %8s %8s %8s %8s %9s %9s\n" "size" "reader" "wall s" "MB/s" "CPU s" "MB/CPU s" "peak MiB" "RSS/file"
 summary=()
 for f in "${files[@]}"; do
     bytes=$(stat -c %s "$f")
     cat "$f" >/dev/null  # page cache warm for every reader
-    raw=$(best cat "$f") || failed "cat $f"
-    info=$(best "$bin" info --format json "$f") || failed "memsnap info on $f"
+    raw=$(best_cpu cat "$f") || failed "cat $f"
+    info=$(best_cpu "$bin" info --format json "$f") || failed "memsnap info on $f"
     rows=("cat:$raw" "memsnap info:$info")
     if awk -v b="$bytes" -v m="$python_max_mb" 'BEGIN{exit !(b / 1e6 <= m)}'; then
-        py=$(measure "$python" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["device_traces"][0]))' "$f") ||
+        py=$(measure_cpu "$python" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["device_traces"][0]))' "$f") ||
             failed "json.load of $f"
         rows+=("json.load:$py")
     else
-        py="- -"
+        py="- - -"
     fi
     for row in "${rows[@]}"; do
         IFS=: read -r name measured <<<"$row"
-        read -r s kb <<<"$measured"
-        awk -v n="$name" -v s="$s" -v kb="$kb" -v b="$bytes" \
-            'BEGIN{printf "%-8s %-16s %9.3f %9.0f %10.1f %9.3f\n", sprintf("%.0fMB", b/1e6), n, s, b/1e6/s, kb/1024, kb*1024/b}'
+        read -r s kb c <<<"$measured"
+        awk -v n="$name" -v s="$s" -v kb="$kb" -v c="$c" -v b="$bytes" \
+            'BEGIN{printf "%-8s %-14s %8.3f %8.0f %8.2f %8.0f %9.1f %9.3f\n", sprintf("%.0fMB", b/1e6), n, s, b/1e6/s,
+                   c, (c > 0 ? b/1e6/c : 0), kb/1024, kb*1024/b}'
     done
-    [[ "$py" == "- -" ]] && printf "%-8s %-16s %s\n" "$(awk -v b="$bytes" 'BEGIN{printf "%.0fMB", b/1e6}')" "json.load" \
+    [[ "$py" == "- - -" ]] && printf "%-8s %-14s %s\n" "$(awk -v b="$bytes" 'BEGIN{printf "%.0fMB", b/1e6}')" "json.load" \
         "not run (over MEMSNAP_BENCH_PYTHON_MAX_MB=$python_max_mb)"
-    read -r info_s info_kb <<<"$info"
-    read -r raw_s raw_kb <<<"$raw"
-    read -r py_s py_kb <<<"$py"
-    summary+=("$bytes $info_s $info_kb $raw_s $py_s")
+    read -r info_s info_kb info_cpu <<<"$info"
+    read -r raw_s raw_kb raw_cpu <<<"$raw"
+    read -r py_s py_kb py_cpu <<<"$py"
+    summary+=("$bytes $info_s $info_kb $raw_s $py_s $info_cpu")
 done
 echo
 echo "Against the targets (issue 24: >= 400 MB/s of JSON text; a 2.8 GB dump in under 100 MB):"
 printf '%s\n' "${summary[@]}" | awk '
-{ mbps = $1 / 1e6 / $2; mib = $3 / 1024;
-  py = ($5 == "-") ? "json.load not run" : sprintf("%.1fx json.load", $5 / $2);
-  printf "  %5.0f MB: info %.0f MB/s (target >= 400) %s; %.1fx the time of cat; %s; peak %.0f MiB", $1 / 1e6, mbps,
-    (mbps >= 400 ? "MET" : "MISSED"), $2 / $4, py, mib;
+{ mbps = $1 / 1e6 / $2; cpu = ($6 > 0) ? $1 / 1e6 / $6 : 0; mib = $3 / 1024;
+  py = ($5 == "-") ? "json.load not run" : sprintf("%.1fx faster than json.load", $5 / $2);
+  printf "  %5.0f MB: info %.0f MB/s of wall time (target >= 400) %s, %.0f MB per CPU second %s; %.1fx the time of cat; %s; peak %.0f MiB",
+    $1 / 1e6, mbps, (mbps >= 400 ? "MET" : "MISSED"), cpu, (cpu >= 400 ? "MET" : "MISSED"), $2 / $4, py, mib;
   if ($1 >= 2.5e9) printf " (target < 100 MB for a 2.8 GB dump) %s", (mib * 1048576 < 100e6 ? "MET" : "MISSED");
   printf "\n" }'
+echo "  load at the end: $(cut -d' ' -f1-3 /proc/loadavg) (above the core count, the wall times include waits for a core)"
 if [[ "${MEMSNAP_BENCH_PERF:-0}" == 1 ]] && command -v perf >/dev/null; then
     echo
     echo "Where the time of memsnap info goes (the functions over 3% of perf record's samples):"
