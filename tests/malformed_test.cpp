@@ -151,3 +151,20 @@ TEST_CASE("JSON as json.dump writes it: NaN and Infinity / a byte order mark / e
     CHECK(snap.str(frame.filename) == "/p/\u00e9t\u00e9.py");
     CHECK(snap.str(frame.name) == "f\xF0\x9F\x98\x80");
 }
+
+TEST_CASE("JSON numbers of a million digits are read without a crash" * doctest::test_suite("unit")) {
+    // RapidJSON 1.1.0's full-precision path crashed on the fraction's leading zeros.
+    const std::string head = R"({"segments": [], "device_traces": [], "x": )";
+    const std::string digits(1000000, '0');
+    for (const std::string& number : {"0." + digits + "1e5", "1." + digits, "-0." + digits})
+        CHECK_NOTHROW(snapshot::load_snapshot_bytes(head + number + "}", "digits.json"));
+    // Digits before the point past any double are refused, whatever the exponent says.
+    for (const std::string& number : {"7" + digits, "7" + digits + "e-999999"}) {
+        try {
+            snapshot::load_snapshot_bytes(head + number + "}", "digits.json");
+            FAIL("a number past any double accepted");
+        } catch (const Error& e) {
+            CHECK(e.describe().find("invalid JSON: number too big") != std::string::npos);
+        }
+    }
+}

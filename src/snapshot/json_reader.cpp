@@ -177,8 +177,8 @@ class SnapshotHandler {
         return true;
     }
     // Tells `consumed_` of every whole MiB behind the parser: the pages there are released as
-    // the pickle reader's are, or a JSON snapshot (35 times its pickle's size: JSON shares
-    // nothing) would stay resident. Strings are copied out, so nothing points there.
+    // the pickle reader's are, or a JSON snapshot (some 30 times its pickle's size: JSON
+    // shares nothing) would stay resident. Strings are copied out, so nothing points there.
     void report() {
         for (; next_report_ <= in_.Tell(); next_report_ += pickle::consumed_every)
             if (consumed_) consumed_(next_report_);
@@ -198,10 +198,11 @@ class SnapshotHandler {
 
 // Iterative: nesting costs heap (bounded by --max-depth), never the call stack. Strings are
 // checked to be UTF-8 by the handler, as the pickle reader checks them (RapidJSON's own check
-// goes a character at a time). NaN and Infinity are what json.dump
-// writes for such floats (Python's json.load reads them back); doubles are read exactly.
-constexpr unsigned kParseFlags =
-    rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag | rapidjson::kParseFullPrecisionFlag;
+// goes a character at a time). NaN and Infinity are what json.dump writes for such floats
+// (Python's json.load reads them back). Not kParseFullPrecisionFlag: in RapidJSON 1.1.0 a
+// fraction of some hundreds of digits crashes it (tests/malformed_test.cpp); the default is
+// exact for the short decimals a snapshot holds, and no figure is a float.
+constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag;
 
 // RapidJSON's English message ("Missing a comma or ']' after an array element.") as one of
 // ours, saying so when the file ended first.
