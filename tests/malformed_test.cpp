@@ -152,6 +152,25 @@ TEST_CASE("JSON as json.dump writes it: NaN and Infinity / a byte order mark / e
     CHECK(snap.str(frame.name) == "f\xF0\x9F\x98\x80");
 }
 
+TEST_CASE("a JSON string past --max-string is refused before it is read whole" * doctest::test_suite("unit")) {
+    snapshot::LoadOptions small;
+    small.limits.max_string_length = 1000;
+    const std::string head = R"({"segments": [], "device_traces": [], "x": ")";
+    for (const std::size_t length : {std::size_t{1001}, std::size_t{4} << 20}) {
+        CAPTURE(length);
+        try {
+            snapshot::load_snapshot_bytes(head + std::string(length, 'a') + "\"}", "long.json", small);
+            FAIL("accepted");
+        } catch (const Error& e) {
+            CHECK(e.describe().find("over the limit (--max-string)") != std::string::npos);
+            REQUIRE(e.byte_offset().has_value());
+            // The 4 MiB string is refused once RapidJSON's stack passes 1.5 times the limit
+            // plus 1 MiB, long before its end.
+            if (length > 1001) CHECK(*e.byte_offset() < head.size() + (std::size_t{2} << 20));
+        }
+    }
+}
+
 TEST_CASE("JSON numbers of a million digits are read without a crash" * doctest::test_suite("unit")) {
     // RapidJSON 1.1.0's full-precision path crashed on the fraction's leading zeros.
     const std::string head = R"({"segments": [], "device_traces": [], "x": )";

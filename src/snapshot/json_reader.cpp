@@ -9,8 +9,53 @@
 #include <rapidjson/reader.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
+
+namespace memsnap::snapshot::detail {
+
+// The memory of RapidJSON's stack: the string being read (copied there whole before the
+// handler sees it) and the iterative parser's state. Capped, so that a string past --max-string
+// is refused before it is held in full; growth overshoots by half, hence the cap's margin.
+class CappedAllocator {
+  public:
+    static const bool kNeedFree = true;
+    CappedAllocator() = default;  // RapidJSON's own default; never used (read_json passes one)
+    CappedAllocator(const pickle::Limits& limits, const rapidjson::MemoryStream& in, const std::string& name)
+        : cap_(limits.max_string_length + limits.max_string_length / 2 + (std::size_t{1} << 20)),
+          max_string_(limits.max_string_length),
+          in_(&in),
+          name_(&name) {}
+    void* Malloc(std::size_t size) {
+        check(size);
+        return size != 0 ? std::malloc(size) : nullptr;
+    }
+    void* Realloc(void* p, std::size_t, std::size_t size) {
+        check(size);
+        if (size == 0) {
+            std::free(p);
+            return nullptr;
+        }
+        return std::realloc(p, size);
+    }
+    static void Free(void* p) { std::free(p); }
+
+  private:
+    void check(std::size_t size) const {
+        if (size > cap_ && in_ != nullptr)
+            throw input_error(
+                fmt::format("a JSON string of more than {} bytes is over the limit (--max-string)", max_string_),
+                *name_, in_->Tell());
+    }
+    std::size_t cap_ = SIZE_MAX, max_string_ = 0;
+    const rapidjson::MemoryStream* in_ = nullptr;
+    const std::string* name_ = nullptr;
+};
+
+using JsonReader = rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, CappedAllocator>;
+
+}  // namespace memsnap::snapshot::detail
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -22,8 +67,9 @@
 namespace rapidjson {
 template <>
 template <>
-inline void Reader::ScanCopyUnescapedString<MemoryStream, Reader::StackStream<char>>(MemoryStream& is,
-                                                                                     Reader::StackStream<char>& os) {
+inline void memsnap::snapshot::detail::JsonReader::ScanCopyUnescapedString<
+    MemoryStream, memsnap::snapshot::detail::JsonReader::StackStream<char>>(
+    MemoryStream& is, memsnap::snapshot::detail::JsonReader::StackStream<char>& os) {
     const char* p = is.src_;
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), below_space = _mm_set1_epi8(0x1F);
     for (; is.end_ - p >= 16; p += 16) {
@@ -221,7 +267,8 @@ void read_json(std::string_view input, Document& doc, pickle::SealHook* hook, co
     if (input.starts_with("\xEF\xBB\xBF"))  // a UTF-8 byte order mark; offsets stay the file's
         for (int i = 0; i < 3; ++i) in.Take();
     SnapshotHandler handler(doc, hook, limits, name, in, input.size(), consumed);
-    rapidjson::Reader reader;
+    CappedAllocator stack_memory(limits, in, name);
+    JsonReader reader(&stack_memory);
     const rapidjson::ParseResult result = reader.Parse<kParseFlags>(in, handler);
     if (result.IsError()) throw input_error(parse_error_message(result, input.size()), name, result.Offset());
 }
