@@ -6,6 +6,7 @@
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 using namespace memsnap;
@@ -108,15 +109,81 @@ TEST_CASE("limits are enforced and can be raised" * doctest::test_suite("unit"))
     }
 }
 
-TEST_CASE("JSON that nlohmann rejects for reasons other than syntax is an input error" * doctest::test_suite("unit")) {
-    // A number too large for a double: out_of_range, not parse_error, inside nlohmann.
-    const std::string text = R"({"segments": [], "device_traces": [], "x": 1e999999})";
-    try {
-        snapshot::load_snapshot_bytes(text, "huge_number.json");
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::input);
-        CHECK(e.describe().starts_with("huge_number.json: byte "));
-        CHECK(e.describe().find("invalid JSON") != std::string::npos);
+TEST_CASE("a JSON snapshot that cannot be read says where and why" * doctest::test_suite("unit")) {
+    struct Case {
+        std::string text;
+        std::uint64_t offset;
+        const char* says;
+    };
+    const std::string head = R"({"segments": [], "device_traces": [], )";
+    const Case cases[] = {
+        {head + R"("x": 1e999999})", head.size() + 5, "invalid JSON: number too big"},
+        {R"({"segments": [)", 14, "(the file ends there)"},
+        {R"({"segments": [1,, 2]})", 16, "invalid JSON: invalid value"},
+        {head + "\"x\": \"\xff\"}", head.size() + 8, "invalid JSON: a string is not valid UTF-8"},
+        {head + R"("x": 1} [])", head.size() + 8, "invalid JSON: the document root must not be followed"},
+        {head + R"("x": [[[[[[[[1]]]]]]]]})", head.size() + 10, "JSON nesting deeper than 6 levels (--max-depth)"},
+    };
+    snapshot::LoadOptions shallow;
+    shallow.limits.max_depth = 6;
+    for (const auto& c : cases) {
+        CAPTURE(c.text);
+        try {
+            snapshot::load_snapshot_bytes(c.text, "bad.json", shallow);
+            FAIL("accepted");
+        } catch (const Error& e) {
+            CHECK(e.kind() == ErrorKind::input);
+            CHECK(e.describe().starts_with(fmt::format("bad.json: byte {}: ", c.offset)));
+            CHECK(e.describe().find(c.says) != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("JSON as json.dump writes it: NaN and Infinity / a byte order mark / escapes" * doctest::test_suite("unit")) {
+    const std::string text =
+        "\xEF\xBB\xBF"
+        R"({"segments": [], "device_traces": [[{"action": "alloc", "addr": 4096, )"
+        R"("size": 512, "stream": 0, "time_us": 1, "frames": [{"filename": "/p/\u00e9t\u00e9.py", )"
+        R"("name": "f\ud83d\ude00", "line": 3}]}]], "x": [NaN, Infinity, -Infinity, 1.5e-05]})";
+    const auto snap = snapshot::load_snapshot_bytes(text, "dump.json");
+    REQUIRE(snap.events.size() == 1);
+    const auto& frame = snap.frames[snap.stacks.frames(snap.events[0].stack)[0]];
+    CHECK(snap.str(frame.filename) == "/p/\u00e9t\u00e9.py");
+    CHECK(snap.str(frame.name) == "f\xF0\x9F\x98\x80");
+}
+
+TEST_CASE("a JSON string past --max-string is refused before it is read whole" * doctest::test_suite("unit")) {
+    snapshot::LoadOptions small;
+    small.limits.max_string_length = 1000;
+    const std::string head = R"({"segments": [], "device_traces": [], "x": ")";
+    for (const std::size_t length : {std::size_t{1001}, std::size_t{4} << 20}) {
+        CAPTURE(length);
+        try {
+            snapshot::load_snapshot_bytes(head + std::string(length, 'a') + "\"}", "long.json", small);
+            FAIL("accepted");
+        } catch (const Error& e) {
+            CHECK(e.describe().find("over the limit (--max-string)") != std::string::npos);
+            REQUIRE(e.byte_offset().has_value());
+            // The 4 MiB string is refused once RapidJSON's stack passes 1.5 times the limit
+            // plus 1 MiB, long before its end.
+            if (length > 1001) CHECK(*e.byte_offset() < head.size() + (std::size_t{2} << 20));
+        }
+    }
+}
+
+TEST_CASE("JSON numbers of a million digits are read without a crash" * doctest::test_suite("unit")) {
+    // RapidJSON 1.1.0's full-precision path crashed on the fraction's leading zeros.
+    const std::string head = R"({"segments": [], "device_traces": [], "x": )";
+    const std::string digits(1000000, '0');
+    for (const std::string& number : {"0." + digits + "1e5", "1." + digits, "-0." + digits})
+        CHECK_NOTHROW(snapshot::load_snapshot_bytes(head + number + "}", "digits.json"));
+    // Digits before the point past any double are refused, whatever the exponent says.
+    for (const std::string& number : {"7" + digits, "7" + digits + "e-999999"}) {
+        try {
+            snapshot::load_snapshot_bytes(head + number + "}", "digits.json");
+            FAIL("a number past any double accepted");
+        } catch (const Error& e) {
+            CHECK(e.describe().find("invalid JSON: number too big") != std::string::npos);
+        }
     }
 }

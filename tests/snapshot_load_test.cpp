@@ -2,6 +2,7 @@
 // its expected.json; the model's invariants hold on all of them.
 
 #include "analysis_support.hpp"
+#include "python_json_dump.hpp"
 #include "snapshot/builder.hpp"
 #include "snapshot/json_reader.hpp"
 #include "support.hpp"
@@ -9,6 +10,7 @@
 #include <memsnap/analysis/sites/totals.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/pickle/reader.hpp>
 #include <memsnap/snapshot/load.hpp>
 
 #include <fmt/format.h>
@@ -104,6 +106,39 @@ TEST_CASE("invariants hold on every real capture and fixture" * doctest::test_su
     for (const auto& f : files) {
         CAPTURE(f.string());
         check_invariants(snapshot::load_snapshot(f.string()));
+    }
+}
+
+TEST_CASE("every real capture dumped with json.dump reads as its pickle does" * doctest::test_suite("real")) {
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+    auto files = test::files_in(real_dir() / "snapshots", ".pickle");
+    for (const auto& f : test::files_in(real_dir() / "snapshots", ".pkl")) files.push_back(f);
+    REQUIRE(files.size() >= 19);
+    // What only the encoding changes: the format's encoding, writer and protocol.
+    const auto without_source = [](nlohmann::json j) {
+        for (const char* key : {"encoding", "writer", "protocol"}) j.at("format").erase(key);
+        return j;
+    };
+    for (const auto& f : files) {
+        CAPTURE(f.string());
+        const std::string bytes = test::read_text(f);
+        pickle::Document tree(bytes);
+        pickle::Limits whole;  // no hook: the whole tree is held, as Python holds it
+        whole.max_held_bytes = std::uint64_t{1} << 34;
+        pickle::decode(tree, whole, nullptr);
+        const std::string json = test::python_json_dump(tree);
+        const auto from_pickle = snapshot::load_snapshot_bytes(bytes, f.string());
+        const auto from_json = snapshot::load_snapshot_bytes(json, f.string());
+        CHECK(from_json.source.encoding == "json");
+        const auto expected = nlohmann::json::parse(test::render_json(test::describe(from_pickle)));
+        const auto actual = nlohmann::json::parse(test::render_json(test::describe(from_json)));
+        const auto want = without_source(expected), got = without_source(actual);
+        CHECK(got.size() == want.size());
+        for (const auto& item : want.items()) {
+            const std::string key = item.key();
+            CAPTURE(key);
+            CHECK(got.value(key, nlohmann::json()) == item.value());
+        }
     }
 }
 

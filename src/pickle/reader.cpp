@@ -78,7 +78,7 @@ const char* unsupported_opcode(std::uint8_t op) {
     }
 }
 
-bool valid_utf8(const unsigned char* s, std::size_t n) {
+bool valid_utf8_bytes(const unsigned char* s, std::size_t n) {
     std::size_t i = 0;
     while (i < n) {
         // Fast path over ASCII, eight bytes at a time.
@@ -358,7 +358,8 @@ class Machine {
             fail(fmt::format("{} declares {} bytes, over the limit of {} (--max-string)", what, length,
                              limits_.max_string_length));
         need(length, what);
-        if (kind == Kind::string && !valid_utf8(reinterpret_cast<const unsigned char*>(in_.data() + pos_), length))
+        if (kind == Kind::string &&
+            !valid_utf8_bytes(reinterpret_cast<const unsigned char*>(in_.data() + pos_), length))
             fail(fmt::format("{} is not valid UTF-8", what));
         push(doc_.new_input_string(pos_, static_cast<std::uint32_t>(length), kind));
         pos_ += length;
@@ -968,6 +969,10 @@ std::string_view StreamInfo::writer() const {
     if (protocol == 2 && memoize_ops == 0 && long1_not_8_bytes == 0 && memo_before_fill <= memo_after_fill)
         return "torch C++ pickler";
     return "Python pickle";
+}
+
+bool valid_utf8(std::string_view text) noexcept {
+    return valid_utf8_bytes(reinterpret_cast<const unsigned char*>(text.data()), text.size());
 }
 
 bool looks_like_pickle(std::string_view bytes) noexcept {

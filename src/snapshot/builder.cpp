@@ -95,7 +95,9 @@ TraceAction parse_action(std::string_view s) {
 
 StringId ModelBuilder::intern(const Document& doc, const Value* v) {
     if (!is_string(v)) return StringId{};
-    if ((v->flags & 1) != 0) return out_.strings.intern(doc.text(*v));  // not in the input
+    // Not in the input: the JSON reader's arena, which stores a repeated string once, so its
+    // position names it as well.
+    if ((v->flags & 1) != 0) return owned_string_ids_.get(*v, [&] { return out_.strings.intern(doc.text(*v)); });
     return string_ids_.get(*v, [&] {
         if (v->length < 64) return out_.strings.intern(doc.text(*v));
         const std::uint64_t h = util::mix_hash(util::hash_seed(), v->u);

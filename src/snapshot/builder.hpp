@@ -112,6 +112,9 @@ class ModelBuilder : public pickle::SealHook {
     std::vector<FrameId> scratch_frames_;
     // Strings of the input by position (see ByInputPosition).
     ByInputPosition<StringId, 8> string_ids_;
+    // The same for strings of the document's arena: a JSON dump names hundreds of files and
+    // functions in turn, each a new string every time.
+    ByInputPosition<StringId, 12> owned_string_ids_;
     // Long strings by position, exactly: a few long file names referenced in turn by many
     // frames would otherwise be hashed in full at every reference.
     util::IdIndex long_string_index_;

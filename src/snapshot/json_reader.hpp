@@ -13,11 +13,8 @@
 
 namespace memsnap::snapshot::detail {
 
-// nlohmann's message of a JSON error, cut to 200 bytes: it ends with the last token, which may
-// be as long as the file.
-std::string short_json_message(std::string_view what);
-
-// Throws Error (input) naming `name`, with the byte offset of a syntax error. `consumed`, when
+// Reads with RapidJSON's SAX reader, iteratively. Throws Error (input) naming `name`, with the
+// byte offset where the syntax error or the exceeded limit was met. `consumed`, when
 // given, is told every pickle::consumed_every bytes how far the parser got.
 void read_json(std::string_view input, pickle::Document& doc, pickle::SealHook* hook, const pickle::Limits& limits,
                const std::string& name, const std::function<void(std::uint64_t)>& consumed = {});

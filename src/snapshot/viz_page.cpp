@@ -1,5 +1,3 @@
-#include "json_reader.hpp"
-
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/viz_page.hpp>
 #include <memsnap/util/checked.hpp>
@@ -17,6 +15,12 @@
 namespace memsnap::snapshot {
 
 namespace {
+
+// nlohmann's message of a JSON error, cut to 200 bytes: it ends with the last token, which may
+// be as long as the file.
+std::string short_json_message(std::string_view what) {
+    return what.size() > 200 ? std::string(what.substr(0, 200)) + "..." : std::string(what);
+}
 
 constexpr std::uint32_t kNone = UINT32_MAX;
 constexpr std::string_view kFreeOnly = "alloc not recorded, stack trace for free:";
@@ -140,9 +144,8 @@ class AllocDataSax : public nlohmann::json_sax<nlohmann::json> {
         return shallower();
     }
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-        throw input_error(
-            fmt::format("the page's alloc_data is not valid JSON ({})", detail::short_json_message(e.what())), name_,
-            offset());
+        throw input_error(fmt::format("the page's alloc_data is not valid JSON ({})", short_json_message(e.what())),
+                          name_, offset());
     }
 
   private:
@@ -457,9 +460,8 @@ Snapshot read_alloc_data_page(std::string_view page, const std::string& name, co
                                   CountingIterator(page.data() + page.size(), &cursor), &sax,
                                   nlohmann::json::input_format_t::json, false);
     } catch (const nlohmann::json::exception& e) {
-        throw input_error(
-            fmt::format("the page's alloc_data is not valid JSON ({})", detail::short_json_message(e.what())), name,
-            static_cast<std::uint64_t>(cursor - page.data()));
+        throw input_error(fmt::format("the page's alloc_data is not valid JSON ({})", short_json_message(e.what())),
+                          name, static_cast<std::uint64_t>(cursor - page.data()));
     }
     for (const char* key :
          {"actions", "elements_size", "elements_info", "suffix_table", "string_table", "initially_allocated"})

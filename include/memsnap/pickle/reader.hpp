@@ -28,6 +28,11 @@ struct StreamInfo {
     std::string_view writer() const;
 };
 
+// True when `text` is UTF-8 as Python's surrogatepass writes it: no overlong forms, nothing
+// past U+10FFFF; lone surrogates pass (pickle writes them so). Strings of the JSON reader are
+// held to the same rule.
+bool valid_utf8(std::string_view text) noexcept;
+
 // True when `bytes` starts like a binary pickle (PROTO opcode).
 bool looks_like_pickle(std::string_view bytes) noexcept;
 // True when `bytes` starts like a pickle of protocol 0 or 1 (text opcodes: "(dp0", "}q\0(",
