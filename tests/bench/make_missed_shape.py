@@ -59,7 +59,7 @@ SMALL_SEG, LARGE_SEG = 2 << 20, 20 << 20
 
 
 # ---------------------------------------------------------------- code locations
-PY_ROOT, SITE, MODULE_PY = big.PY_ROOT, big.SITE, big.MODULE_PY
+SITE = big.SITE
 SCRIPT = "/home/lm/project/scripts/train_lm.py"
 MODEL = "/home/lm/project/lm/model.py"
 ROPE = "/home/lm/project/lm/rotary.py"
@@ -70,46 +70,42 @@ LOSS = "/home/lm/project/lm/loss.py"
 TRAIN_UTIL = "/home/lm/project/lm/train_util.py"
 OPTIM = "/home/lm/project/lm/optimizer.py"
 
-# Python call sites, (function, file, line): where the model's code calls into torch.
+# Python call sites, (function, file, line[, n]): where the program's code calls on; n tells
+# apart calls on one line (one frame dict per instruction, as py_symbolize makes them).
 SITES = {
+    # the training script
     "<module>": ("<module>", SCRIPT, 212), "main": ("main", SCRIPT, 198),
     "forward": ("train_step", SCRIPT, 135), "loss": ("train_step", SCRIPT, 137),
     "opt_step": ("train_step", SCRIPT, 144), "zero_grad": ("train_step", SCRIPT, 146),
+    "clip": ("train_step", SCRIPT, 142), "batch.x": ("train_step", SCRIPT, 129),
+    "batch.y": ("train_step", SCRIPT, 130), "batch.end": ("train_step", SCRIPT, 140),
+    # the model
     "lm.forward": ("forward", MODEL, 236), "lm.embed": ("forward", MODEL, 229),
     "lm.head": ("forward", MODEL, 240), "lm.norm": ("forward", MODEL, 238),
     "block.norm1": ("forward", MODEL, 201), "block.attn": ("forward", MODEL, 201, 1),
     "block.norm2": ("forward", MODEL, 202), "block.ffn": ("forward", MODEL, 202, 1),
     "rms.pow": ("forward", MODEL, 48), "rms.rsqrt": ("forward", MODEL, 49), "rms.mul": ("forward", MODEL, 50),
-    "linear": ("forward", MODEL, 31), "einsum": ("einsum", FUNCTIONAL_EINSUM, 407),
-    "attn.q": ("forward", MODEL, 142), "attn.k": ("forward", MODEL, 143), "attn.v": ("forward", MODEL, 144),
-    "attn.rope_q": ("forward", MODEL, 147), "attn.rope_k": ("forward", MODEL, 148),
-    "attn.sdpa": ("forward", MODEL, 151), "attn.merge": ("forward", MODEL, 152),
-    "attn.out": ("forward", MODEL, 153),
-    "rope.cos": ("forward", ROPE, 61), "rope.neg": ("rotate_half", ROPE, 38), "rope.cat": ("rotate_half", ROPE, 39),
-    "rope.sin": ("forward", ROPE, 62), "rope.add": ("forward", ROPE, 62, 1),
+    "linear": ("forward", MODEL, 31), "attn.q": ("forward", MODEL, 142), "attn.k": ("forward", MODEL, 143),
+    "attn.v": ("forward", MODEL, 144), "attn.rope_q": ("forward", MODEL, 147),
+    "attn.rope_k": ("forward", MODEL, 148), "attn.sdpa": ("forward", MODEL, 151),
+    "attn.merge": ("forward", MODEL, 152), "attn.out": ("forward", MODEL, 153),
     "sdpa.scores": ("scaled_dot_product_attention", MODEL, 112),
     "sdpa.scale": ("scaled_dot_product_attention", MODEL, 113),
     "sdpa.mask": ("scaled_dot_product_attention", MODEL, 114),
     "sdpa.softmax": ("scaled_dot_product_attention", MODEL, 115),
-    "sdpa.pv": ("scaled_dot_product_attention", MODEL, 116),
-    "softmax.max": ("softmax", MODEL, 98), "softmax.exp": ("softmax", MODEL, 99),
-    "softmax.sum": ("softmax", MODEL, 100), "softmax.div": ("softmax", MODEL, 100, 1),
-    "ffn.w1": ("forward", MODEL, 173), "ffn.silu": ("silu", MODEL, 23), "ffn.w3": ("forward", MODEL, 173, 1),
+    "sdpa.pv": ("scaled_dot_product_attention", MODEL, 116), "softmax.max": ("softmax", MODEL, 98),
+    "softmax.exp": ("softmax", MODEL, 99), "softmax.sum": ("softmax", MODEL, 100),
+    "softmax.div": ("softmax", MODEL, 100, 1), "ffn.w1": ("forward", MODEL, 173),
+    "ffn.silu": ("silu", MODEL, 23), "ffn.w3": ("forward", MODEL, 173, 1),
     "ffn.gate": ("forward", MODEL, 173, 2), "ffn.w2": ("forward", MODEL, 174),
-    "ce.max": ("cross_entropy", LOSS, 17), "ce.sub": ("cross_entropy", LOSS, 18),
-    "ce.lse": ("cross_entropy", LOSS, 19), "ce.gather": ("cross_entropy", LOSS, 20),
-    "ce.mean": ("cross_entropy", LOSS, 21), "embedding": ("forward", MODEL, 64),
-    "clip.norm": ("clip_grad_norm", TRAIN_UTIL, 41), "clip.stack": ("clip_grad_norm", TRAIN_UTIL, 42),
-    "clip.coef": ("clip_grad_norm", TRAIN_UTIL, 44), "clip": ("train_step", SCRIPT, 142),
-    "opt.wrapper": ("wrapper", OPTIMIZER, 487),
-    "opt.zero_grad": ("zero_grad", OPTIMIZER, 970),
-    "local.attn.sdpa": ("forward", MODEL, 150), "block.post_attn": ("forward", MODEL, 201, 3),
-    "block.post_ffn": ("forward", MODEL, 202, 3), "softcap.div": ("soft_cap", MODEL, 93),
-    "softcap.tanh": ("soft_cap", MODEL, 93, 1), "sdpa.softcap": ("scaled_dot_product_attention", MODEL, 113, 1),
-    "local.sdpa.softcap": ("sliding_window_attention", MODEL, 127, 1), "lm.softcap": ("forward", MODEL, 241), "sdpa.drop": ("scaled_dot_product_attention", MODEL, 115, 1),
-    "local.sdpa.drop": ("sliding_window_attention", MODEL, 132, 1), "batch.x": ("train_step", SCRIPT, 129),
-    "batch.y": ("train_step", SCRIPT, 130), "batch.end": ("train_step", SCRIPT, 140),
-    "lm.positions": ("forward", MODEL, 227), "einops": ("rearrange", SITE + "einops/einops.py", 591), "local.sdpa.scores": ("sliding_window_attention", MODEL, 126),
+    "embedding": ("forward", MODEL, 64), "local.attn.sdpa": ("forward", MODEL, 150),
+    "block.post_attn": ("forward", MODEL, 201, 3), "block.post_ffn": ("forward", MODEL, 202, 3),
+    "softcap.div": ("soft_cap", MODEL, 93), "softcap.tanh": ("soft_cap", MODEL, 93, 1),
+    "sdpa.softcap": ("scaled_dot_product_attention", MODEL, 113, 1),
+    "local.sdpa.softcap": ("sliding_window_attention", MODEL, 127, 1), "lm.softcap": ("forward", MODEL, 241),
+    "sdpa.drop": ("scaled_dot_product_attention", MODEL, 115, 1),
+    "local.sdpa.drop": ("sliding_window_attention", MODEL, 132, 1), "lm.positions": ("forward", MODEL, 227),
+    "local.sdpa.scores": ("sliding_window_attention", MODEL, 126),
     "local.sdpa.scale": ("sliding_window_attention", MODEL, 127),
     "local.sdpa.ones": ("sliding_window_attention", MODEL, 128),
     "local.sdpa.triu": ("sliding_window_attention", MODEL, 128, 1),
@@ -117,12 +113,33 @@ SITES = {
     "local.sdpa.eq": ("sliding_window_attention", MODEL, 130),
     "local.sdpa.mask": ("sliding_window_attention", MODEL, 131),
     "local.sdpa.softmax": ("sliding_window_attention", MODEL, 132),
-    "local.sdpa.pv": ("sliding_window_attention", MODEL, 133), "rope.cache": ("forward", ROPE, 58),
-    "rope.cache_sin": ("forward", ROPE, 59), "sdpa.ones": ("scaled_dot_product_attention", MODEL, 109),
+    "local.sdpa.pv": ("sliding_window_attention", MODEL, 133),
+    "sdpa.ones": ("scaled_dot_product_attention", MODEL, 109),
     "sdpa.triu": ("scaled_dot_product_attention", MODEL, 109, 1),
-    "sdpa.eq": ("scaled_dot_product_attention", MODEL, 110), "dropout": ("dropout", FUNCTIONAL, 1425),
-    "nn.dropout": ("forward", SITE + "torch/nn/modules/dropout.py", 70), "attn.drop": ("forward", MODEL, 201, 2),
+    "sdpa.eq": ("scaled_dot_product_attention", MODEL, 110), "attn.drop": ("forward", MODEL, 201, 2),
     "ffn.drop": ("forward", MODEL, 202, 2),
+    # torch.functional
+    "einsum": ("einsum", FUNCTIONAL_EINSUM, 407),
+    # rotary embeddings
+    "rope.cos": ("forward", ROPE, 61), "rope.neg": ("rotate_half", ROPE, 38),
+    "rope.cat": ("rotate_half", ROPE, 39), "rope.sin": ("forward", ROPE, 62),
+    "rope.add": ("forward", ROPE, 62, 1), "rope.cache": ("forward", ROPE, 58),
+    "rope.cache_sin": ("forward", ROPE, 59),
+    # the loss
+    "ce.max": ("cross_entropy", LOSS, 17), "ce.sub": ("cross_entropy", LOSS, 18),
+    "ce.lse": ("cross_entropy", LOSS, 19), "ce.gather": ("cross_entropy", LOSS, 20),
+    "ce.mean": ("cross_entropy", LOSS, 21),
+    # gradient clipping
+    "clip.norm": ("clip_grad_norm", TRAIN_UTIL, 41), "clip.stack": ("clip_grad_norm", TRAIN_UTIL, 42),
+    "clip.coef": ("clip_grad_norm", TRAIN_UTIL, 44),
+    # torch.optim
+    "opt.wrapper": ("wrapper", OPTIMIZER, 487), "opt.zero_grad": ("zero_grad", OPTIMIZER, 970),
+    # torch.nn modules
+    "einops": ("rearrange", SITE + "einops/einops.py", 591),
+    "nn.dropout": ("forward", SITE + "torch/nn/modules/dropout.py", 70),
+    # torch.nn.functional
+    "dropout": ("dropout", FUNCTIONAL, 1425),
+    # the project's AdamW
     "adam.sqrt": ("step", OPTIM, 74), "adam.div": ("step", OPTIM, 75),
 }
 
@@ -135,13 +152,14 @@ OPS = {
     "clone": ("clone", 6), "silu": ("silu", 0), "silu_bw": ("silu_backward", 0),
     "gather": ("gather", 2), "logsumexp": ("logsumexp", 1), "embedding": ("embedding", 2),
     "embedding_bw": ("embedding_dense_backward", 2), "scatter": ("scatter_add", 2),
-"norm": ("_foreach_norm_Scalar", 8), "stack": ("stack", 8),
-    "linalg_norm": ("linalg_vector_norm", 1), "clamp": ("clamp", 3),
+    "norm": ("_foreach_norm_Scalar", 8), "stack": ("stack", 8), "linalg_norm": ("linalg_vector_norm", 1),
+    "clamp": ("clamp", 3),
     "ones": ("ones", 6), "triu": ("triu", 4), "eq": ("eq_Scalar", 3), "index": ("index_Tensor", 2),
     "native_dropout": ("native_dropout", 7), "sqrt": ("sqrt", 0),
     "logical_and": ("logical_and", 0), "view": ("view", 6), "reshape_alias": ("_reshape_alias", 6),
     "slice": ("slice_Tensor", 6), "transpose": ("transpose_int", 6), "empty_like": ("empty_like", 6),
-    "zeros": ("zeros", 6), "sigmoid": ("sigmoid", 0), "tanh": ("tanh", 0), "tanh_bw": ("tanh_backward", 0), "to": ("_to_copy", 6), "arange": ("arange_start_step", 6),
+    "zeros": ("zeros", 6), "sigmoid": ("sigmoid", 0), "tanh": ("tanh", 0), "tanh_bw": ("tanh_backward", 0),
+    "to": ("_to_copy", 6), "arange": ("arange_start_step", 6),
 }
 # how an op's outputs reach the allocator (make_big_snapshot.ALLOC_PATHS: create_out,
 # native empty_cuda, empty_strided)
@@ -172,8 +190,9 @@ def _heads(x, at):
 
 
 def _linear(name, at, size, weight):
-    return (name, "mm", ("einsum", "linear", at) + _ATT if at.startswith("attn") else
-            ("einsum", "linear", at) + _FFN, size, weight, ())
+    """The project's Linear: einsum of the input and the weight (the node makes the weight's
+    gradient)."""
+    return (name, "mm", ("einsum", "linear", at) + (_ATT if at.startswith("attn") else _FFN), size, weight, ())
 
 
 def _rope(q):
@@ -215,7 +234,8 @@ def _attention(local):
     if local:
         mask += [("window", "triu", ("local.sdpa.window",) + sdpa, S * S, None, ("ones",)),
                  ("band", "logical_and", ("local.sdpa.window",) + sdpa, S * S, None, ("causal", "window"))]
-    mask += [("mask", "eq", (pre + "sdpa.eq",) + sdpa, S * S, None, ("band",) if local else ("ones", "causal"))]
+    dies = ("band",) if local else ("ones", "causal")
+    mask += [("mask", "eq", (pre + "sdpa.eq",) + sdpa, S * S, None, dies)]
     return [("scores", "bmm", (pre + "sdpa.scores",) + sdpa, SCORES, None, ()),
             ("scaled", "div", (pre + "sdpa.scale",) + sdpa, SCORES, None, ("scores",))] + _softcap(
         "scaled", ("softcap.div", pre + "sdpa.softcap") + sdpa, SCORES) + mask + [
@@ -232,14 +252,14 @@ def _attention(local):
 
 def _block(local):
     return (_rms("block.norm1", 0) + [
-        _linear("q", "attn.q", ACT, 1), _heads("q", "attn.q"), _linear("k", "attn.k", ACT, 2), _heads("k", "attn.k"),
-        _linear("v", "attn.v", ACT, 3), _heads("v", "attn.v")]
+        _linear("q", "attn.q", ACT, 1), _heads("q", "attn.q"), _linear("k", "attn.k", ACT, 2),
+        _heads("k", "attn.k"), _linear("v", "attn.v", ACT, 3), _heads("v", "attn.v")]
         + _rope("q") + _rope("k") + _attention(local) + [
         ("pv.t", "transpose", ("attn.merge",) + _ATT, ACT, None, ()),
         ("merged", "clone", ("attn.merge",) + _ATT, ACT, None, ("pv",)),
         _linear("o", "attn.out", ACT, 4)] + _dropout("o", ("attn.drop",))
         + _rms("block.post_attn", 9) + [
-        ("x2", "add", _ATT, ACT, None, ("o.drop",))]
+        ("x2", "add", _ATT, ACT, None, ("block.post_attn.out",))]
         + _rms("block.norm2", 5) + [
         _linear("h1", "ffn.w1", TOKENS * FF * 4, 6),
         ("act", "silu", ("ffn.silu", "ffn.w1") + _FFN, TOKENS * FF * 4, None, ()),
@@ -247,7 +267,7 @@ def _block(local):
         ("gated", "mul", ("ffn.gate",) + _FFN, TOKENS * FF * 4, None, ()),
         _linear("down", "ffn.w2", ACT, 8)] + _dropout("down", ("ffn.drop",))
         + _rms("block.post_ffn", 10) + [
-        ("x3", "add", _FFN, ACT, None, ("down.drop",))])
+        ("x3", "add", _FFN, ACT, None, ("block.post_ffn.out",))])
 
 
 VIEWS = ("view", "reshape_alias", "slice", "transpose")  # ops that allocate in backward only
@@ -360,10 +380,10 @@ class Code:
         mid = []
         if node is not None and consumed:
             if "~vector" not in self.releases:
-                self.releases["~vector"] = [p.frame("std::vector<at::Tensor, std::allocator<at::Tensor> >::~vector()", ""),
-                                            p.frame("torch::autograd::call_function(std::shared_ptr<torch::autograd::"
-                                                    "GraphTask>&, torch::autograd::Node*, "
-                                                    "torch::autograd::InputBuffer&)", "??")]
+                self.releases["~vector"] = [
+                    p.frame("std::vector<at::Tensor, std::allocator<at::Tensor> >::~vector()", ""),
+                    p.frame("torch::autograd::call_function(std::shared_ptr<torch::autograd::GraphTask>&, "
+                            "torch::autograd::Node*, torch::autograd::InputBuffer&)", "??")]
             mid = self.op(node)[2][:1] + self.releases["~vector"]
         elif node is not None:
             if node not in self.releases:
@@ -371,7 +391,8 @@ class Code:
                     self.releases["reset"] = p.frame("torch::autograd::SavedVariable::reset_data()", "??")
                 self.releases[node] = [
                     self.releases["reset"],
-                    p.frame("torch::autograd::generated::%sBackward0::release_variables()" % big.camel(OPS[node][0]), "??")]
+                    p.frame("torch::autograd::generated::%sBackward0::release_variables()"
+                            % big.camel(OPS[node][0]), "??")]
             mid = self.releases[node]
         return self.dicts(p.free_prefix + mid + p.engine_tail)
 
@@ -502,7 +523,8 @@ class Step:
         self.shapes = [("embed", VOCAB * D)]
         for _ in range(LAYERS):
             self.shapes += [("norm1.g", D), ("wq", D * D), ("wk", D * D), ("wv", D * D), ("wo", D * D),
-                            ("norm2.g", D), ("w1", FF * D), ("w3", FF * D), ("w2", D * FF), ("post_attn.g", D), ("post_ffn.g", D)]
+                            ("norm2.g", D), ("w1", FF * D), ("w3", FF * D), ("w2", D * FF),
+                            ("post_attn.g", D), ("post_ffn.g", D)]
         self.shapes += [("norm.g", D)]
         self.grads = {}  # parameter index -> its .grad block
 
