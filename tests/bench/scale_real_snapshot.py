@@ -373,7 +373,10 @@ def read_expected(path):
             if not sep:
                 sys.exit("%s:%d: expected `figure<TAB>value`" % (path, n))
             value = value.strip()
-            table[name.strip()] = float(value[:-1]) / 100 if value.endswith("%") else float(value)
+            try:
+                table[name.strip()] = float(value[:-1]) / 100 if value.endswith("%") else float(value)
+            except ValueError:
+                sys.exit("%s:%d: %r is not a number (or a percentage)" % (path, n, value))
     return table
 
 
@@ -382,6 +385,9 @@ def compare_expected(table_path, paths, out=sys.stdout):
     table's: for a capture known by its figures only (issue 24's "missed" shape)."""
     table = read_expected(table_path)
     results = [figures(p) for p in paths]
+    unknown = [n for n in table if not n.startswith("opcode share ") and n not in results[0][0]]
+    if unknown:
+        sys.exit("%s: no figure named %s" % (table_path, ", ".join(map(repr, unknown))))
     col = 24
     width = max(len(n) for n in table)
     print("%-*s  %-*s  %s" % (width, "figure (expected: %s)" % os.path.basename(table_path)[:col], col, "expected",
@@ -394,10 +400,8 @@ def compare_expected(table_path, paths, out=sys.stdout):
         for j, (fig, shares, _) in enumerate(results):
             if name.startswith("opcode share "):
                 v = shares.get(name[len("opcode share "):], 0.0)
-            elif name in fig:
-                v = fig[name]
             else:
-                sys.exit("%s: no figure named %r" % (table_path, name))
+                v = fig[name]
             if v is None or not want:
                 ok = v == want
                 text = ("n/a" if v is None else show(v)) + (" ok" if ok else " OFF")
