@@ -4,6 +4,8 @@
     scale_real_snapshot.py --mib N SOURCE OUTPUT       repeat SOURCE's trace until OUTPUT is ~N MiB
     scale_real_snapshot.py --figures [--strict] REFERENCE FILE...
                                                    each file's shape figures beside REFERENCE's
+    scale_real_snapshot.py --figures --expect TABLE [--strict] FILE...
+                                                   each file's figures beside those TABLE lists
 
 Scaling: SOURCE (a real torch >= 2.1 snapshot with a trace, read from ../shared/real; the
 files there are plain data written by torch) is loaded, and its trace entries are repeated
@@ -358,6 +360,65 @@ def compare(paths, out=sys.stdout):
     return max(misses[1:], default=0) == 0
 
 
+def read_expected(path):
+    """A table of expected figures: one `figure<TAB>value` per line, the value as --figures
+    prints it ("169.1" or "38.8%"); blank lines and lines starting with # are skipped."""
+    table = collections.OrderedDict()
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            name, sep, value = line.partition("\t")
+            if not sep:
+                sys.exit("%s:%d: expected `figure<TAB>value`" % (path, n))
+            value = value.strip()
+            try:
+                table[name.strip()] = float(value[:-1]) / 100 if value.endswith("%") else float(value)
+            except ValueError:
+                sys.exit("%s:%d: %r is not a number (or a percentage)" % (path, n, value))
+    return table
+
+
+def compare_expected(table_path, paths, out=sys.stdout):
+    """Each figure of the table beside each file's, marked by whether it is within 10% of the
+    table's: for a capture known by its figures only (issue 24's "missed" shape)."""
+    table = read_expected(table_path)
+    results = [figures(p) for p in paths]
+    unknown = [n for n in table if not n.startswith("opcode share ") and n not in results[0][0]]
+    if unknown:
+        sys.exit("%s: no figure named %s" % (table_path, ", ".join(map(repr, unknown))))
+    col = 24
+    width = max(len(n) for n in table)
+    print("%-*s  %-*s  %s" % (width, "figure (expected: %s)" % os.path.basename(table_path)[:col], col, "expected",
+                              "  ".join("%-*s" % (col, os.path.basename(p)[:col]) for p in paths)), file=out)
+    misses = [0] * len(paths)
+    for name, want in table.items():
+        percent = any(w in name for w in PERCENT_FIGURES)
+        show = (lambda v: "%.2f%%" % (100 * v)) if percent else (lambda v: "%.2f" % v)
+        cells = []
+        for j, (fig, shares, _) in enumerate(results):
+            if name.startswith("opcode share "):
+                v = shares.get(name[len("opcode share "):], 0.0)
+            else:
+                v = fig[name]
+            if v is None or not want:
+                ok = v == want
+                text = ("n/a" if v is None else show(v)) + (" ok" if ok else " OFF")
+            else:
+                dev = (v - want) / want
+                ok = abs(dev) <= TOLERANCE
+                text = "%s %+.1f%% %s" % (show(v), 100 * dev, "ok" if ok else "OFF")
+            misses[j] += not ok
+            cells.append("%-*s" % (col, text))
+        print("%-*s  %-*s  %s" % (width, name, col, show(want), "  ".join(cells)), file=out)
+    for p, m, (_, _, counts) in zip(paths, misses, results):
+        print("%s: %d of %d figures within %d%% of the table; %s" % (
+            os.path.basename(p), len(table) - m, len(table), round(100 * TOLERANCE),
+            ", ".join("%s %d" % kv for kv in counts.items())), file=out)
+    return max(misses, default=0) == 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mib", type=int)
@@ -366,12 +427,16 @@ def main():
                          "marked by whether it is within 10%% of the first")
     ap.add_argument("--strict", action="store_true",
                     help="with --figures: exit 1 unless every figure of every file is within 10%% of the first's")
+    ap.add_argument("--expect", metavar="TABLE",
+                    help="with --figures: compare every FILE with the figures in TABLE (lines "
+                         "`figure<TAB>value`, as --figures prints them) instead of with the first file")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     if a.figures:
-        sys.exit(0 if compare(a.files) or not a.strict else 1)
+        met = compare_expected(a.expect, a.files) if a.expect else compare(a.files)
+        sys.exit(0 if met or not a.strict else 1)
     if a.mib is None or len(a.files) != 2:
-        sys.exit("usage: scale_real_snapshot.py --mib N SOURCE OUTPUT | --figures FILE...")
+        sys.exit("usage: scale_real_snapshot.py --mib N SOURCE OUTPUT | --figures [--expect TABLE] FILE...")
     scale(a.files[0], a.mib, a.files[1])
 
 
