@@ -38,7 +38,8 @@ if [[ ! -s "$capture" ]]; then
     echo "scaling $(basename "$source_file") to ~${size} MiB (once, cached in $cache)"
     "$python" "$here/scale_real_snapshot.py" --mib "$size" "$source_file" "$capture"
 fi
-printf 'capture: %s (%s MiB)\n\n' "$capture" "$(( $(stat -c %s "$capture") >> 20 ))"
+printf 'capture: %s (%s MiB); load average %s (times are wall clock: a busy machine inflates them)\n\n' \
+    "$capture" "$(( $(stat -c %s "$capture") >> 20 ))" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-8s %10s %10s %10s %10s  %s\n' command write_s page_MB open_s target verdict
 for command in trace info; do
     page="$work/$command.html"

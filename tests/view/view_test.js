@@ -114,9 +114,13 @@ async function hoverBand(page) {
       const x = a.getBoundingClientRect(), y = b.getBoundingClientRect();
       return y.width * y.height - x.width * x.height;
     });
-    for (const p of paths.slice(0, 50)) {
+    // Bands are steps and may have holes: the first point of a 10 by 10 grid over the box that
+    // the pointer reaches on this band.
+    const grid = [];
+    for (let i = 0; i < 10; ++i) for (let j = 0; j < 10; ++j) grid.push([0.05 + 0.1 * i, 0.05 + 0.1 * j]);
+    for (const p of paths.slice(0, 200)) {
       const box = p.getBoundingClientRect();
-      for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.5], [0.75, 0.5], [0.5, 0.25], [0.5, 0.75]]) {
+      for (const [fx, fy] of grid) {
         const x = box.left + box.width * fx, y = box.top + box.height * fy;
         if (document.elementFromPoint(x, y) !== p) continue;
         const stack = p.hasAttribute('data-band') ? data.bands[Number(p.dataset.band)][4] : null;
@@ -247,6 +251,18 @@ async function tracePage(browser, capture, name) {
     check(segments > 0 || reserved === 0, name + ': the allocator state draws segments');
   }
   clean(problems, name + ' trace');
+  await page.close();
+  await withoutScript(browser, file, name);
+}
+
+// Without JavaScript the page is the static report: its tables and pictures, and no view.
+async function withoutScript(browser, file, name) {
+  const page = await browser.newPage();
+  await page.setJavaScriptEnabled(false);
+  await page.goto('file://' + file, { waitUntil: 'load' });
+  const shown = await page.evaluate(() => ({ view: !!document.getElementById('memsnap-view'),
+    tables: document.querySelectorAll('table').length, pictures: document.querySelectorAll('svg').length }));
+  check(!shown.view && shown.tables > 0 && shown.pictures > 0, name + ': without JavaScript, the static report');
   await page.close();
 }
 

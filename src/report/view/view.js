@@ -98,10 +98,13 @@
 
   const root = element('section', { id: 'memsnap-view' });
   root.appendChild(element('h2', {}, 'Active memory timeline'));
+  const merging = data.merged.length
+    ? ' (the ' + data.bands.length + ' biggest of ' + data.allocations + ' allocations; smaller ones merge into one ' +
+      'band per site, on top)'
+    : '';
   const help = data.events > 0
-    ? 'Each band is an allocation, stacked over trace events (allocations below ' + 'the ' + data.bands.length +
-      ' biggest merge into one band per site). Hover a band for its stack; drag across the chart to zoom in ' +
-      '(double-click: all events); click to select a moment.'
+    ? 'Each band is an allocation, stacked over trace events' + merging + '. Hover a band for its stack; drag ' +
+      'across the chart to zoom in (double-click: all events); click to select a moment.'
     : 'The capture holds no trace: only its end state is shown.';
   root.appendChild(element('p', {}, help));
   const bar = element('div', { class: 'bar' });
@@ -318,8 +321,9 @@
   function describeBand(target, at) {
     if (target.hasAttribute('data-band')) {
       const [from, to, bytes, site, stack] = data.bands[Number(target.getAttribute('data-band'))];
+      const made = from === 0 ? 'made before the trace' : 'made at event ' + (from - 1);
       return { title: humanBytes(bytes) + ' (' + bytes + ' B), one allocation', site, stack,
-        note: 'live from event ' + from + ' to ' + (to >= data.events ? 'the end' : 'event ' + to) };
+        note: made + ', ' + (to >= data.events ? 'live at the end' : 'freed at event ' + to) };
     }
     const m = merged[Number(target.getAttribute('data-merged'))];
     const g = floorIndex(data.grid, at);
@@ -486,7 +490,12 @@
     }
     while (momentFlame.firstChild) momentFlame.removeChild(momentFlame.firstChild);
     momentFlame.appendChild(svg);
-    zoomable(svg);
+    const previous = flames.findIndex((f) => f.moment);
+    if (previous >= 0) flames.splice(previous, 1);
+    const entry = zoomable(svg);
+    if (!entry) return;
+    entry.moment = true;
+    for (const b of entry.boxes) labelBox(b, b.x, b.width);
   }
 
   // A flame graph's boxes: every <g> holding a <title> and a box-high <rect>.
@@ -515,12 +524,9 @@
   // Click a box: it and what it holds fill the width; its callers stay above it, full width.
   function zoomable(svg) {
     const boxes = flameBoxes(svg);
-    if (!boxes.length) return;
+    if (!boxes.length) return null;
     svg.classList.add('flame');
-    for (const b of boxes) {
-      b.g.classList.add('box');
-      labelBox(b, b.x, b.width);
-    }
+    for (const b of boxes) b.g.classList.add('box');  // labels stay as drawn until a zoom
     const zoom = (target) => {
       const eps = 0.01;
       for (const b of boxes) {
@@ -545,8 +551,10 @@
       svg.setAttribute('data-zoomed', target && target.level > 0 ? target.name : '');
     };
     for (const b of boxes) b.g.addEventListener('click', () => zoom(b));
-    flames.push({ svg, boxes });
+    const entry = { svg, boxes, moment: false };
+    flames.push(entry);
     highlight();
+    return entry;
   }
 
   // ---- allocator state -------------------------------------------------------------------
