@@ -44,6 +44,7 @@ void check_view(const snapshot::Snapshot& snap) {
         CHECK(b.site < v.sites.size());
         CHECK(b.stack < v.stacks.size());
     }
+    for (const auto& stack : v.stacks) CHECK(stack.size() <= limits::view_stack_frames + 1);
     bool peak = false;
     for (const auto& m : v.moments) {
         CAPTURE(m.at);

@@ -36,6 +36,8 @@ inline constexpr std::uint64_t view_marked_moments = 100;    // OOM and snapshot
 inline constexpr std::uint64_t view_moment_sites = 200;      // sites listed at a moment; the rest summed
 inline constexpr std::uint64_t view_moment_stacks = 300;     // stacks of a moment's flame graph; the rest summed
 inline constexpr std::uint64_t view_moment_blocks = 600;     // blocks of a moment's allocator state drawn
+inline constexpr std::uint64_t view_stack_frames = 48;       // innermost frames of a stack in the view
+inline constexpr std::uint64_t view_frame_bytes = 2 << 20;   // of the view's frame names; more share one
 inline constexpr std::uint64_t text_warnings = 100;          // warnings a text file keeps
 inline constexpr std::uint64_t settings_keys = 1000;         // allocator_settings keys kept
 inline constexpr std::uint64_t settings_bytes = 1ull << 20;  // allocator_settings rendered
@@ -53,7 +55,7 @@ struct Cap {
     std::string_view why;
 };
 
-inline constexpr std::array<Cap, 32> caps = {{
+inline constexpr std::array<Cap, 34> caps = {{
     {"stack_frames", stack_frames, "frames",
      "a stack keeps its innermost frames (frames_omitted counts the rest): deeper stacks are recursion"},
     {"frame_text_bytes", frame_text_bytes, "bytes", "a longer file or function name is cut in the middle"},
@@ -80,6 +82,9 @@ inline constexpr std::array<Cap, 32> caps = {{
     {"view_moment_stacks", view_moment_stacks, "stacks", "a view moment's flame graph; one box sums the rest"},
     {"view_moment_blocks", view_moment_blocks, "blocks",
      "a marked view moment's allocator state (a sample's: a quarter), biggest segments first"},
+    {"view_stack_frames", view_stack_frames, "frames",
+     "a stack in the view keeps its innermost frames, says how many are left"},
+    {"view_frame_bytes", view_frame_bytes, "bytes", "the view's frame names; frames met after share one placeholder"},
     {"text_warnings", text_warnings, "warnings", "a text file keeps its first warnings and counts the rest"},
     {"settings_keys", settings_keys, "keys", "allocator_settings keys kept; torch writes a few dozen"},
     {"settings_bytes", settings_bytes, "bytes", "allocator_settings rendered as text"},

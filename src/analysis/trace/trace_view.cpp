@@ -7,6 +7,8 @@
 #include <memsnap/analysis/trace/trace.hpp>
 #include <memsnap/analysis/trace/view.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -33,7 +35,9 @@ Span span_of(const Allocation& a, std::size_t n) {
     return {a.alloc_event ? *a.alloc_event + 1 : 0, a.free_event ? *a.free_event : n};
 }
 
-// The view's own tables of stacks and frames: only those it refers to, numbered as met.
+// The view's own tables of stacks and frames: only those it refers to, numbered as met. A
+// stack keeps its innermost view_stack_frames frames; once the frames' text passes
+// view_frame_bytes, new frames share one placeholder (a crafted file of distinct stacks).
 class ViewStacks {
   public:
     ViewStacks(const StackIndex& index, TraceView& view) : index_(index), view_(view) {}
@@ -42,17 +46,20 @@ class ViewStacks {
         const auto [at, added] = ids_.try_emplace(canon.value, static_cast<std::uint32_t>(view_.stacks.size()));
         if (!added) return at->second;
         const auto all = index_.frames(canon);
-        const bool python = std::any_of(all.begin(), all.end(), [&](CanonFrameId f) { return index_.frame(f).python; });
+        const bool python = std::any_of(all.begin(), all.end(), [&](CanonFrameId f) { return index_.flags(f).python; });
+        // Innermost first, as the index keeps them; the flame graph wants the outermost first.
         std::vector<std::uint32_t> frames;
-        // Outermost first, as flame graphs draw them; C++ frames only for stacks without Python.
-        for (auto f = all.rbegin(); f != all.rend(); ++f) {
-            FrameText text = index_.frame(*f);
-            if (python && !text.python) continue;
-            const auto [fat, fadded] =
-                frame_ids_.try_emplace(f->value, static_cast<std::uint32_t>(view_.frames.size()));
-            if (fadded) view_.frames.push_back(std::move(text));
-            frames.push_back(fat->second);
+        std::size_t omitted = 0;
+        for (const auto f : all) {
+            if (python && !index_.flags(f).python) continue;
+            if (frames.size() == limits::view_stack_frames) {
+                ++omitted;
+                continue;
+            }
+            frames.push_back(frame_id(f));
         }
+        if (omitted > 0) frames.push_back(label(fmt::format("[{} outer frames omitted]", omitted)));
+        std::reverse(frames.begin(), frames.end());
         view_.stacks.push_back(std::move(frames));
         return at->second;
     }
@@ -61,6 +68,26 @@ class ViewStacks {
     const StackIndex& index_;
     TraceView& view_;
     std::unordered_map<std::uint32_t, std::uint32_t> ids_, frame_ids_;
+    std::map<std::string, std::uint32_t> labels_;
+    std::size_t text_bytes_ = 0;
+
+    std::uint32_t frame_id(CanonFrameId f) {
+        if (const auto it = frame_ids_.find(f.value); it != frame_ids_.end()) return it->second;
+        if (text_bytes_ >= limits::view_frame_bytes) return label("[frames beyond the view's budget]");
+        FrameText text = index_.frame(f);
+        text_bytes_ += text.filename.size() + text.name.size();
+        const auto id = static_cast<std::uint32_t>(view_.frames.size());
+        view_.frames.push_back(std::move(text));
+        frame_ids_.emplace(f.value, id);
+        return id;
+    }
+
+    // A frame that stands for something else, named in place of a function.
+    std::uint32_t label(const std::string& name) {
+        const auto [at, added] = labels_.try_emplace(name, static_cast<std::uint32_t>(view_.frames.size()));
+        if (added) view_.frames.push_back({"", 0, name, false});
+        return at->second;
+    }
 };
 
 // Positions in [0, n]: `count` evenly spaced ones, the end, and `keep`.
