@@ -3,6 +3,7 @@
 #include "../pictures/profile_support.hpp"
 #include "view_js.hpp"
 
+#include <memsnap/util/format.hpp>
 #include <memsnap/util/sha256.hpp>
 
 #include <nlohmann/json.hpp>
@@ -72,9 +73,10 @@ json moment(const analysis::ViewMoment& m, std::int64_t unit) {
 
 json tables(const analysis::TraceView& v) {
     json frames = json::array(), sites = json::array();
-    for (const auto& f : v.frames) frames.push_back(folded_frame(f));
+    // Names from the file, shown as every writer shows them (control and bidi characters escaped).
+    for (const auto& f : v.frames) frames.push_back(util::printable(folded_frame(f)));
     for (const auto& s : v.sites)
-        sites.push_back(json::array({s.site.label(), std::string(analysis::to_string(s.category))}));
+        sites.push_back(json::array({util::printable(s.site.label()), std::string(analysis::to_string(s.category))}));
     return {{"frames", std::move(frames)}, {"stacks", v.stacks}, {"sites", std::move(sites)}};
 }
 
@@ -82,7 +84,7 @@ json tables(const analysis::TraceView& v) {
 
 std::string view_json(const analysis::TraceView& v) {
     json out = tables(v);
-    out["file"] = v.file;
+    out["file"] = util::printable(v.file);
     out["device"] = v.device;
     out["events"] = v.events;
     out["time_first_us"] = v.time_first_us;
