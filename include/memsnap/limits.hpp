@@ -26,15 +26,27 @@ inline constexpr std::uint64_t trend_sites = 1000;             // sites trend li
 inline constexpr std::uint64_t ooms_explained = 20;            // OOM events explained; the rest counted
 inline constexpr std::uint64_t iterations_listed = 1000;       // a site's last iterations listed
 inline constexpr std::uint64_t timeline_points = 1000;         // points of a trace's timeline
-inline constexpr std::uint64_t text_warnings = 100;            // warnings a text file keeps
-inline constexpr std::uint64_t settings_keys = 1000;           // allocator_settings keys kept
-inline constexpr std::uint64_t settings_bytes = 1ull << 20;    // allocator_settings rendered
-inline constexpr std::uint64_t settings_values = 20000;        // allocator_settings values rendered
-inline constexpr std::uint64_t summary_devices = 1024;         // devices one summary file may name
-inline constexpr std::uint64_t device_id = 65535;              // highest device ID
-inline constexpr std::uint64_t trace_streams = 4096;           // distinct streams of a trace
-inline constexpr std::uint64_t stats_dict_depth = 64;          // nesting of a memory_stats dict
-inline constexpr std::uint64_t stats_key_bytes = 256;          // of a flattened memory_stats key
+// The interactive view (--format html) aggregates on purpose, so that the page of any capture
+// stays small and opens at once: these caps are reached by large real captures.
+inline constexpr std::uint64_t view_bands = 3000;            // allocations drawn as bands of their own
+inline constexpr std::uint64_t view_merged_sites = 500;      // sites whose small allocations merge into a band
+inline constexpr std::uint64_t view_grid = 1000;             // points where merged bands are sampled
+inline constexpr std::uint64_t view_samples = 100;           // evenly spaced moments, besides the marked ones
+inline constexpr std::uint64_t view_marked_moments = 100;    // OOM and snapshot events made moments
+inline constexpr std::uint64_t view_moment_sites = 200;      // sites listed at a moment; the rest summed
+inline constexpr std::uint64_t view_moment_stacks = 300;     // stacks of a moment's flame graph; the rest summed
+inline constexpr std::uint64_t view_moment_blocks = 600;     // blocks of a moment's allocator state drawn
+inline constexpr std::uint64_t view_stack_frames = 48;       // innermost frames of a stack in the view
+inline constexpr std::uint64_t view_frame_bytes = 2 << 20;   // of the view's frame names; more share one
+inline constexpr std::uint64_t text_warnings = 100;          // warnings a text file keeps
+inline constexpr std::uint64_t settings_keys = 1000;         // allocator_settings keys kept
+inline constexpr std::uint64_t settings_bytes = 1ull << 20;  // allocator_settings rendered
+inline constexpr std::uint64_t settings_values = 20000;      // allocator_settings values rendered
+inline constexpr std::uint64_t summary_devices = 1024;       // devices one summary file may name
+inline constexpr std::uint64_t device_id = 65535;            // highest device ID
+inline constexpr std::uint64_t trace_streams = 4096;         // distinct streams of a trace
+inline constexpr std::uint64_t stats_dict_depth = 64;        // nesting of a memory_stats dict
+inline constexpr std::uint64_t stats_key_bytes = 256;        // of a flattened memory_stats key
 
 struct Cap {
     std::string_view name;
@@ -43,7 +55,7 @@ struct Cap {
     std::string_view why;
 };
 
-inline constexpr std::array<Cap, 24> caps = {{
+inline constexpr std::array<Cap, 34> caps = {{
     {"stack_frames", stack_frames, "frames",
      "a stack keeps its innermost frames (frames_omitted counts the rest): deeper stacks are recursion"},
     {"frame_text_bytes", frame_text_bytes, "bytes", "a longer file or function name is cut in the middle"},
@@ -60,6 +72,19 @@ inline constexpr std::array<Cap, 24> caps = {{
     {"ooms_explained", ooms_explained, "events", "trace explains the first OOM events and counts the rest"},
     {"iterations_listed", iterations_listed, "iterations", "a site lists its last iterations; verdicts weigh all"},
     {"timeline_points", timeline_points, "points", "a trace's timeline keeps the peak, marks and evenly spaced points"},
+    {"view_bands", view_bands, "bands",
+     "the view draws the biggest allocations as bands; smaller ones merge into one band per site"},
+    {"view_merged_sites", view_merged_sites, "sites", "the view's merged bands; smaller sites share one band"},
+    {"view_grid", view_grid, "points", "the view samples merged bands here, the peak, OOMs and snapshots included"},
+    {"view_samples", view_samples, "moments", "evenly spaced moments the view can select, besides the marked ones"},
+    {"view_marked_moments", view_marked_moments, "events", "the first OOM and snapshot events the view can select"},
+    {"view_moment_sites", view_moment_sites, "sites", "a view moment lists its biggest sites; one row sums the rest"},
+    {"view_moment_stacks", view_moment_stacks, "stacks", "a view moment's flame graph; one box sums the rest"},
+    {"view_moment_blocks", view_moment_blocks, "blocks",
+     "a marked view moment's allocator state (a sample's: a quarter), biggest segments first"},
+    {"view_stack_frames", view_stack_frames, "frames",
+     "a stack in the view keeps its innermost frames, says how many are left"},
+    {"view_frame_bytes", view_frame_bytes, "bytes", "the view's frame names; frames met after share one placeholder"},
     {"text_warnings", text_warnings, "warnings", "a text file keeps its first warnings and counts the rest"},
     {"settings_keys", settings_keys, "keys", "allocator_settings keys kept; torch writes a few dozen"},
     {"settings_bytes", settings_bytes, "bytes", "allocator_settings rendered as text"},

@@ -97,10 +97,21 @@ SnapshotContents reduce(const capture::Capture& capture, const AnalysisOptions& 
     return describe_snapshot(capture.snapshot(), every_site);
 }
 
+// The view of a snapshot that has something to draw (segments or a trace).
+std::optional<TraceView> view_of(const Request& rq, const capture::Capture& capture, std::optional<int> device) {
+    if (!rq.view || !capture.is_snapshot()) return std::nullopt;
+    const auto& snap = capture.snapshot();
+    if (snap.segments.empty() && snap.events.empty()) return std::nullopt;
+    auto options = rq.options;
+    if (device) options.device = device;
+    return trace_view(snap, options);
+}
+
 Result run_info(const Request& rq) {
     const auto files = rq.expand_directories ? capture::expand_inputs(rq.names) : named(rq.names);
     Result out;
     std::optional<StackProfile> stacks;
+    std::optional<TraceView> view;
     const auto need = stacks_for(rq, Command::info);
     const bool picture = need == StackNeed::live || need == StackNeed::live_only;
     auto read = read_each<InfoResult>(
@@ -110,6 +121,7 @@ Result run_info(const Request& rq) {
             if (picture) {
                 require_snapshot(capture, fmt::format("{} needs a snapshot (stacks)", rq.output));
                 stacks = live_stacks(capture.snapshot(), rq.options);  // pictures read one file
+                if (i == 0) view = view_of(rq, capture, std::nullopt);
                 if (need == StackNeed::live_only) return StatsInfo{};
             }
             return info(capture, rq.options);
@@ -122,6 +134,7 @@ Result run_info(const Request& rq) {
         rq.on_info ? util::thread_count() * kStreamWindow : 0);
     if (need != StackNeed::live_only) out.value = std::move(read.values);
     out.stacks = std::move(stacks);
+    out.view = std::move(view);
     out.warnings = std::move(read.skipped);
     return out;
 }
@@ -140,6 +153,7 @@ Result run_trace(const Request& rq) {
     out.gate = check_gates(result, rq.gates);
     out.stacks = std::move(result.stacks);
     result.stacks.reset();
+    out.view = view_of(rq, capture, result.device);
     out.value = std::move(result);
     return out;
 }
@@ -199,6 +213,7 @@ Result run_diff(const Request& rq) {
     out.gate = check_gates(result, rq.gates);
     if (options.stack_samples != StackSamples::none)
         if (const auto* snap = std::get_if<SnapshotDiff>(&result)) out.stacks = diff_stacks(*snap);
+    out.view = view_of(rq, after, std::nullopt);
     out.value = std::move(result);
     return out;
 }

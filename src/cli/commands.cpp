@@ -116,6 +116,7 @@ analysis::Request request(analysis::Command command, const GlobalOptions& global
     };
     rq.stacks_for = [format, render](analysis::Command c) { return report::stack_need(c, format, render); };
     rq.output = fmt::format("--format {}", format_name);
+    rq.view = format == report::Format::html;
     return rq;
 }
 

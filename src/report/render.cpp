@@ -58,7 +58,7 @@ void write_document(Document d, Format format, const RenderOptions& options, con
         case Format::csv:
             return detail::write_csv(d, sink);
         case Format::html:
-            return detail::write_html(d, pictures, options, sink);
+            return detail::write_html(d, pictures, options, sink, result && result->view ? &*result->view : nullptr);
         default:
             throw unsupported(format, fmt::format("a {} (text, json, markdown, csv, html)", d.kind));
     }

@@ -14,6 +14,7 @@
 #include <memsnap/analysis/sites/options.hpp>
 #include <memsnap/analysis/sites/stack_profile.hpp>
 #include <memsnap/analysis/trace/trace.hpp>
+#include <memsnap/analysis/trace/view.hpp>
 #include <memsnap/capture/capture.hpp>
 #include <memsnap/capture/inputs.hpp>
 
@@ -78,6 +79,9 @@ struct Request {
     // The stacks the output needs for the command that runs (a diff of more than two files
     // runs as a trend); none when not given.
     std::function<StackNeed(Command)> stacks_for;
+    // The interactive view's data (--format html): of the trace, the one capture of info, or
+    // the second capture of a diff.
+    bool view = false;
     std::string output;  // what the output is called in messages ("--format folded")
     Gates gates;         // --fail-on-growth, --fail-on-leak
     // info of many files: each file's result as soon as it and those before it are ready,
@@ -89,6 +93,7 @@ struct Result {
     // info: one result per file read (none when streamed to Request::on_info).
     std::variant<std::vector<InfoResult>, DiffResult, TraceResult, TrendResult, RanksResult> value;
     std::optional<StackProfile> stacks;  // with Request::stacks
+    std::optional<TraceView> view;       // with Request::view, for a snapshot that has segments or a trace
     Facts warnings;                      // for standard error: files skipped, devices that differ
     std::optional<GateTrip> gate;        // a gate tripped, and why (exit 3)
 };

@@ -191,45 +191,51 @@ Replay replay(const Snapshot& snap, int device) {
     return r;
 }
 
-std::vector<ReservedRange> reserved_at(const Snapshot& snap, const Replay& r, int device, std::size_t moment) {
-    std::map<std::int64_t, ReservedRange> ranges;
+ReservedSweep::ReservedSweep(const Snapshot& snap, int device) : file_(snap.source.path) {
     for (const auto& seg : snap.segments)
-        if (seg.device == device && !seg.placeholder) ranges[seg.address] = {seg.address, seg.total_size, seg.stream};
-    for (std::size_t i = r.events.size(); i-- > moment;) {
-        const auto& e = r.events[i];
-        const std::int64_t stream = snap.stream_of(e);
-        switch (e.action()) {
-            case TraceAction::segment_alloc:
-            case TraceAction::segment_map: {
-                // Undone: the range was not reserved yet. A mapped range may be a part of a
-                // larger segment: cut it out.
-                const auto it = ranges.upper_bound(e.addr);
-                if (it == ranges.begin()) break;
-                auto& range = std::prev(it)->second;
-                const auto& file = snap.source.path;
-                const std::int64_t range_end =
-                    util::or_refuse(util::checked_add(range.address, range.size), "a segment's address and size", file);
-                if (e.addr >= range_end) break;
-                const std::int64_t end = util::or_refuse(util::checked_add(e.addr, e.size),
-                                                         "a trace segment event's address and size", file);
-                const ReservedRange before{range.address, e.addr - range.address, range.stream};
-                const ReservedRange after{end, range_end - end, range.stream};
-                ranges.erase(std::prev(it));
-                if (before.size > 0) ranges[before.address] = before;
-                if (after.size > 0) ranges[after.address] = after;
-                break;
-            }
-            case TraceAction::segment_free:
-            case TraceAction::segment_unmap:
-                ranges[e.addr] = {e.addr, e.size, stream};  // undone: still reserved
-                break;
-            default:
-                break;
+        if (seg.device == device && !seg.placeholder) ranges_[seg.address] = {seg.address, seg.total_size, seg.stream};
+}
+
+void ReservedSweep::undo(const snapshot::TraceEvent& e, std::int64_t stream) {
+    switch (e.action()) {
+        case TraceAction::segment_alloc:
+        case TraceAction::segment_map: {
+            // Undone: the range was not reserved yet. A mapped range may be a part of a
+            // larger segment: cut it out.
+            const auto it = ranges_.upper_bound(e.addr);
+            if (it == ranges_.begin()) break;
+            auto& range = std::prev(it)->second;
+            const std::int64_t range_end =
+                util::or_refuse(util::checked_add(range.address, range.size), "a segment's address and size", file_);
+            if (e.addr >= range_end) break;
+            const std::int64_t end =
+                util::or_refuse(util::checked_add(e.addr, e.size), "a trace segment event's address and size", file_);
+            const ReservedRange before{range.address, e.addr - range.address, range.stream};
+            const ReservedRange after{end, range_end - end, range.stream};
+            ranges_.erase(std::prev(it));
+            if (before.size > 0) ranges_[before.address] = before;
+            if (after.size > 0) ranges_[after.address] = after;
+            break;
         }
+        case TraceAction::segment_free:
+        case TraceAction::segment_unmap:
+            ranges_[e.addr] = {e.addr, e.size, stream};  // undone: still reserved
+            break;
+        default:
+            break;
     }
+}
+
+std::vector<ReservedRange> ReservedSweep::ranges() const {
     std::vector<ReservedRange> out;
-    for (const auto& [address, range] : ranges) out.push_back(range);
+    for (const auto& [address, range] : ranges_) out.push_back(range);
     return out;
+}
+
+std::vector<ReservedRange> reserved_at(const Snapshot& snap, const Replay& r, int device, std::size_t moment) {
+    ReservedSweep sweep(snap, device);
+    for (std::size_t i = r.events.size(); i-- > moment;) sweep.undo(r.events[i], snap.stream_of(r.events[i]));
+    return sweep.ranges();
 }
 
 }  // namespace memsnap::analysis::detail

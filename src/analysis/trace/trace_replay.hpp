@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +69,19 @@ struct Replay {
 };
 
 Replay replay(const snapshot::Snapshot& snap, int device);
+
+// The reserved ranges at moments walked back from the end: the snapshot's segments, then each
+// event undone from the last one down.
+class ReservedSweep {
+  public:
+    ReservedSweep(const snapshot::Snapshot& snap, int device);
+    void undo(const snapshot::TraceEvent& e, std::int64_t stream);
+    std::vector<ReservedRange> ranges() const;  // by address
+
+  private:
+    std::string file_;
+    std::map<std::int64_t, ReservedRange> ranges_;
+};
 
 // The reserved ranges just before event `moment`: the snapshot's segments with the segment
 // events from `moment` on undone.

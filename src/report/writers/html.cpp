@@ -2,6 +2,7 @@
 // script, font, style sheet or image is loaded from anywhere, and a Content-Security-Policy
 // says so to the browser. Facts as a table, sections as headings, records in <details>.
 #include "../pictures/profile_support.hpp"
+#include "../view/view_data.hpp"
 #include "values.hpp"
 #include "writers.hpp"
 
@@ -55,17 +56,20 @@ class HtmlWriter {
   public:
     explicit HtmlWriter(const RenderOptions& options) : options_(options) {}
 
-    std::string page(const Document& d, const std::vector<std::string>& pictures) {
+    std::string page(const Document& d, const std::vector<std::string>& pictures, const analysis::TraceView* view) {
         for (const auto& svg : pictures) {
             const auto start = svg.find("<svg");
             body_ += "<div>" + (start == std::string::npos ? svg : svg.substr(start)) + "</div>\n";
         }
         body(d.root, 2);
+        // The view's script is the page's only one, allowed by its hash; nothing may be fetched.
+        const std::string scripts = view ? "; script-src " + view_script_source() : "";
         return fmt::format(
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
-            "<title>{0}</title>\n<style>{1}</style>\n</head>\n<body>\n<h1>{0}</h1>\n{2}</body>\n</html>\n",
-            xml_text(d.title), kStyle, body_);
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+            "'unsafe-inline'{3}\">\n"
+            "<title>{0}</title>\n<style>{1}</style>\n</head>\n<body>\n<h1>{0}</h1>\n{2}{4}</body>\n</html>\n",
+            xml_text(d.title), kStyle, body_, scripts, view ? view_elements(*view) : std::string());
     }
 
   private:
@@ -237,8 +241,8 @@ class HtmlWriter {
 }  // namespace
 
 void write_html(const Document& document, const std::vector<std::string>& pictures, const RenderOptions& options,
-                const Sink& sink) {
-    sink(HtmlWriter(options).page(document, pictures));
+                const Sink& sink, const analysis::TraceView* view) {
+    sink(HtmlWriter(options).page(document, pictures, view));
 }
 
 }  // namespace memsnap::report::detail

@@ -1,0 +1,80 @@
+#pragma once
+// Internal to `trace`: the site of each replayed allocation, resolved once, and what is live
+// at one moment by site and category.
+
+#include "trace_replay.hpp"
+
+#include <memsnap/analysis/sites/live_blocks.hpp>
+#include <memsnap/analysis/sites/moments.hpp>
+#include <memsnap/analysis/sites/stack_index.hpp>
+#include <memsnap/limits.hpp>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace memsnap::analysis::detail {
+
+// Sites and categories of the allocations selected by `keep` (those live at one moment), by
+// bytes. Each allocation's site is resolved once, so a moment costs one pass of additions.
+class SiteTally {
+  public:
+    SiteTally(const std::vector<Allocation>& allocations, StackIndex& index) : allocations_(allocations) {
+        std::map<std::pair<std::uint64_t, Category>, std::uint32_t> ids;
+        site_of_.reserve(allocations.size());
+        for (const auto& a : allocations) {
+            const auto canon = index.stack(0, a.stack);
+            const auto category = index.category(0, a.stack, a.size);
+            const auto [at, added] = ids.try_emplace({site_token(index, canon, a.size), category},
+                                                     static_cast<std::uint32_t>(sites_.size()));
+            if (added) {
+                LiveSite s;
+                s.site = site_key(index, canon, a.size, category);
+                s.category = category;
+                sites_.push_back(std::move(s));
+            }
+            site_of_.push_back(at->second);
+        }
+    }
+
+    template <class Keep>
+    MomentUsage usage(Keep&& keep, std::size_t top) const {
+        MomentUsage out;
+        std::vector<std::int64_t> bytes(sites_.size(), 0), count(sites_.size(), 0);
+        for (std::size_t i = 0; i < allocations_.size(); ++i) {
+            const auto& a = allocations_[i];
+            if (!keep(a)) continue;
+            out.category_bytes[static_cast<std::size_t>(sites_[site_of_[i]].category)] += a.size;
+            bytes[site_of_[i]] += a.size;
+            ++count[site_of_[i]];
+        }
+        std::vector<std::uint32_t> held;
+        for (std::uint32_t s = 0; s < sites_.size(); ++s)
+            if (count[s] != 0) held.push_back(s);
+        const std::size_t limit = std::min(held.size(), top == 0 ? limits::trace_sites : top);
+        std::partial_sort(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(limit), held.end(),
+                          [&](std::uint32_t a, std::uint32_t b) {
+                              return bytes[a] != bytes[b] ? bytes[a] > bytes[b] : sites_[a].site < sites_[b].site;
+                          });
+        for (std::size_t k = 0; k < limit; ++k) {
+            LiveSite s = sites_[held[k]];
+            s.rank = k + 1;
+            s.bytes = bytes[held[k]];
+            s.allocations = count[held[k]];
+            out.sites.push_back(std::move(s));
+        }
+        return out;
+    }
+
+    std::size_t site_count() const { return sites_.size(); }
+    const LiveSite& site(std::uint32_t id) const { return sites_[id]; }
+    std::uint32_t site_of(std::size_t allocation) const { return site_of_[allocation]; }
+
+  private:
+    const std::vector<Allocation>& allocations_;
+    std::vector<LiveSite> sites_;         // one per (site, category), unranked
+    std::vector<std::uint32_t> site_of_;  // per allocation
+};
+
+}  // namespace memsnap::analysis::detail
