@@ -4,7 +4,8 @@
 // for an input of N MB: at most 1 s + 20 ms x N of time and 100 MB + 2 x N MB of peak
 // memory. The time measured against the budget is the process's CPU time (user + system,
 // from rusage), with slack, so that other work on the machine (ctest -j, a busy CI host)
-// does not make a case fail; a wall-clock limit of ten times the budget catches a hang.
+// does not make a case fail; a run over it is measured twice more and the least counts; a
+// wall-clock limit of ten times the budget catches a hang.
 // Cases that print input-derived text also check that no control character reaches the
 // output raw. Prints one row per case; exits 1 when any case fails. --no-budgets keeps
 // every check but time and memory, for sanitizer builds (whose shadow memory and checks are
@@ -41,6 +42,8 @@ namespace {
 // idle machine, and CPU time also counts a diff's second reading thread and the kernel's
 // work for the process, which grows a little when other processes compete for the caches.
 constexpr double cpu_slack = 1.5;
+// Runs over the time budget are measured again this many times; the least CPU time counts.
+constexpr int cpu_retries = 2;
 // The wall-clock limit, in time budgets: past it the process is killed as hung.
 constexpr double wall_limit_budgets = 10;
 
@@ -197,7 +200,16 @@ int main(int argc, char** argv) {
         const double memory_budget = 100.0 + 2.0 * input_mb;
         args.insert(args.begin(), binary);
         const double wall_limit = budgets ? wall_limit_budgets * time_budget : std::max(300.0, 50 * time_budget);
-        const auto r = run(args, dir, wall_limit);
+        auto r = run(args, dir, wall_limit);
+        // CPU time too moves with the machine's load (shared caches, a hypervisor's steal): a run
+        // over the budget is measured again, and the least of three counts. A case that is
+        // really too slow stays over it.
+        for (int again = 0;
+             again < cpu_retries && budgets && !r.timed_out && r.signal == 0 && r.cpu_seconds > cpu_slack * time_budget;
+             ++again) {
+            const auto next = run(args, dir, wall_limit);
+            if (next.cpu_seconds < r.cpu_seconds) r = next;
+        }
         std::string why;
         if (r.timed_out)
             why = fmt::format("no end after {:.0f} s of wall-clock time: killed (a hang?)", wall_limit);
