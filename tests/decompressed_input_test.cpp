@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include <fstream>
+#include <initializer_list>
 
 #include <unistd.h>
 
@@ -81,7 +82,7 @@ TEST_SUITE("unit") {
              {std::pair{io::Wrapping::gzip, gzip_of(plain)}, std::pair{io::Wrapping::zstd, zstd_of(plain)},
               std::pair{io::Wrapping::gzip, gzip_of(plain.substr(0, 1000)) + gzip_of(plain.substr(1000))},
               std::pair{io::Wrapping::zstd, zstd_of(plain.substr(0, 1000)) + zstd_of(plain.substr(1000))}}) {
-            for (const std::uint64_t step : {1, 3, 4096, 1 << 20}) {
+            for (const std::uint64_t step : std::initializer_list<std::uint64_t>{1, 3, 4096, 1 << 20}) {
                 CAPTURE(step);
                 io::DecompressedInput input(compressed, wrapping, "x", options_of(step));
                 // Asked for 10 bytes, it gives at least 10 and at least `step`, never more than asked
@@ -162,7 +163,7 @@ TEST_SUITE("unit") {
             const auto plain = test::read_text(dir / name);
             const auto expected = figures(snapshot::load_snapshot((dir / name).string()));
             const auto gz = gzip_of(plain);
-            for (const std::uint64_t step : {1, 2, 3, 5, 7, 11, 13, 64, 1000}) {
+            for (const std::uint64_t step : std::initializer_list<std::uint64_t>{1, 2, 3, 5, 7, 11, 13, 64, 1000}) {
                 CAPTURE(step);
                 io::DecompressedInput input(gz, io::Wrapping::gzip, (dir / name).string(), options_of(step));
                 const auto snap = snapshot::load_snapshot(input);
@@ -174,7 +175,7 @@ TEST_SUITE("unit") {
 
     TEST_CASE("errors of a streamed pickle name the file and the byte offset in the decompressed bytes") {
         const auto plain = test::read_text(test::fixtures_dir() / "snapshots" / "gen_torch2.5_settings.pickle");
-        for (const std::uint64_t step : {1, 4096}) {
+        for (const std::uint64_t step : std::initializer_list<std::uint64_t>{1, 4096}) {
             CAPTURE(step);
             // Cut before STOP: the reader asks for more until the input ends, then says so.
             const auto cut_gz = gzip_of(plain.substr(0, plain.size() - 1));
@@ -204,8 +205,11 @@ TEST_SUITE("real") {
             const auto expected = figures(snapshot::load_snapshot(f.string()));
             // Through the capture layer, as memsnap reads a file; and with small steps, so that
             // strings are kept across many boundaries.
-            for (const auto& [suffix, compressed] : {std::pair{std::string(".pickle.gz"), gzip_of(plain)},
-                                                     std::pair{std::string(".pickle.zst"), zstd_of(plain)}}) {
+            for (const auto& wrapped : {std::pair{std::string(".pickle.gz"), gzip_of(plain)},
+                                        std::pair{std::string(".pickle.zst"), zstd_of(plain)}}) {
+                // Named, not bound: CAPTURE's lambda cannot take a structured binding (clang 14).
+                const auto& suffix = wrapped.first;
+                const auto& compressed = wrapped.second;
                 CAPTURE(suffix);
                 const TempFile file(suffix, compressed);
                 const auto capture = capture::load_capture(file.path.string(), {});
