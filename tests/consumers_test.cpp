@@ -25,16 +25,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string run(const std::string& command) {
-    std::string out;
-    if (FILE* pipe = ::popen(command.c_str(), "r")) {
-        char buffer[65536];
-        for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
-        ::pclose(pipe);
-    }
-    return out;
-}
-
 std::filesystem::path work_dir(const std::string& name) {
     const auto dir = std::filesystem::temp_directory_path() / fmt::format("memsnap_{}_{}", name, ::getpid());
     std::filesystem::create_directories(dir);
@@ -166,9 +156,9 @@ struct PprofTop {
 PprofTop go_pprof_top(const std::filesystem::path& file) {
     PprofTop top;
     top.text =
-        run(fmt::format("go tool pprof -top -sample_index=inuse_space -unit=B -nodecount=1000000 "
-                        "-nodefraction=0 -edgefraction=0 {} 2>&1",
-                        test::quote(file)));
+        test::shell_output(fmt::format("go tool pprof -top -sample_index=inuse_space -unit=B -nodecount=1000000 "
+                                       "-nodefraction=0 -edgefraction=0 {} 2>&1",
+                                       test::quote(file)));
     std::smatch m;
     static const std::regex header(R"(Showing nodes accounting for (-?[0-9]+)B?, [-0-9.]+% of (-?[0-9]+)B? total)");
     if (std::regex_search(top.text, m, header)) {
@@ -248,7 +238,7 @@ void check_speedscope(const std::vector<Picture>& pictures, const std::filesyste
     std::string list;
     for (const auto& f : files) list += " " + f;
     const std::filesystem::path modules = MEMSNAP_NODE_MODULES;
-    const auto out = run(fmt::format(
+    const auto out = test::shell_output(fmt::format(
         "node {} {} {} {}{} 2>&1", test::quote(test::source_dir() / "tests" / "consumers" / "speedscope_import.mjs"),
         test::quote(modules / "speedscope"), chromium(), test::quote(dir / "speedscope"), list));
     json read;

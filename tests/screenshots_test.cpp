@@ -17,16 +17,6 @@ using namespace memsnap;
 
 namespace {
 
-std::string run(const std::string& command) {
-    std::string out;
-    if (FILE* pipe = ::popen(command.c_str(), "r")) {
-        char buffer[65536];
-        for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
-        ::pclose(pipe);
-    }
-    return out;
-}
-
 // A PNG's width and height from its header; {0, 0} when it is not a PNG.
 std::pair<std::uint32_t, std::uint32_t> png_size(const std::string& png) {
     if (png.size() < 24 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0 || png.compare(12, 4, "IHDR") != 0)
@@ -45,10 +35,10 @@ TEST_SUITE("cli") {
     TEST_CASE("screenshots: one per format in its viewer / docs/screens holds the same") {
         const auto built = std::filesystem::path(MEMSNAP_BUILD_DIR) / "screens";
         std::filesystem::remove_all(built);
-        const auto out =
-            run(fmt::format("{} {} {} {} 2>&1; echo \"exit $?\"",
-                            test::quote(test::source_dir() / "tests" / "consumers" / "screenshots.sh"),
-                            test::quote(MEMSNAP_BINARY), test::quote(built), test::quote(MEMSNAP_NODE_MODULES)));
+        const auto out = test::shell_output(
+            fmt::format("{} {} {} {} 2>&1; echo \"exit $?\"",
+                        test::quote(test::source_dir() / "tests" / "consumers" / "screenshots.sh"),
+                        test::quote(MEMSNAP_BINARY), test::quote(built), test::quote(MEMSNAP_NODE_MODULES)));
         if (out.find("exit 77") != std::string::npos) MEMSNAP_SKIP(out.substr(0, out.find("exit 77")));
         REQUIRE_MESSAGE(out.ends_with("exit 0\n"), out);
         const auto docs = test::source_dir() / "docs" / "screens";

@@ -136,6 +136,17 @@ inline CommandResult run_memsnap(const std::string& args, const std::string& env
     return result;
 }
 
+// What a shell command writes to standard output (its status is not looked at).
+inline std::string shell_output(const std::string& command) {
+    std::string out;
+    if (FILE* pipe = ::popen(command.c_str(), "r")) {
+        char buffer[65536];
+        for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+        ::pclose(pipe);
+    }
+    return out;
+}
+
 inline std::string quote(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
 
 // Whether `program` is on the PATH.
