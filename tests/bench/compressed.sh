@@ -31,7 +31,6 @@ require_time
 mkdir -p "$cache"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-failed() { echo "bench: $* failed:" >&2; cat "$work/stderr" >&2; exit 1; }
 
 f="$cache/real-$(basename "$source_file" .pickle)-${mib}MiB.pickle"
 [[ -s "$f" ]] || { echo "  generating $f" >&2; "$python" "$here/scale_real_snapshot.py" --mib "$mib" "$source_file" "$f"; }

@@ -35,7 +35,6 @@ require_time
 mkdir -p "$cache"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-failed() { echo "bench: $* failed:" >&2; cat "$work/stderr" >&2; exit 1; }
 # As lib.sh's measure and best, with the CPU time (user + system) as a third figure: on a
 # shared machine the wall time also counts the waits for a core, the CPU time does not.
 measure_cpu() {

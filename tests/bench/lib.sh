@@ -16,6 +16,9 @@ require_time() {
     fi
 }
 
+# failed WHAT: says WHAT failed, with the stderr of the last measured command, and exits 1.
+failed() { echo "bench: $* failed:" >&2; cat "$work/stderr" >&2; exit 1; }
+
 # measure CMD...: runs CMD once (stdout to /dev/null, stderr to $work/stderr) and prints
 # "wall_s peak_kib"; returns CMD's status. The wall time comes from $EPOCHREALTIME, since
 # /usr/bin/time's %e has only 10 ms resolution.

@@ -31,7 +31,6 @@ cores=$(nproc)
 mkdir -p "$cache"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-failed() { echo "bench: $* failed:" >&2; cat "$work/stderr" >&2; exit 1; }
 
 one="$cache/real-$(basename "$source_file" .pickle)-${mib}MiB.pickle"
 [[ -s "$one" ]] || "$python" "$here/scale_real_snapshot.py" --mib "$mib" "$source_file" "$one" >&2

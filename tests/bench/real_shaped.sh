@@ -32,7 +32,6 @@ require_time
 mkdir -p "$cache"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-failed() { echo "bench: $* failed:" >&2; cat "$work/stderr" >&2; exit 1; }
 
 echo "memsnap on real-shaped captures"
 echo "  source:  $source_file"

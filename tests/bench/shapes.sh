@@ -33,7 +33,6 @@ require_time
 mkdir -p "$cache"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-failed() { echo "bench: $* failed:" >&2; cat "$work/stderr" >&2; exit 1; }
 
 # The shapes: by what the trace holds, from the figures computed with a refusing unpickler.
 mapfile -t sources < <("$python" - "$real/snapshots" <<'EOF'
