@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
+#include <iterator>
 #include <vector>
 
 namespace memsnap::report::detail {
@@ -34,8 +34,9 @@ std::string profile_folded(const analysis::StackProfile& profile, analysis::Side
     for (const auto& f : profile.frame_table) texts.push_back(folded_frame(f));
     auto order = analysis::sided(profile, side);
     std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    // Stacks that print alike are merged, and the map keeps the output sorted (deterministic).
-    std::map<std::string, std::int64_t> lines;
+    // Stacks that print alike are merged, and the lines are sorted (deterministic).
+    std::vector<std::pair<std::string, std::int64_t>> lines;
+    lines.reserve(order.size() + 1);
     std::size_t written = 0, left_out = 0;
     std::int64_t left_out_bytes = 0;
     for (const auto& [sample, value] : order) {
@@ -53,11 +54,19 @@ std::string profile_folded(const analysis::StackProfile& profile, analysis::Side
             continue;
         }
         written += line.size();
-        lines[line] += value;
+        lines.emplace_back(std::move(line), value);
     }
-    if (left_out) lines[fmt::format("[{} more stacks not written]", left_out)] += left_out_bytes;
+    if (left_out) lines.emplace_back(fmt::format("[{} more stacks not written]", left_out), left_out_bytes);
+    std::sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::string out;
-    for (const auto& [line, bytes] : lines) out += fmt::format("{} {}\n", line, bytes);
+    out.reserve(written + lines.size() * 16);
+    for (std::size_t i = 0; i < lines.size();) {
+        std::int64_t bytes = 0;
+        std::size_t j = i;
+        for (; j < lines.size() && lines[j].first == lines[i].first; ++j) bytes += lines[j].second;
+        fmt::format_to(std::back_inserter(out), "{} {}\n", lines[i].first, bytes);
+        i = j;
+    }
     return out;
 }
 

@@ -1,6 +1,7 @@
 #include "profile_support.hpp"
 
 #include <memsnap/util/format.hpp>
+#include <memsnap/util/hash.hpp>
 
 #include <fmt/format.h>
 
@@ -8,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 
 namespace memsnap::report::detail {
 
@@ -71,10 +73,19 @@ analysis::StackProfile shown_stacks(const analysis::StackProfile& profile, bool 
     out.measure = profile.measure;
     out.differential = profile.differential;
     out.frame_table = profile.frame_table;
+    out.samples.reserve(profile.samples.size());
     std::optional<std::uint32_t> no_stack;
-    std::map<std::tuple<std::vector<std::uint32_t>, std::size_t, analysis::Category>, std::size_t> merged;
+    // Samples that show alike (same shown frames, omitted count and category) become one; they
+    // are found by a seeded hash of what shows, compared in full against the samples kept.
+    std::unordered_multimap<std::uint64_t, std::size_t> kept_by_hash;
+    kept_by_hash.reserve(profile.samples.size());
+    const auto same = [](const analysis::ProfileSample& a, const std::vector<std::uint32_t>& frames,
+                         const analysis::ProfileSample& b) {
+        return a.frames == frames && a.frames_omitted == b.frames_omitted && a.category == b.category;
+    };
     for (const auto& s : profile.samples) {
         std::vector<std::uint32_t> frames;
+        frames.reserve(s.frames.size());
         const bool has_python = std::any_of(s.frames.begin(), s.frames.end(),
                                             [&](std::uint32_t f) { return profile.frame_table[f].python; });
         for (const auto f : s.frames)
@@ -86,13 +97,25 @@ analysis::StackProfile shown_stacks(const analysis::StackProfile& profile, bool 
             }
             frames.push_back(*no_stack);
         }
-        const auto [at, added] = merged.try_emplace({frames, s.frames_omitted, s.category}, out.samples.size());
-        if (added) {
-            out.samples.push_back(s);
-            out.samples.back().frames = std::move(frames);
+        std::uint64_t hash = util::mix_hash(util::hash_seed(), s.frames_omitted);
+        hash = util::mix_hash(hash, static_cast<std::uint64_t>(s.category));
+        for (const auto f : frames) hash = util::mix_hash(hash, f);
+        const auto [first, last] = kept_by_hash.equal_range(hash);
+        const auto match =
+            std::find_if(first, last, [&](const auto& kept) { return same(out.samples[kept.second], frames, s); });
+        if (match == last) {
+            kept_by_hash.emplace(hash, out.samples.size());
+            auto& added = out.samples.emplace_back();
+            added.frames = std::move(frames);
+            added.frames_omitted = s.frames_omitted;
+            added.category = s.category;
+            added.bytes = s.bytes;
+            added.count = s.count;
+            added.base_bytes = s.base_bytes;
+            added.base_count = s.base_count;
             continue;
         }
-        auto& into = out.samples[at->second];
+        auto& into = out.samples[match->second];
         into.bytes += s.bytes;
         into.count += s.count;
         into.base_bytes += s.base_bytes;
