@@ -405,10 +405,12 @@ std::vector<Case> amplification_cases() {
                           [] { return literal_stack(5'000'000); }));
     c.push_back(diff_case("shared-stack-groups", "4000 block sizes sharing one 4000-frame stack", empty_capture,
                           [] { return shared_stack(4000, 4000); }));
-    for (const char* format : {"text", "json", "folded", "svg", "dot", "html", "pprof"})
+    for (const char* format : {"text", "json", "folded", "svg", "dot", "html", "pprof"}) {
         c.push_back(diff_case(fmt::format("distinct-stacks-{}", format),
                               "10000 blocks with 1000-frame stacks of their own", empty_capture,
                               [] { return distinct_stacks(1000, 10000, 40); }, {"--format", format}));
+        c.back().format_variant = std::string_view(format) != "text";
+    }
     c.push_back(diff_case("distinct-stacks-long-names", "5000 distinct 1000-frame stacks, 300-byte file name",
                           empty_capture, [] { return distinct_stacks(1000, 5000, 300); }, {"--format", "json"}));
     c.push_back(info_case("snapshot-devices", "65535 segments on a device each", [] { return many_devices(65535); }));
@@ -438,12 +440,14 @@ std::vector<Case> amplification_cases() {
     }
     // A series log: trend keeps each table's figures, never the tables (nor a row of output per
     // table in memory).
-    for (const char* format : {"text", "json"})
+    for (const char* format : {"text", "json"}) {
         c.push_back({fmt::format("summary-tables-trend-{}", format), "300000 one-row tables of one log as a series",
                      [format](const fs::path& d) {
                          write(d / "train.log", kRow + repeat(kRow, 300'000));
                          return Args{"trend", "--format", format, (d / "train.log").string()};
                      }});
+        c.back().format_variant = std::string_view(format) != "text";
+    }
     const auto trace_case = [](std::string name, std::string what, int sites, int iterations, int ooms,
                                const char* format) {
         return Case{std::move(name), std::move(what), [=](const fs::path& d) {
@@ -460,12 +464,14 @@ std::vector<Case> amplification_cases() {
     c.push_back(trace_case("trace-oom-flood-perfetto", "the OOM flood for Perfetto", 20000, 0, 20000, "perfetto"));
     c.push_back(info_case("trace-oom-flood-info", "info of 20000 live allocations and 20000 OOM events",
                           [] { return trace_flood(20000, 0, 20000); }));
-    for (const char* format : {"svg", "html", "dot"})
+    for (const char* format : {"svg", "html", "dot"}) {
         c.push_back({fmt::format("info-distinct-stacks-{}", format),
                      "info pictures of 10000 distinct 1000-frame stacks", [format](const fs::path& d) {
                          write(d / "a.in", distinct_stacks(1000, 10000, 40));
                          return Args{"info", "--format", format, (d / "a.in").string()};
                      }});
+        c.back().format_variant = std::string_view(format) != "svg";
+    }
     for (const char* format : {"svg", "html"}) {
         Case picture{fmt::format("picture-long-shared-frames-{}", format),
                      "3900 blocks under outer frames of their own sharing 51 frames of 4000-byte names",

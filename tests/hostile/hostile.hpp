@@ -33,6 +33,10 @@ struct Case {
     std::set<int> exits = {0, 2};
     bool clean_output = false;                          // no raw control characters in stdout or stderr
     std::function<std::string(const Run&)> extra = {};  // more checks: "" when fine
+    // The case before's large input in another output format. Left out with --no-budgets (the
+    // sanitizer build, where each such run takes 15-25 s): the input is read and analysed there
+    // once, and the writers are fuzzed on their own (tests/fuzz, the pictures target).
+    bool format_variant = false;
 };
 
 // Every case but the regular-expression ones (hostile_cases.cpp).
