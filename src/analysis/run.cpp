@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <exception>
 #include <filesystem>
-#include <future>
 #include <map>
 #include <optional>
-#include <system_error>
 
 namespace memsnap::analysis {
 
@@ -171,15 +171,13 @@ void add_traces(const snapshot::Snapshot& before, const snapshot::Snapshot& afte
                                         .text("side", side == &before ? "before" : "after")
                                         .count("device", device)
                                         .count("events", events));
-    // Each side's peak is a replay of its whole trace: the first side's on another core.
-    std::future<std::optional<Peak>> peak_before;
-    try {
-        peak_before = std::async(std::launch::async, [&] { return trace_peak(before, options); });
-    } catch (const std::system_error&) {
-        peak_before = std::async(std::launch::deferred, [&] { return trace_peak(before, options); });
-    }
-    diff.peak_after = trace_peak(after, options);
-    diff.peak_before = peak_before.get();
+    // Each side's peak is a replay of its whole trace: the two on two cores.
+    const std::array sides{&before, &after};
+    std::array<std::optional<Peak>, 2> peaks;
+    for (const auto& e : util::for_each_index(2, [&](std::size_t i) { peaks[i] = trace_peak(*sides[i], options); }))
+        if (e) std::rethrow_exception(e);
+    diff.peak_before = std::move(peaks[0]);
+    diff.peak_after = std::move(peaks[1]);
     if (!diff.peak_before || !diff.peak_after || diff.peak_before->bytes == diff.peak_after->bytes) return;
     const bool later = diff.peak_after->bytes > diff.peak_before->bytes;
     const auto& high = later ? *diff.peak_after : *diff.peak_before;

@@ -105,14 +105,8 @@ analysis::StackProfile shown_stacks(const analysis::StackProfile& profile, bool 
             std::find_if(first, last, [&](const auto& kept) { return same(out.samples[kept.second], frames, s); });
         if (match == last) {
             kept_by_hash.emplace(hash, out.samples.size());
-            auto& added = out.samples.emplace_back();
-            added.frames = std::move(frames);
-            added.frames_omitted = s.frames_omitted;
-            added.category = s.category;
-            added.bytes = s.bytes;
-            added.count = s.count;
-            added.base_bytes = s.base_bytes;
-            added.base_count = s.base_count;
+            out.samples.push_back(
+                {std::move(frames), s.frames_omitted, s.category, s.bytes, s.count, s.base_bytes, s.base_count});
             continue;
         }
         auto& into = out.samples[match->second];
