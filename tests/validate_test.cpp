@@ -177,6 +177,31 @@ TEST_SUITE("unit") {
         CHECK(s.events[4095].action() == snapshot::TraceAction::alloc);
     }
 
+    TEST_CASE("a trace entry's compile context and user metadata are noted only when set") {
+        // torch 2.5 on writes both keys on every entry, "N/A" and "" when nothing was set.
+        std::vector<json> events;
+        for (int i = 0; i < 4; ++i) {
+            json e = event("alloc", 4096 * (i + 1));
+            e["compile_context"] = i == 1 ? "Torch-Compiled Region: 0/0" : "N/A";
+            e["user_metadata"] = i == 2 ? "epoch=3" : "";
+            events.push_back(e);
+        }
+        const auto s = load({}, {events});
+        REQUIRE(s.events.size() == 4);
+        REQUIRE(s.event_notes.size() == 2);
+        CHECK(s.note_of(0) == nullptr);
+        CHECK(s.note_of(3) == nullptr);
+        REQUIRE(s.note_of(1) != nullptr);
+        CHECK(s.str(s.note_of(1)->compile_context) == "Torch-Compiled Region: 0/0");
+        CHECK(s.note_of(1)->user_metadata == snapshot::StringId{});
+        REQUIRE(s.note_of(2) != nullptr);
+        CHECK(s.note_of(2)->compile_context == snapshot::StringId{});
+        CHECK(s.str(s.note_of(2)->user_metadata) == "epoch=3");
+        // The keys were there all the same: they date the capture.
+        CHECK(std::ranges::count(s.source.features, "compile_context") == 1);
+        CHECK(std::ranges::count(s.source.features, "user_metadata") == 1);
+    }
+
 }  // TEST_SUITE
 
 TEST_SUITE("unit") {

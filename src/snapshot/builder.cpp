@@ -427,13 +427,18 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
     EventNote note;
     note.event = pending_events_.size();
     if (e.action() == TraceAction::other) note.action_name = action_name;
+    // torch 2.5 on writes both on every entry, "N/A" and "" when nothing was set: notes of
+    // those would say nothing and cost 24 bytes an entry, a third of the model of such a trace.
+    const auto says_something = [&](const Value* v, std::string_view placeholder) {
+        return is_string(v) && !doc.text(*v).empty() && doc.text(*v) != placeholder;
+    };
     if (compile_context != nullptr) {
         seen_compile_context_ = true;
-        note.compile_context = intern(doc, compile_context);
+        if (says_something(compile_context, "N/A")) note.compile_context = intern(doc, compile_context);
     }
     if (user_metadata != nullptr) {
         seen_user_metadata_ = true;
-        note.user_metadata = intern(doc, user_metadata);
+        if (says_something(user_metadata, "")) note.user_metadata = intern(doc, user_metadata);
     }
     if (note.compile_context != StringId{} || note.user_metadata != StringId{} || e.action() == TraceAction::other)
         pending_notes_.push_back(note);
