@@ -429,16 +429,23 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
     if (e.action() == TraceAction::other) note.action_name = action_name;
     // torch 2.5 on writes both on every entry, "N/A" and "" when nothing was set: notes of
     // those would say nothing and cost 24 bytes an entry, a third of the model of such a trace.
-    const auto says_something = [&](const Value* v, std::string_view placeholder) {
-        return is_string(v) && !doc.text(*v).empty() && doc.text(*v) != placeholder;
+    // The placeholder's id is remembered: the text is compared once, not on every entry.
+    const auto noted = [&](const Value* v, std::string_view placeholder, StringId& placeholder_id) {
+        const StringId id = intern(doc, v);
+        if (id == StringId{} || id == placeholder_id) return StringId{};
+        if (out_.strings.view(id).empty() || out_.strings.view(id) == placeholder) {
+            if (out_.strings.view(id) == placeholder) placeholder_id = id;
+            return StringId{};
+        }
+        return id;
     };
     if (compile_context != nullptr) {
         seen_compile_context_ = true;
-        if (says_something(compile_context, "N/A")) note.compile_context = intern(doc, compile_context);
+        note.compile_context = noted(compile_context, "N/A", no_compile_context_);
     }
     if (user_metadata != nullptr) {
         seen_user_metadata_ = true;
-        if (says_something(user_metadata, "")) note.user_metadata = intern(doc, user_metadata);
+        note.user_metadata = noted(user_metadata, "", no_user_metadata_);
     }
     if (note.compile_context != StringId{} || note.user_metadata != StringId{} || e.action() == TraceAction::other)
         pending_notes_.push_back(note);
