@@ -62,6 +62,9 @@ Read<Value> read_each(const std::vector<Input>& files, Work&& work, Emit&& emit,
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
     Read<Value> out;
+    // Reserved: growing would copy the values read so far (a capture's move may throw, so the
+    // vector copies it), and a capture holds the whole model of its file.
+    out.values.reserve(count);
     std::size_t read = 0;
     for (std::size_t i = 0; i < count; ++i) {
         if (skip_reason[i])
