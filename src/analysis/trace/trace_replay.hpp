@@ -37,6 +37,7 @@ struct ReservedRange {
 class DeviceEvents {
   public:
     explicit DeviceEvents(const snapshot::TraceEvents& all) : all_(&all) {}
+    void reserve(std::size_t count) { at_.reserve(count); }
     void push_back(std::size_t position) { at_.push_back(position); }
     std::size_t size() const { return at_.size(); }
     bool empty() const { return at_.empty(); }
