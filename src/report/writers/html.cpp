@@ -56,29 +56,41 @@ class HtmlWriter {
   public:
     explicit HtmlWriter(const RenderOptions& options) : options_(options) {}
 
-    std::string page(const Document& d, const std::vector<std::string>& pictures, const analysis::TraceView* view) {
-        for (const auto& svg : pictures) {
-            const auto start = svg.find("<svg");
-            body_ += "<div>" + (start == std::string::npos ? svg : svg.substr(start)) + "</div>\n";
-        }
-        body(d.root, 2);
+    // Written in pieces: the pictures and the body run to megabytes, and a page assembled in
+    // one string copied each of them several times.
+    void page(const Document& d, const std::vector<std::string>& pictures, const analysis::TraceView* view,
+              const Sink& sink) {
         // The view's script is the page's only one, allowed by its hash; nothing may be fetched.
         const std::string scripts = view ? "; script-src " + view_script_source() : "";
-        return fmt::format(
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
-            "'unsafe-inline'{3}\">\n"
-            "<title>{0}</title>\n<style>{1}</style>\n</head>\n<body>\n<h1>{0}</h1>\n{2}{4}</body>\n</html>\n",
-            xml_text(d.title), kStyle, body_, scripts, view ? view_elements(*view) : std::string());
+        sink(
+            fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+                        "'unsafe-inline'{2}\">\n"
+                        "<title>{0}</title>\n<style>{1}</style>\n</head>\n<body>\n<h1>{0}</h1>\n",
+                        xml_text(d.title), kStyle, scripts));
+        for (const auto& svg : pictures) {
+            const auto start = svg.find("<svg");
+            const auto picture = std::string_view(svg).substr(start == std::string::npos ? 0 : start);
+            sink("<div>");
+            sink(picture);
+            sink("</div>\n");
+            pictures_bytes_ += picture.size() + 12;
+        }
+        body(d.root, 2);
+        sink(body_);
+        if (view) sink(view_elements(*view));
+        sink("</body>\n</html>\n");
     }
 
   private:
     const RenderOptions& options_;
     std::string body_;
+    std::size_t pictures_bytes_ = 0;  // written before the body: they count against its budget
+    std::size_t page_bytes() const { return pictures_bytes_ + body_.size(); }
 
     // True, with a line saying so, once the page has no room for rows `at` to `size` - 1.
     bool page_full(std::size_t at, std::size_t size) {
-        if (body_.size() < kMaxPageBytes) return false;
+        if (page_bytes() < kMaxPageBytes) return false;
         body_ += fmt::format(
             "<p>Page budget (32 MiB): {} more rows are not shown; the JSON output holds them all.</p>\n", size - at);
         return true;
@@ -191,7 +203,7 @@ class HtmlWriter {
         std::vector<std::string> keys;
         bool any = false;
         for (std::size_t i = 0; i < list.size(); ++i) {
-            if (any && body_.size() >= kMaxPageBytes) {
+            if (any && page_bytes() >= kMaxPageBytes) {
                 body_ += "</table>\n";
                 page_full(i, list.size());
                 return;
@@ -242,7 +254,7 @@ class HtmlWriter {
 
 void write_html(const Document& document, const std::vector<std::string>& pictures, const RenderOptions& options,
                 const Sink& sink, const analysis::TraceView* view) {
-    sink(HtmlWriter(options).page(document, pictures, view));
+    HtmlWriter(options).page(document, pictures, view, sink);
 }
 
 }  // namespace memsnap::report::detail

@@ -225,15 +225,17 @@ class TextWriter {
             }
         }
         if (cells.empty()) return;
+        // Straight into the output: a long table's lines are not copied once more each.
         const auto line = [&](const std::vector<std::string>& row) {
-            std::string text = indent(depth);
+            const std::size_t start = out_.size();
+            out_ += indent(depth);
             for (std::size_t c = 0; c < row.size(); ++c) {
                 const bool last = c + 1 == row.size();
-                text += c == 0 ? "" : "  ";
-                text += numeric[c] ? pad_left(row[c], widths[c]) : last ? row[c] : pad_right(row[c], widths[c]);
+                if (c > 0) out_ += "  ";
+                out_ += numeric[c] ? pad_left(row[c], widths[c]) : last ? row[c] : pad_right(row[c], widths[c]);
             }
-            while (!text.empty() && text.back() == ' ') text.pop_back();
-            out_ += text + "\n";
+            while (out_.size() > start && out_.back() == ' ') out_.pop_back();
+            out_ += '\n';
         };
         line(header);
         for (const auto& row : cells) line(row);
