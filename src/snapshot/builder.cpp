@@ -429,23 +429,16 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
     if (e.action() == TraceAction::other) note.action_name = action_name;
     // torch 2.5 on writes both on every entry, "N/A" and "" when nothing was set: notes of
     // those would say nothing and cost 24 bytes an entry, a third of the model of such a trace.
-    // The placeholder's id is remembered: the text is compared once, not on every entry.
-    const auto noted = [&](const Value* v, std::string_view placeholder, StringId& placeholder_id) {
-        const StringId id = intern(doc, v);
-        if (id == StringId{} || id == placeholder_id) return StringId{};
-        if (out_.strings.view(id).empty() || out_.strings.view(id) == placeholder) {
-            if (out_.strings.view(id) == placeholder) placeholder_id = id;
-            return StringId{};
-        }
-        return id;
-    };
+    // The empty string is StringId{} already; "N/A" is compared once, then known by its id.
     if (compile_context != nullptr) {
         seen_compile_context_ = true;
-        note.compile_context = noted(compile_context, "N/A", no_compile_context_);
+        const StringId id = intern(doc, compile_context);
+        if (id != no_compile_context_ && out_.strings.view(id) == "N/A") no_compile_context_ = id;
+        if (id != no_compile_context_) note.compile_context = id;
     }
     if (user_metadata != nullptr) {
         seen_user_metadata_ = true;
-        note.user_metadata = noted(user_metadata, "", no_user_metadata_);
+        note.user_metadata = intern(doc, user_metadata);
     }
     if (note.compile_context != StringId{} || note.user_metadata != StringId{} || e.action() == TraceAction::other)
         pending_notes_.push_back(note);

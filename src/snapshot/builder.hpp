@@ -108,8 +108,8 @@ class ModelBuilder : public pickle::SealHook {
     std::map<std::uint32_t, std::string> segment_problems_;
     std::uint64_t unreadable_frames_ = 0, unreadable_stacks_ = 0, bad_annotations_ = 0;
     TraceEvents pending_events_;
-    std::vector<EventNote> pending_notes_;            // EventNote::event indexes pending_events_
-    StringId no_compile_context_, no_user_metadata_;  // torch's placeholders, once seen
+    std::vector<EventNote> pending_notes_;  // EventNote::event indexes pending_events_
+    StringId no_compile_context_;           // torch's "N/A", once seen
     std::vector<FrameId> scratch_frames_;
     // Strings of the input by position (see ByInputPosition).
     ByInputPosition<StringId, 8> string_ids_;
