@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <re2/re2.h>
+#include <re2/set.h>
 
 namespace memsnap::util {
 
@@ -58,6 +59,53 @@ std::vector<std::string_view> Pattern::find_all(std::string_view text) const {
         if (input.data() == before) input.remove_prefix(1);  // an empty match must still advance
     }
     return out;
+}
+
+namespace {
+
+RE2::Options quiet_options() {
+    RE2::Options options;
+    options.set_log_errors(false);
+    return options;
+}
+
+}  // namespace
+
+struct PatternSet::Compiled {
+    explicit Compiled(const RE2::Options& options) : set(options, re2::RE2::UNANCHORED) {}
+    re2::RE2::Set set;
+    // One pattern at a time, when the set cannot answer (its DFA ran out of memory).
+    std::vector<Pattern> each;
+};
+
+PatternSet::PatternSet(const std::vector<std::string_view>& patterns, std::string_view origin)
+    : compiled_(std::make_unique<Compiled>(quiet_options())) {
+    if (patterns.size() > 64) throw usage_error(fmt::format("{}: more than 64 patterns in one set", origin));
+    for (const auto p : patterns) {
+        compiled_->each.emplace_back(p, origin);  // throws, naming the pattern, when it is invalid
+        std::string error;
+        if (compiled_->set.Add(re2::StringPiece(p.data(), p.size()), &error) < 0)
+            throw usage_error(fmt::format("{}: invalid regular expression '{}': {}", origin, p, error));
+    }
+    if (!compiled_->set.Compile()) throw usage_error(fmt::format("{}: the patterns do not compile together", origin));
+}
+
+PatternSet::~PatternSet() = default;
+PatternSet::PatternSet(PatternSet&&) noexcept = default;
+PatternSet& PatternSet::operator=(PatternSet&&) noexcept = default;
+
+std::uint64_t PatternSet::matches(std::string_view text) const {
+    std::uint64_t bits = 0;
+    if (compiled_->each.empty()) return bits;
+    std::vector<int> matched;
+    re2::RE2::Set::ErrorInfo error;
+    if (compiled_->set.Match(re2::StringPiece(text.data(), text.size()), &matched, &error)) {
+        for (const int i : matched) bits |= std::uint64_t{1} << i;
+    } else if (error.kind != re2::RE2::Set::kNoError) {
+        for (std::size_t i = 0; i < compiled_->each.size(); ++i)
+            if (compiled_->each[i].search(text)) bits |= std::uint64_t{1} << i;
+    }
+    return bits;
 }
 
 }  // namespace memsnap::util

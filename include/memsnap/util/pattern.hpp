@@ -3,6 +3,7 @@
 // in the text and never recurses, so a frame name of any length taken from an untrusted file
 // cannot exhaust the stack or the clock. Compile once, match many times.
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,24 @@ class Pattern {
   private:
     std::shared_ptr<const re2::RE2> re_;  // shared: compiled programs are immutable
     std::string text_;
+};
+
+// Up to 64 patterns matched in one pass over a text: a bit per pattern that matches anywhere
+// in it. For rule tables checked against every distinct file or function name of a capture,
+// where one pattern at a time read each name once per rule.
+class PatternSet {
+  public:
+    // Throws Error (usage) naming `origin` as Pattern does.
+    PatternSet(const std::vector<std::string_view>& patterns, std::string_view origin);
+    ~PatternSet();
+    PatternSet(PatternSet&&) noexcept;
+    PatternSet& operator=(PatternSet&&) noexcept;
+
+    std::uint64_t matches(std::string_view text) const;
+
+  private:
+    struct Compiled;
+    std::unique_ptr<Compiled> compiled_;
 };
 
 }  // namespace memsnap::util

@@ -75,12 +75,6 @@ std::span<const CategoryRule> category_rules() { return kRules; }
 
 Category category_of_rule(std::uint8_t rule) { return rule < kRuleCount ? kRules[rule].category : Category::unknown; }
 
-PathRole path_role(std::string_view path) {
-    static const util::Pattern torch_code(R"((^|/)torch/)", "category walk");
-    static const util::Pattern optimizer_wrapper(R"((^|/)torch/optim/optimizer\.py$)", "category walk");
-    return {torch_code.search(path), optimizer_wrapper.search(path)};
-}
-
 std::uint8_t stack_rule(std::span<const FrameRole> frames) {
     const FrameRole* outside = nullptr;  // the innermost Python frame outside torch
     bool outside_mixed = false;          // outside frames of more than one file
@@ -106,43 +100,66 @@ bool is_one_time(Category category) {
            category == Category::autocast_cache;
 }
 
+// Each rule's patterns are looked up by their place in one set per text kind: a capture's
+// every distinct path and function name is read once, not once per rule.
 struct CategoryClassifier::Compiled {
+    static constexpr int kNone = -1;
     struct Rule {
-        std::optional<util::Pattern> path, function, unless_path;
-        bool python, cpp;
+        int path = kNone, function = kNone, unless_path = kNone;  // into paths / functions
+        bool python, cpp;                                         // the frames it applies to
     };
     std::vector<Rule> rules;
+    int torch_code = kNone, optimizer_wrapper = kNone;  // PathRole's, into paths
+    std::optional<util::PatternSet> paths, functions;
 };
 
 CategoryClassifier::CategoryClassifier() : compiled_(std::make_unique<Compiled>()) {
-    const auto compile = [](const char* pattern) {
-        return pattern ? std::optional<util::Pattern>(util::Pattern(pattern, "category rule")) : std::nullopt;
+    std::vector<std::string_view> paths, functions;
+    const auto add = [](std::vector<std::string_view>& set, const char* pattern) {
+        if (!pattern) return Compiled::kNone;
+        set.emplace_back(pattern);
+        return static_cast<int>(set.size() - 1);
     };
     for (const auto& r : kRules) {
         const std::string_view frames = r.frames;
-        compiled_->rules.push_back(
-            {compile(r.path), compile(r.function), compile(r.unless_path), frames != "C++", frames != "python"});
+        compiled_->rules.push_back({add(paths, r.path), add(functions, r.function), add(paths, r.unless_path),
+                                    frames != "C++", frames != "python"});
     }
+    compiled_->torch_code = add(paths, R"((^|/)torch/)");
+    compiled_->optimizer_wrapper = add(paths, R"((^|/)torch/optim/optimizer\.py$)");
+    compiled_->paths.emplace(paths, "category rule");
+    compiled_->functions.emplace(functions, "category rule");
 }
 
 CategoryClassifier::~CategoryClassifier() = default;
 CategoryClassifier::CategoryClassifier(CategoryClassifier&&) noexcept = default;
 
-std::uint32_t CategoryClassifier::path_rules(std::string_view path) const {
-    std::uint32_t bits = 0;
-    for (std::size_t i = 0; i < compiled_->rules.size(); ++i) {
-        const auto& rule = compiled_->rules[i];
-        if ((!rule.path || rule.path->search(path)) && !(rule.unless_path && rule.unless_path->search(path)))
-            bits |= std::uint32_t{1} << i;
+namespace {
+
+bool matched(std::uint64_t matches, int pattern) { return (matches >> pattern) & 1; }
+
+}  // namespace
+
+PathFacts CategoryClassifier::path_facts(std::string_view path) const {
+    const auto& c = *compiled_;
+    const std::uint64_t matches = c.paths->matches(path);
+    PathFacts out;
+    for (std::size_t i = 0; i < c.rules.size(); ++i) {
+        const auto& rule = c.rules[i];
+        if ((rule.path == Compiled::kNone || matched(matches, rule.path)) &&
+            !(rule.unless_path != Compiled::kNone && matched(matches, rule.unless_path)))
+            out.rules |= std::uint32_t{1} << i;
     }
-    return bits;
+    out.role = {matched(matches, c.torch_code), matched(matches, c.optimizer_wrapper)};
+    return out;
 }
 
 std::uint32_t CategoryClassifier::function_rules(std::string_view name) const {
+    const std::uint64_t matches = compiled_->functions->matches(name);
     std::uint32_t bits = 0;
     for (std::size_t i = 0; i < compiled_->rules.size(); ++i) {
-        const auto& rule = compiled_->rules[i];
-        if (!rule.function || rule.function->search(name)) bits |= std::uint32_t{1} << i;
+        const int function = compiled_->rules[i].function;
+        if (function == Compiled::kNone || matched(matches, function)) bits |= std::uint32_t{1} << i;
     }
     return bits;
 }

@@ -50,17 +50,30 @@ std::string normalized_path(std::string_view filename) {
     return out;
 }
 
+// The path tests of a frame in one set, matched in one pass over the path: a bit each, 0 for
+// an option not given.
 struct FrameClassifier::Compiled {
-    std::optional<util::Pattern> user_added, not_user_added, not_user_default, generated;
+    std::optional<util::PatternSet> tests;
+    std::uint64_t generated = 0, not_user_default = 0, user_added = 0, not_user_added = 0;
     bool use_defaults = true;
 };
 
 FrameClassifier::FrameClassifier(const SiteRules& rules) : compiled_(std::make_unique<Compiled>()) {
-    compiled_->use_defaults = rules.use_defaults;
-    compiled_->user_added = util::Pattern::any_of(rules.user_code, "--user-code");
-    compiled_->not_user_added = util::Pattern::any_of(rules.not_user_code, "--not-user-code");
-    compiled_->not_user_default = util::Pattern::any_of(patterns_of(default_not_user_code()), "default rule");
-    compiled_->generated = util::Pattern::any_of(patterns_of(generated_code()), "generated-code rule");
+    auto& c = *compiled_;
+    c.use_defaults = rules.use_defaults;
+    std::vector<std::string> joined;
+    // Each list joined and checked on its own first (any_of), so an error names its option.
+    const auto add = [&](const std::vector<std::string>& patterns, std::string_view origin) -> std::uint64_t {
+        const auto any = util::Pattern::any_of(patterns, origin);
+        if (!any) return 0;
+        joined.push_back(any->text());
+        return std::uint64_t{1} << (joined.size() - 1);
+    };
+    c.generated = add(patterns_of(generated_code()), "generated-code rule");
+    c.not_user_default = add(patterns_of(default_not_user_code()), "default rule");
+    c.user_added = add(rules.user_code, "--user-code");
+    c.not_user_added = add(rules.not_user_code, "--not-user-code");
+    c.tests.emplace(std::vector<std::string_view>(joined.begin(), joined.end()), "site rule");
 }
 
 FrameClassifier::~FrameClassifier() = default;
@@ -70,15 +83,17 @@ FrameFlags FrameClassifier::classify(std::string_view filename) const {
     FrameFlags flags;
     flags.python = is_python_file(filename);
     if (!flags.python) return flags;  // C++ frames and "??" are never user code
-    const std::string path = normalized_path(filename);
     const auto& c = *compiled_;
-    flags.generated = c.generated->search(path);
-    if (c.not_user_added && c.not_user_added->search(path)) return flags;
-    if (c.user_added && c.user_added->search(path)) {
+    const std::uint64_t matched = filename.find('\\') == std::string_view::npos
+                                      ? c.tests->matches(filename)
+                                      : c.tests->matches(normalized_path(filename));
+    flags.generated = matched & c.generated;
+    if (matched & c.not_user_added) return flags;
+    if (matched & c.user_added) {
         flags.user = true;
         return flags;
     }
-    flags.user = c.use_defaults && !flags.generated && !c.not_user_default->search(path);
+    flags.user = c.use_defaults && !flags.generated && !(matched & c.not_user_default);
     return flags;
 }
 

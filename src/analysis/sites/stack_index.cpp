@@ -197,8 +197,9 @@ struct StackIndex::Impl {
         const auto path = texts.text(f.path);
         f.flags = classifier.classify(filename);
         f.hidden = default_hidden.search(filename);
-        f.rules = categories.path_rules(path);
-        f.role = path_role(path);
+        const auto facts = categories.path_facts(path);
+        f.rules = facts.rules;
+        f.role = facts.role;
         c.files.push_back(f);
         slot = static_cast<std::uint32_t>(c.files.size());
         return c.files.back();

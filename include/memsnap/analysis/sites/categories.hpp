@@ -43,8 +43,18 @@ struct CategoryRule {
 };
 std::span<const CategoryRule> category_rules();
 
+// The path's part of a frame's role: worked out once per file.
+struct PathRole {
+    bool torch = false, optimizer_wrapper = false;
+};
+// What a file's path tells: its rules (a bit each, as path_rules) and its role.
+struct PathFacts {
+    std::uint32_t rules = 0;
+    PathRole role;
+};
+
 // The table compiled once. A frame's rule is the first whose path and function conditions
-// both hold: `path_rules` and `function_rules` give a bit per rule for one text each (so
+// both hold: `path_rules` (part of `path_facts`) and `function_rules` give a bit per rule for one text each (so
 // callers can keep them per string), `first_rule` combines them. A stack's category is that
 // of its smallest rule index, see category_of_rule; category_rules().size() means none.
 class CategoryClassifier {
@@ -52,7 +62,8 @@ class CategoryClassifier {
     CategoryClassifier();
     ~CategoryClassifier();
     CategoryClassifier(CategoryClassifier&&) noexcept;
-    std::uint32_t path_rules(std::string_view path) const;
+    PathFacts path_facts(std::string_view path) const;
+    std::uint32_t path_rules(std::string_view path) const { return path_facts(path).rules; }
     std::uint32_t function_rules(std::string_view name) const;
     std::uint8_t first_rule(std::uint32_t path_rules, std::uint32_t function_rules, bool python) const;
     std::uint8_t classify_frame(std::string_view path, std::string_view name, bool python) const {
@@ -76,11 +87,6 @@ struct FrameRole {
     bool named_step = false;         // a function named step
     std::uint32_t file = 0;          // an id of the frame's file, equal for equal files
 };
-// The path's part of a frame's role: worked out once per file.
-struct PathRole {
-    bool torch = false, optimizer_wrapper = false;
-};
-PathRole path_role(std::string_view path);
 
 // The rule that decides a stack's category, its frames innermost first: the first frame with a
 // rule, walking outward. torch/optim decides only for the optimizer's own code: when no Python
