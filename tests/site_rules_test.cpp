@@ -9,6 +9,8 @@
 #include <memsnap/analysis/sites/site_rules.hpp>
 #include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/util/pattern.hpp>
+#include <memsnap/util/permute.hpp>
 
 using namespace memsnap;
 using analysis::FrameClassifier;
@@ -142,6 +144,41 @@ TEST_SUITE("unit") {
         CHECK(index.category(0, workspace) == Category::workspace);
         CHECK(index.category(0, lbfgs) == Category::gradient);
         CHECK(index.category(0, snapshot::no_stack) == Category::unknown);
+    }
+
+    TEST_CASE("patterns: a set answers for each pattern what it answers alone / an invalid one is named") {
+        const std::vector<std::string_view> patterns = {R"((^|/)torch/)", R"(^<eval_with_key>)", R"(\.py$)",
+                                                        R"(lr_scheduler\.py$)", "[Ww]orkspace"};
+        const util::PatternSet set(patterns, "test rule");
+        const std::string_view texts[] = {"/usr/lib/python3/site-packages/torch/optim/lr_scheduler.py",
+                                          "<eval_with_key>.3",
+                                          "torch/nn/modules/module.py",
+                                          "at::native::getWorkspace",
+                                          "",
+                                          "mytorch/x.pyc",
+                                          std::string_view("a\0torch/\xff", 10)};
+        for (const auto text : texts) {
+            std::uint64_t alone = 0;
+            for (std::size_t i = 0; i < patterns.size(); ++i)
+                if (util::Pattern(patterns[i], "test rule").search(text)) alone |= std::uint64_t{1} << i;
+            CAPTURE(text);
+            CHECK(set.matches(text) == alone);
+        }
+        CHECK(set.matches("/a/torch/optim/lr_scheduler.py") == 0b1101);
+        CHECK_THROWS_WITH_AS(util::PatternSet({"ok", "(unclosed"}, "--user-code"),
+                             doctest::Contains("--user-code: invalid regular expression '(unclosed'"), Error);
+    }
+
+    TEST_CASE("permute: each record lands where the order says / the order is used up") {
+        std::vector<std::string> items = {"a", "b", "c", "d", "e", "f"};
+        std::vector<std::uint32_t> order = {3, 0, 1, 2, 5, 4};  // a 4-cycle and a swap
+        util::permute(items, order);
+        CHECK(items == std::vector<std::string>{"d", "a", "b", "c", "f", "e"});
+        CHECK(order == std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5});
+        std::vector<std::string> none;
+        std::vector<std::uint32_t> empty;
+        util::permute(none, empty);
+        CHECK(none.empty());
     }
 
 }  // TEST_SUITE

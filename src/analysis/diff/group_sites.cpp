@@ -1,9 +1,12 @@
 #include <memsnap/analysis/diff/group_sites.hpp>
+#include <memsnap/util/hash.hpp>
+#include <memsnap/util/permute.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
+#include <numeric>
+#include <unordered_map>
 
 namespace memsnap::analysis {
 
@@ -30,18 +33,33 @@ std::vector<StackGrowth> grown_stacks(const SiteGroups& site) {
     return merged;
 }
 
+namespace {
+
+struct TokenHash {
+    std::size_t operator()(const std::pair<std::uint64_t, Category>& token) const {
+        return util::mix_hash(util::mix_hash(util::hash_seed(), token.first), static_cast<std::uint64_t>(token.second));
+    }
+};
+
+}  // namespace
+
 std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& index, const util::Steps& steps) {
     // Grouped by number first (the site's token, or the block size without stacks), so that
     // each site's name is built once however many groups it has.
     const auto token = [&](const GroupKey& key) {
         return std::pair(site_token(index, key.stack, key.size), key.category);
     };
-    std::map<std::pair<std::uint64_t, Category>, std::size_t> position;
-    for (const auto& group : match.groups) position.try_emplace(token(group.first), position.size());
+    std::unordered_map<std::pair<std::uint64_t, Category>, std::size_t, TokenHash> position;
+    position.reserve(match.groups.size());
+    std::vector<std::size_t> site_of_group;
+    site_of_group.reserve(match.groups.size());
+    for (const auto& group : match.groups)
+        site_of_group.push_back(position.try_emplace(token(group.first), position.size()).first->second);
     std::vector<SiteGroups> out(position.size());
     std::vector<bool> named(out.size(), false);
-    for (const auto& [key, counts] : match.groups) {
-        const std::size_t at = position.at(token(key));
+    for (std::size_t i = 0; i < match.groups.size(); ++i) {
+        const auto& [key, counts] = match.groups[i];
+        const std::size_t at = site_of_group[i];
         auto& s = out[at];
         if (!named[at]) {
             s.change.site = site_key(index, key.stack, key.size, key.category);
@@ -84,8 +102,13 @@ std::vector<SiteGroups> group_sites(const BlockMatch& match, const StackIndex& i
         c.growth_bytes_per_step = per_step(c.delta_bytes, steps);
         c.category = c.site.category;
     }
-    std::sort(out.begin(), out.end(),
-              [](const SiteGroups& a, const SiteGroups& b) { return a.change.site < b.change.site; });
+    // Sorted through an index: a SiteGroups is a few hundred bytes to move, a hundred thousand
+    // sites make 1.7 million comparisons.
+    std::vector<std::uint32_t> order(out.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return out[a].change.site < out[b].change.site; });
+    util::permute(out, order);
     return out;
 }
 
