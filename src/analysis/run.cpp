@@ -222,7 +222,7 @@ Result run_diff(const Request& rq) {
         out.warnings.push_back(Fact(FactKind::same_capture).text("file", before_file));
     out.gate = check_gates(result, rq.gates);
     if (options.stack_samples != StackSamples::none)
-        if (const auto* snap = std::get_if<SnapshotDiff>(&result)) out.stacks = diff_stacks(*snap);
+        if (auto* snap = std::get_if<SnapshotDiff>(&result)) out.stacks = take_diff_stacks(*snap);
     out.view = view_of(rq, after, std::nullopt);
     out.value = std::move(result);
     return out;

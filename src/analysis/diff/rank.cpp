@@ -106,6 +106,9 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
             out.not_listed_delta_bytes += s.change.delta_bytes;
         else
             out.sites.push_back(complete(r, true));
+        // Done with: its memory goes to what is built from it (a diff may hold a million sites).
+        s.groups = {};
+        s.by_device = {};
     }
     return out;
 }

@@ -129,12 +129,16 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     // The traces are compared on another core while the blocks are matched here.
     auto traces = std::async(std::launch::async, [&] { return compare_traces(before, after, options.device); });
     StackIndex index({&before, &after}, options.rules, options.stacks);
-    const auto old_blocks = collect_blocks(before, 0, index, options.device);
-    const auto new_blocks = collect_blocks(after, 1, index, options.device);
+    auto old_blocks = collect_blocks(before, 0, index, options.device);
+    auto new_blocks = collect_blocks(after, 1, index, options.device);
     diff.stacks_recorded = old_blocks.any_recorded || new_blocks.any_recorded;
     diff.pending_free_before = old_blocks.pending_free_bytes;
     diff.pending_free_after = new_blocks.pending_free_bytes;
-    const auto match = match_blocks(old_blocks, new_blocks);
+    auto match = match_blocks(old_blocks, new_blocks);
+    // Each stage's input is let go once the next is built: the peak of a diff of many sites is
+    // the ranking, with the sites, their stacks and the ranked list all held.
+    old_blocks = {};
+    new_blocks = {};
     diff.categories = match.categories;
     diff.totals =
         totals_change(compute_totals(before, options.device), compute_totals(after, options.device), options.steps);
@@ -149,6 +153,7 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     // Each device is judged on its own only where both captures hold the same devices: a device
     // index of one program says nothing of another's.
     const bool per_device = match.several_devices && diff.devices.before == diff.devices.after;
+    match = {};
     auto explanation =
         explain({diff.totals, grouped, index, diff.comparability, options.steps, diff.stacks_recorded, stacks_in_traces,
                  !options.stacks.focus.empty(), diff.pending_free_before, diff.pending_free_after,
@@ -167,13 +172,29 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     return diff;
 }
 
-StackProfile diff_stacks(const SnapshotDiff& diff) {
+namespace {
+
+StackProfile diff_profile(const SnapshotDiff& diff) {
     StackProfile out;
     out.subject = {ProfileSubject::Kind::diff, diff.before_file, diff.after_file, 0, 0};
     out.measure = "bytes";
     out.differential = true;
     out.frame_table = diff.frame_table;
+    return out;
+}
+
+}  // namespace
+
+StackProfile diff_stacks(const SnapshotDiff& diff) {
+    auto out = diff_profile(diff);
     out.samples = diff.stack_samples;
+    return out;
+}
+
+StackProfile take_diff_stacks(SnapshotDiff& diff) {
+    auto out = diff_profile(diff);
+    out.samples = std::move(diff.stack_samples);
+    diff.stack_samples = {};
     return out;
 }
 

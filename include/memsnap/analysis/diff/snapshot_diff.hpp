@@ -19,5 +19,8 @@ SnapshotDiff diff_snapshots(const snapshot::Snapshot& before, const snapshot::Sn
 
 // Every stack of a diff made with AnalysisOptions::stack_samples, before and after.
 StackProfile diff_stacks(const SnapshotDiff& diff);
+// The same, its samples moved out of `diff` (left without them): one copy fewer of what may
+// be a sample per site. The frame table is copied, the report's stacks use it too.
+StackProfile take_diff_stacks(SnapshotDiff& diff);
 
 }  // namespace memsnap::analysis
