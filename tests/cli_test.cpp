@@ -11,9 +11,16 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <regex>
+#include <thread>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace memsnap;
@@ -132,6 +139,82 @@ TEST_CASE("standard input is read with '-'" * doctest::test_suite("cli")) {
     const auto piped = test::run_memsnap("info --format json -", "", path.string());
     REQUIRE(piped.exit_code == 0);
     CHECK(nlohmann::json::parse(piped.out).at("segments") == 7);
+}
+
+namespace {
+
+// The GLIBC_TUNABLES memsnap runs with when started under `tunables` (nullptr: unset), read
+// from /proc while it waits on standard input, a pipe nobody writes to yet.
+std::optional<std::string> tunables_memsnap_runs_with(const char* tunables) {
+    int pipe_fds[2];
+    REQUIRE(::pipe(pipe_fds) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::dup2(pipe_fds[0], 0);
+        ::close(pipe_fds[0]);
+        ::close(pipe_fds[1]);
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        if (tunables)
+            ::setenv("GLIBC_TUNABLES", tunables, 1);
+        else
+            ::unsetenv("GLIBC_TUNABLES");
+        ::execl(MEMSNAP_BINARY, MEMSNAP_BINARY, "info", "-", static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    ::close(pipe_fds[0]);
+    const auto proc = std::filesystem::path("/proc") / std::to_string(pid);
+    // Blocked in read(2) (syscall 0 on x86-64, 63 on arm64) on the pipe: past any relaunch.
+    const auto reading = [&] {
+        std::ifstream syscall(proc / "syscall");
+        std::string number;
+        return syscall >> number && (number == "0" || number == "63");
+    };
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!reading() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::optional<std::string> found;
+    std::ifstream environ(proc / "environ", std::ios::binary);
+    for (std::string entry; std::getline(environ, entry, '\0');)
+        if (entry.starts_with("GLIBC_TUNABLES=")) found = entry.substr(15);
+    ::close(pipe_fds[1]);  // end of input: memsnap exits
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    return found;
+}
+
+bool huge_pages_available() {
+    std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string line;
+    return std::getline(mode, line) &&
+           (line.find("[always]") != std::string::npos || line.find("[madvise]") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("memsnap relaunches itself once with glibc's huge-page tunable / a tunable already set stays" *
+          doctest::test_suite("cli")) {
+    if (!std::filesystem::exists("/proc/self/syscall") || !huge_pages_available())
+        MEMSNAP_SKIP("no /proc/PID/syscall or no transparent huge pages here: the relaunch cannot be seen");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    constexpr bool sanitized = true;
+#elif defined(__has_feature)
+    constexpr bool sanitized = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
+#else
+    constexpr bool sanitized = false;
+#endif
+    if (sanitized) {  // the sanitizer's allocator: nothing to tune, no relaunch
+        CHECK(tunables_memsnap_runs_with(nullptr) == std::nullopt);
+        return;
+    }
+    CHECK(tunables_memsnap_runs_with(nullptr) == "glibc.malloc.hugetlb=1");
+    // Another tunable the user set is kept. (Past the first, glibc's loader cuts the variable
+    // short where /proc shows it, so what is appended cannot be seen here.)
+    CHECK(tunables_memsnap_runs_with("glibc.malloc.mxfast=0").value_or("").starts_with("glibc.malloc.mxfast=0"));
+    CHECK(tunables_memsnap_runs_with("glibc.malloc.hugetlb=0") == "glibc.malloc.hugetlb=0");
 }
 
 TEST_CASE("golden: info text and json" * doctest::test_suite("unit")) {
