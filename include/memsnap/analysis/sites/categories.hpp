@@ -54,9 +54,10 @@ struct PathFacts {
 };
 
 // The table compiled once. A frame's rule is the first whose path and function conditions
-// both hold: `path_rules` (part of `path_facts`) and `function_rules` give a bit per rule for one text each (so
-// callers can keep them per string), `first_rule` combines them. A stack's category is that
-// of its smallest rule index, see category_of_rule; category_rules().size() means none.
+// both hold: `path_rules` (part of `path_facts`) and `function_rules` give a bit per rule for
+// one text each (so callers can keep them per string), `first_rule` combines them. A stack's
+// category is that of its smallest rule index, see category_of_rule; category_rules().size()
+// means none.
 class CategoryClassifier {
   public:
     CategoryClassifier();
