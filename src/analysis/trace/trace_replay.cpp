@@ -118,20 +118,21 @@ void count_back(Replay& r, std::int64_t allocated_end, std::int64_t reserved_end
     // Backward from the snapshot's totals. Sizes are the file's: every sum is checked. The
     // allocations' sizes together fit, so that any sum of some of them (a site's, a category's,
     // the live ones at a moment) fits too.
+    // r.allocated holds each event's change in allocated bytes first, then, walking back, the
+    // bytes before it: one array of the trace's length fewer to zero and fault in.
     std::int64_t all_sizes = 0;
-    std::vector<std::int64_t> allocated_change(n, 0);
+    r.allocated.assign(n + 1, 0);
     for (const auto& a : r.allocations) {
         all_sizes = util::or_refuse(util::checked_add(all_sizes, std::max<std::int64_t>(a.size, 0)),
                                     "the sizes of the trace's allocations", file);
-        if (a.alloc_event) allocated_change[*a.alloc_event] += a.size;
-        if (a.free_event) allocated_change[*a.free_event] -= a.size;
+        if (a.alloc_event) r.allocated[*a.alloc_event] += a.size;
+        if (a.free_event) r.allocated[*a.free_event] -= a.size;
     }
-    r.allocated.assign(n + 1, 0);
     r.reserved.assign(n + 1, 0);
     r.allocated[n] = allocated_end;
     r.reserved[n] = reserved_end;
     for (std::size_t i = n; i-- > 0;) {
-        const auto allocated = util::checked_sub(r.allocated[i + 1], allocated_change[i]);
+        const auto allocated = util::checked_sub(r.allocated[i + 1], r.allocated[i]);  // r.allocated[i]: the change
         const auto reserved = util::checked_sub(r.reserved[i + 1], reserved_change(r.events[i], file));
         if (!allocated || !reserved)
             util::refuse(fmt::format("the bytes {} before trace event {}", allocated ? "reserved" : "allocated", i),
