@@ -4,6 +4,7 @@
 
 #if defined(__GLIBC__)
 #include <climits>
+#include <cstdio>
 #include <fstream>
 #include <gnu/libc-version.h>
 #include <optional>
@@ -31,11 +32,8 @@ constexpr std::string_view kTunable = "glibc.malloc.hugetlb";
 
 // glibc reads the tunable from 2.35 on.
 bool glibc_has_tunable() {
-    const std::string_view version = gnu_get_libc_version();
-    const auto dot = version.find('.');
-    if (dot == std::string_view::npos) return false;
-    const int major = std::atoi(std::string(version.substr(0, dot)).c_str());
-    const int minor = std::atoi(std::string(version.substr(dot + 1)).c_str());
+    int major = 0, minor = 0;
+    if (std::sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) != 2) return false;
     return major > 2 || (major == 2 && minor >= 35);
 }
 
@@ -43,7 +41,7 @@ bool glibc_has_tunable() {
 bool system_has_huge_pages() {
     std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
     std::string line;
-    return std::getline(mode, line) && line.find("[never]") == std::string::npos &&
+    return std::getline(mode, line) &&
            (line.find("[always]") != std::string::npos || line.find("[madvise]") != std::string::npos);
 }
 

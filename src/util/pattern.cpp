@@ -7,9 +7,19 @@
 
 namespace memsnap::util {
 
-Pattern::Pattern(std::string_view pattern, std::string_view origin, bool ignore_case) : text_(pattern) {
+namespace {
+
+// Errors are reported by the caller, naming the option or rule, never logged by RE2.
+RE2::Options quiet_options() {
     RE2::Options options;
     options.set_log_errors(false);
+    return options;
+}
+
+}  // namespace
+
+Pattern::Pattern(std::string_view pattern, std::string_view origin, bool ignore_case) : text_(pattern) {
+    RE2::Options options = quiet_options();
     options.set_case_sensitive(!ignore_case);
     auto re = std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
     if (!re->ok())
@@ -60,16 +70,6 @@ std::vector<std::string_view> Pattern::find_all(std::string_view text) const {
     }
     return out;
 }
-
-namespace {
-
-RE2::Options quiet_options() {
-    RE2::Options options;
-    options.set_log_errors(false);
-    return options;
-}
-
-}  // namespace
 
 struct PatternSet::Compiled {
     explicit Compiled(const RE2::Options& options) : set(options, re2::RE2::UNANCHORED) {}

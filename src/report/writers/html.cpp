@@ -71,10 +71,11 @@ class HtmlWriter {
         for (const auto& svg : pictures) {
             const auto start = svg.find("<svg");
             const auto picture = std::string_view(svg).substr(start == std::string::npos ? 0 : start);
-            sink("<div>");
+            constexpr std::string_view open = "<div>", close = "</div>\n";
+            sink(open);
             sink(picture);
-            sink("</div>\n");
-            pictures_bytes_ += picture.size() + 12;
+            sink(close);
+            pictures_bytes_ += open.size() + picture.size() + close.size();
         }
         body(d.root, 2);
         sink(body_);
