@@ -301,6 +301,15 @@ TEST_CASE("CLI on real memory_summary captures" * doctest::test_suite("real")) {
                   .exit_code == 0);
 }
 
+TEST_CASE("diff of a capture with itself: each side's out-of-memory events under its own name" *
+          doctest::test_suite("cli")) {
+    const auto loop = test::quote(test::fixtures_dir() / "snapshots" / "oom_loop.pickle");
+    const auto r = test::run_memsnap("diff " + loop + " " + loop);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("the first capture records 1 out-of-memory event on device 0") != std::string::npos);
+    CHECK(r.out.find("the second capture records 1 out-of-memory event on device 0") != std::string::npos);
+}
+
 TEST_CASE("trace from the command line: formats / options / exit codes" * doctest::test_suite("cli")) {
     const auto loop = test::quote(test::fixtures_dir() / "snapshots" / "oom_loop.pickle");
     // The OOM example the README shows, as printed, run from the checkout as the README does.

@@ -168,14 +168,15 @@ Result run_trend(const Request& rq);
 // What each side's trace adds to a snapshot diff: its peak, and the OOMs it records.
 void add_traces(const snapshot::Snapshot& before, const snapshot::Snapshot& after, const AnalysisOptions& options,
                 SnapshotDiff& diff) {
-    for (const auto* side : {&before, &after})
-        for (const auto& [device, events] : ooms_by_device(*side))
+    // By position, not address: a capture diffed with itself is both sides.
+    const std::array sides{&before, &after};
+    for (std::size_t i = 0; i < sides.size(); ++i)
+        for (const auto& [device, events] : ooms_by_device(*sides[i]))
             diff.headline.push_back(Fact(FactKind::oom_in_capture)
-                                        .text("side", side == &before ? "before" : "after")
+                                        .text("side", i == 0 ? "before" : "after")
                                         .count("device", device)
                                         .count("events", events));
     // Each side's peak is a replay of its whole trace: the two on two cores.
-    const std::array sides{&before, &after};
     std::array<std::optional<Peak>, 2> peaks;
     for (const auto& e : util::for_each_index(2, [&](std::size_t i) { peaks[i] = trace_peak(*sides[i], options); }))
         if (e) std::rethrow_exception(e);
