@@ -37,6 +37,8 @@ std::string pad_left(const std::string& text, std::size_t to) {
     return w < to ? std::string(to - w, ' ') + text : text;
 }
 
+constexpr std::size_t kFlushBytes = 64 * 1024;
+
 class TextWriter {
   public:
     TextWriter(const RenderOptions& options, const Sink& sink)
@@ -236,6 +238,8 @@ class TextWriter {
             }
             while (out_.size() > start && out_.back() == ' ') out_.pop_back();
             out_ += '\n';
+            // A table of a long series runs to tens of MB: written as it grows, not held whole.
+            if (out_.size() >= kFlushBytes) flush();
         };
         line(header);
         for (const auto& row : cells) line(row);
