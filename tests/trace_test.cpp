@@ -1,6 +1,7 @@
 // `trace`: replay against the snapshot, iterations, what each iteration leaves live, and
 // out-of-memory events explained, on real captures, variants of them, and made models.
 
+#include "analysis/trace/trace_replay.hpp"
 #include "analysis_support.hpp"
 #include "model_maker.hpp"
 #include "support.hpp"
@@ -15,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <set>
 
 using namespace memsnap;
 
@@ -187,6 +190,41 @@ TEST_SUITE("real") {
               std::string::npos);
         CHECK(message("muduard-layoutediting_segment_list.pkl").find("segment list") != std::string::npos);
         CHECK(message("verl-megatron-vllm_pending_free.pickle").find("blocks carry stacks") != std::string::npos);
+    }
+
+    TEST_CASE("trace: a replay that counts allocated bytes only counts them as the full replay does") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        std::size_t replayed = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(test::real_dir() / "snapshots")) {
+            if (entry.path().extension() != ".pickle") continue;
+            const auto snap = real(entry.path().filename().string().c_str());
+            CAPTURE(entry.path().filename().string());
+            std::set<int> devices;
+            for (const auto& e : snap.events) devices.insert(e.device);
+            for (const int device : devices) {
+                CAPTURE(device);
+                const auto full = analysis::detail::replay(snap, device);
+                const auto allocated = analysis::detail::replay(snap, device, analysis::detail::Counted::allocated);
+                CHECK(full.reserved.size() == full.events.size() + 1);
+                CHECK(allocated.reserved.empty());
+                CHECK(allocated.allocated == full.allocated);
+                CHECK(allocated.disagreements.size() == full.disagreements.size());
+                // Events of one device (all of them when the trace has no other) in trace order.
+                REQUIRE(full.events.size() == allocated.events.size());
+                std::size_t on_device = 0;
+                for (std::size_t i = 0; i < snap.events.size(); ++i)
+                    if (snap.events[i].device == device) {
+                        REQUIRE(on_device < full.events.size());
+                        CHECK(full.events[on_device].time_us == snap.events[i].time_us);
+                        CHECK(full.events[on_device].addr == snap.events[i].addr);
+                        ++on_device;
+                    }
+                CHECK(on_device == full.events.size());
+                if (!full.events.empty()) CHECK(full.events.first_at(full.events.back().time_us) < full.events.size());
+                ++replayed;
+            }
+        }
+        CHECK(replayed >= 10);
     }
 
     TEST_CASE("trace: a leak of one allocation per iteration in a real trace run five times ranks first") {

@@ -112,8 +112,10 @@ ForwardCounts pair_allocations(Replay& r, LiveAllocations& live) {
     return c;
 }
 
-// Fills r.allocated and r.reserved, counted back from the end's totals.
-void count_back(Replay& r, std::int64_t allocated_end, std::int64_t reserved_end, const std::string& file) {
+// Fills r.allocated, and r.reserved unless only allocated bytes are `counted`, counted back
+// from the end's totals.
+void count_back(Replay& r, std::int64_t allocated_end, std::int64_t reserved_end, Counted counted,
+                const std::string& file) {
     const std::size_t n = r.events.size();
     // Backward from the snapshot's totals. Sizes are the file's: every sum is checked. The
     // allocations' sizes together fit, so that any sum of some of them (a site's, a category's,
@@ -128,23 +130,27 @@ void count_back(Replay& r, std::int64_t allocated_end, std::int64_t reserved_end
         if (a.alloc_event) r.allocated[*a.alloc_event] += a.size;
         if (a.free_event) r.allocated[*a.free_event] -= a.size;
     }
-    r.reserved.assign(n + 1, 0);
     r.allocated[n] = allocated_end;
-    r.reserved[n] = reserved_end;
+    const bool with_reserved = counted == Counted::allocated_and_reserved;
+    if (with_reserved) {
+        r.reserved.assign(n + 1, 0);
+        r.reserved[n] = reserved_end;
+    }
     for (std::size_t i = n; i-- > 0;) {
         const auto allocated = util::checked_sub(r.allocated[i + 1], r.allocated[i]);  // r.allocated[i]: the change
-        const auto reserved = util::checked_sub(r.reserved[i + 1], reserved_change(r.events[i], file));
+        const auto reserved = with_reserved ? util::checked_sub(r.reserved[i + 1], reserved_change(r.events[i], file))
+                                            : std::optional<std::int64_t>(0);
         if (!allocated || !reserved)
             util::refuse(fmt::format("the bytes {} before trace event {}", allocated ? "reserved" : "allocated", i),
                          file);
         r.allocated[i] = *allocated;
-        r.reserved[i] = *reserved;
+        if (with_reserved) r.reserved[i] = *reserved;
     }
 }
 
 }  // namespace
 
-Replay replay(const Snapshot& snap, int device) {
+Replay replay(const Snapshot& snap, int device, Counted counted) {
     Replay r(snap);
     // Counted first: a long trace's event indices and allocations would otherwise be copied
     // at every doubling, which is most of a replay's page faults.
@@ -156,10 +162,14 @@ Replay replay(const Snapshot& snap, int device) {
         }
     for (const auto& seg : snap.segments)
         if (seg.device == device) allocations += seg.block_count;  // live blocks the trace did not allocate
-    r.events.reserve(on_device);
     r.allocations.reserve(allocations);
-    for (std::size_t i = 0; i < snap.events.size(); ++i)
-        if (snap.events[i].device == device) r.events.push_back(i);
+    if (on_device == snap.events.size()) {
+        r.events.take_all();
+    } else {
+        r.events.reserve(on_device);
+        for (std::size_t i = 0; i < snap.events.size(); ++i)
+            if (snap.events[i].device == device) r.events.push_back(i);
+    }
     const std::size_t n = r.events.size();
 
     LiveAllocations live;
@@ -198,9 +208,10 @@ Replay replay(const Snapshot& snap, int device) {
     if (missing) r.disagreements.push_back(Fact(FactKind::live_not_in_snapshot).count("allocations", missing));
     if (double_allocs) r.disagreements.push_back(Fact(FactKind::twice_allocated).count("addresses", double_allocs));
 
-    count_back(r, allocated_end, reserved_end, snap.source.path);
+    count_back(r, allocated_end, reserved_end, counted, snap.source.path);
     judge_truncation(r, snap, allocs, unseen_with_stack, lost, lost_bytes);
-    if (n > 0 && (r.allocated[0] < 0 || r.reserved[0] < 0)) r.disagreements.push_back(Fact(FactKind::negative_start));
+    if (n > 0 && (r.allocated[0] < 0 || (!r.reserved.empty() && r.reserved[0] < 0)))
+        r.disagreements.push_back(Fact(FactKind::negative_start));
     return r;
 }
 

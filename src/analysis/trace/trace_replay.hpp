@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -37,28 +38,38 @@ struct ReservedRange {
 class DeviceEvents {
   public:
     explicit DeviceEvents(const snapshot::TraceEvents& all) : all_(&all) {}
+    // Every event of the trace, held as no positions at all: most captures are of one device.
+    void take_all() {
+        every_ = true;
+        at_ = {};
+    }
     void reserve(std::size_t count) { at_.reserve(count); }
     void push_back(std::size_t position) { at_.push_back(position); }
-    std::size_t size() const { return at_.size(); }
-    bool empty() const { return at_.empty(); }
-    snapshot::TraceEvent operator[](std::size_t i) const { return (*all_)[at_[i]]; }
+    std::size_t size() const { return every_ ? all_->size() : at_.size(); }
+    bool empty() const { return size() == 0; }
+    snapshot::TraceEvent operator[](std::size_t i) const { return (*all_)[position(i)]; }
     snapshot::TraceEvent front() const { return (*this)[0]; }
     snapshot::TraceEvent back() const { return (*this)[size() - 1]; }
     // The first event at or after `time_us`, for events in time order.
     std::size_t first_at(std::int64_t time_us) const {
-        const auto it = std::ranges::partition_point(at_, [&](std::size_t p) { return (*all_)[p].time_us < time_us; });
-        return static_cast<std::size_t>(it - at_.begin());
+        const auto positions = std::views::iota(std::size_t{0}, size());
+        const auto it = std::ranges::partition_point(
+            positions, [&](std::size_t i) { return (*all_)[position(i)].time_us < time_us; });
+        return static_cast<std::size_t>(it - positions.begin());
     }
 
   private:
+    std::size_t position(std::size_t i) const { return every_ ? i : at_[i]; }
     const snapshot::TraceEvents* all_;
     std::vector<std::size_t> at_;
+    bool every_ = false;
 };
 
 struct Replay {
     explicit Replay(const snapshot::Snapshot& snap) : events(snap.events) {}
     DeviceEvents events;
-    // Before event i; index events.size() is the end (the snapshot's own totals).
+    // Before event i; index events.size() is the end (the snapshot's own totals). `reserved`
+    // is empty when the replay counted allocated bytes only.
     std::vector<std::int64_t> allocated, reserved;
     std::vector<Allocation> allocations;
     std::int64_t frees_unseen = 0;  // frees of blocks allocated before the trace
@@ -69,7 +80,10 @@ struct Replay {
     Facts disagreements;
 };
 
-Replay replay(const snapshot::Snapshot& snap, int device);
+// What a replay counts before each event: a peak needs allocated bytes only.
+enum class Counted { allocated_and_reserved, allocated };
+
+Replay replay(const snapshot::Snapshot& snap, int device, Counted counted = Counted::allocated_and_reserved);
 
 // The reserved ranges at moments walked back from the end: the snapshot's segments, then each
 // event undone from the last one down.
