@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <sstream>
 
@@ -718,6 +719,53 @@ TEST_SUITE("real") {
         device1.device = 1;
         const auto gnn = analysis::describe_snapshot(real("constructor-sun-gnn_3dev_expandable_oom.pickle"), device1);
         CHECK(gnn.categories[static_cast<std::size_t>(Category::parameter)].bytes >= std::int64_t{240} * 1024 * 1024);
+    }
+
+    TEST_CASE("fresh-eyes findings: captures in no known order are a set: their levels differ and nothing grows") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        auto every = test::all_sites();
+        const std::array names{"silmont2000-a2_forward_fp32.pickle", "silmont2000-a2_forward_bf16.pickle",
+                               "silmont2000-a2_tiny.pickle"};
+        const auto series_of = [&](std::array<std::size_t, 3> order) {
+            std::vector<analysis::SeriesCapture> series;
+            for (const auto i : order) series.push_back({names[i], analysis::describe_snapshot(real(names[i]), every)});
+            return series;
+        };
+        const auto verdicts = [](const analysis::TrendResult& t) {
+            std::vector<Verdict> out{t.verdict};
+            for (const auto* group : {&t.totals, &t.categories})
+                for (const auto& s : *group) out.push_back(s.fit.verdict);
+            for (const auto& s : t.sites) out.push_back(s.fit.verdict);
+            return out;
+        };
+        // Three programs given in two orders: a set, judged alike, and only as levels that differ.
+        const auto given = analysis::trend_snapshots(series_of({0, 1, 2}), every, {});
+        const auto reversed = analysis::trend_snapshots(series_of({2, 1, 0}), every, {});
+        for (const auto* t : {&given, &reversed}) {
+            REQUIRE_FALSE(t->comparability.order_known);
+            CHECK(t->verdict == Verdict::differs);
+            for (const auto v : verdicts(*t)) CHECK((v == Verdict::differs || v == Verdict::stable) == true);
+            // Nothing is given per capture either: no note says growth is.
+            for (const auto& f : t->notes) CHECK(f.kind != analysis::FactKind::steps_unknown);
+        }
+        CHECK(verdicts(given).size() == verdicts(reversed).size());
+        // With steps, the same captures are in an order: their levels grow or shrink, never "differ".
+        analysis::TrendOptions stepped;
+        stepped.steps = {100, 200, 300};
+        const auto ordered = analysis::trend_snapshots(series_of({1, 0, 2}), every, stepped);
+        REQUIRE(ordered.comparability.order_known);
+        for (const auto v : verdicts(ordered)) CHECK(v != Verdict::differs);
+        // bf16, fp32, then tiny: allocated falls as the tiny run's cache (3.5 GiB) rises.
+        CHECK(ordered.verdict == Verdict::cache_growth);
+        // From the command line over six unrelated summaries: "differs", in text and JSON.
+        const auto dir = test::quote((test::real_dir() / "summaries").string());
+        const auto text = test::run_memsnap("trend " + dir);
+        CHECK(text.exit_code == 0);
+        CHECK(text.out.find("Verdict: DIFFERS") != std::string::npos);
+        CHECK(text.out.find("GROWTH") == std::string::npos);
+        const auto json = test::run_memsnap("trend --format json " + dir);
+        REQUIRE(json.exit_code == 0);
+        CHECK(nlohmann::json::parse(json.out).at("verdict") == "differs");
     }
 
 }  // TEST_SUITE

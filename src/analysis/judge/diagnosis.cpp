@@ -197,6 +197,7 @@ std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& c) {
             if (c.behaviour && !c.one_process_ruled_out) out.push_back(Advice::shape_bucket);
             break;
         case Verdict::growth:
+        case Verdict::differs:
             out.push_back(Advice::growth_cannot_tell);
             out.push_back(c.order_contradicted ? Advice::order_contradicted
                           : !c.order_known     ? Advice::growth_order

@@ -164,10 +164,7 @@ Verdict judge_site(SiteShape shape, bool has_stack, Verdict overall, const Compa
 }
 
 Verdict judge_series(const SeriesShape& s, bool behaviour_allowed, bool ordered) {
-    if (!ordered) {
-        if (s.spread <= s.noise) return Verdict::stable;
-        return s.blocks_constant ? Verdict::shape_growth : Verdict::growth;
-    }
+    if (!ordered) return s.spread <= s.noise ? Verdict::stable : Verdict::differs;
     if (s.ups == 0 && s.downs == 0) return Verdict::stable;
     if (!behaviour_allowed) {
         if (s.net > s.noise) return s.blocks_constant ? Verdict::shape_growth : Verdict::growth;

@@ -10,7 +10,7 @@ namespace {
 
 // The one table of verdicts: spelling, kind, meaning and when memsnap gives each. The man page
 // prints the same table; a test keeps the two equal.
-constexpr std::array<VerdictInfo, 14> kVerdicts = {{
+constexpr std::array<VerdictInfo, 15> kVerdicts = {{
     {Verdict::leak, "leak", true, "blocks that are new and stay, step after step",
      "Captures in a known order and comparable: one process shown by shared trace events, or one process not "
      "ruled out and the same sites at both captures (with that caveat). diff: sites with a stack whose new blocks "
@@ -53,6 +53,10 @@ constexpr std::array<VerdictInfo, 14> kVerdicts = {{
     {Verdict::growth, "growth", false, "the levels differ; the behaviour is unknown",
      "Allocated (or a site) grows past the noise floor where a behaviour verdict's preconditions do not hold: "
      "another process, another workload, an unknown order, or no stack.",
+     ""},
+    {Verdict::differs, "differs", false, "the levels differ, in no known order",
+     "trend: captures in no known order (a set, not a series) whose values lie further apart than the noise floor: "
+     "which is before and which after is unknown, so neither growth nor shrink is said.",
      ""},
 }};
 

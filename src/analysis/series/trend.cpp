@@ -227,6 +227,8 @@ void judge(TrendResult& t) {
                                      .flag("per_step", t.steps_known)
                                      .real("r2", s->fit.r2)
                                      .real("not_down", s->fit.monotonic_share));
+    } else if (a == Verdict::stable && r == Verdict::differs) {
+        t.verdict = Verdict::differs;  // in no known order, reserved spreads: no cache grew, either
     } else if ((a == Verdict::stable || a == Verdict::shrink) &&
                (r == Verdict::growth || r == Verdict::one_time_growth || r == Verdict::irregular ||
                 r == Verdict::shape_growth || r == Verdict::leak)) {
@@ -273,7 +275,9 @@ void series_notes(TrendResult& t) {
                               .text("same_workload", std::string(to_string(c.same_workload))));
     if (c.caveat())
         t.notes.push_back(Fact(FactKind::caveat_same_workload).flag("summaries", t.kind != SeriesKind::snapshot));
-    if (!t.steps_known) t.notes.push_back(Fact(FactKind::steps_unknown).text("source", t.steps_source));
+    // In no known order nothing is given per capture either: the header says the order is given.
+    if (!t.steps_known && c.order_known)
+        t.notes.push_back(Fact(FactKind::steps_unknown).text("source", t.steps_source));
     if (t.warmup > 0)
         t.notes.push_back(Fact(FactKind::warmup_left_out).count("intervals", static_cast<std::int64_t>(t.warmup)));
     if (c.same_process == Answer::no)

@@ -3,7 +3,7 @@
 // before/after change of the allocator's totals against their noise floor.
 //
 // Verdicts are of two kinds. Level verdicts say what differs between captures (growth,
-// shape_growth, cache_growth, shrink, stable, freed, live, current, irregular) and need no
+// shape_growth, cache_growth, shrink, stable, freed, live, current, irregular, differs) and need no
 // more than the numbers. Behaviour verdicts (leak, one_time_growth, warmup, sawtooth,
 // fragmentation) say what a program does over time, and need a known order of the captures
 // and a comparable pair: one process shown (shared trace events), or one process not ruled
@@ -42,6 +42,7 @@ enum class Verdict : std::uint8_t {
     current,          // trace: made in the unfinished last iteration (level)
     live,             // trace: live at the end, no iterations to judge by (level)
     growth,           // the levels differ; the behaviour is unknown (level)
+    differs,          // trend: the levels differ in no known order, so neither up nor down (level)
 };
 
 struct VerdictInfo {
