@@ -768,4 +768,53 @@ TEST_SUITE("real") {
         CHECK(nlohmann::json::parse(json.out).at("verdict") == "differs");
     }
 
+    TEST_CASE("fresh-eyes findings: levels in a known order: a spike that came back differs / no steadiness shown") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        auto every = test::all_sites();
+        std::vector<analysis::SeriesCapture> series;
+        for (const char* name : {"kkaitlyn111-a2_small_forward_compiled.pickle", "kkaitlyn111-a2_ctx128_forward.pickle",
+                                 "kkaitlyn111-a2_segments_no_frames.pickle"})
+            series.push_back({name, analysis::describe_snapshot(real(name), every)});
+        analysis::TrendOptions stepped;
+        stepped.steps = {100, 200, 300};
+        const auto t = analysis::trend_snapshots(std::move(series), every, stepped);
+        REQUIRE(t.comparability.order_known);
+        REQUIRE_FALSE(t.comparability.behaviour_allowed());
+        // Activations: none, 5.3 GiB in the second program, none: not "stable".
+        const auto activation = std::find_if(t.categories.begin(), t.categories.end(),
+                                             [](const analysis::TrendSeries& s) { return s.name == "activation"; });
+        REQUIRE(activation != t.categories.end());
+        CHECK(activation->bytes.front() == activation->bytes.back());
+        CHECK(activation->bytes[1] > std::int64_t{5} << 30);
+        CHECK(activation->fit.verdict == Verdict::differs);
+        for (const auto& s : t.sites)
+            if (s.bytes_by_step.front() == s.bytes_by_step.back() && s.bytes_by_step[1] > (std::int64_t{1} << 30))
+                CHECK(s.fit.verdict == Verdict::differs);
+        // Three programs compared as levels: a slope, but no R² or share not down, which would
+        // read as the steadiness of a leak.
+        const auto doc = nlohmann::json::parse(report::render(t, report::Format::json, {}));
+        for (const auto& row : doc.at("totals")) {
+            CHECK(row.at("r2").is_null());
+            CHECK(row.at("monotonic_share").is_null());
+            CHECK(row.at("slope_bytes_per_step").is_number());
+        }
+        const auto text = report::render(t, report::Format::text, {});
+        CHECK(text.find("R²") == std::string::npos);
+        CHECK(text.find("compared as levels") != std::string::npos);
+    }
+
+    TEST_CASE("fresh-eyes findings: live memory freed into non-releasable cache is no growth") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // Reserved stays at 22 MiB; 4 MiB of live blocks freed stays cached in their segments.
+        const auto d = analysis::diff_snapshots(real("a0kuma-ckpt_plain.pickle"),
+                                                real("a0kuma-ckpt_checkpointed.pickle"), test::all_sites());
+        CHECK(d.totals.allocated.delta < -(std::int64_t{3} << 20));
+        CHECK(d.totals.reserved.delta == 0);
+        CHECK(d.totals.non_releasable.delta > (std::int64_t{3} << 20));
+        CHECK(d.verdict == Verdict::shrink);
+        CHECK(std::any_of(d.evidence.begin(), d.evidence.end(), [](const analysis::Fact& f) {
+            return f.kind == analysis::FactKind::metric_change && f.word("change") == "grows";
+        }));
+    }
+
 }  // TEST_SUITE

@@ -128,9 +128,9 @@ PairVerdict judge_pair(const PairReading& r) {
         return out;
     } else if (is(t.reserved, Change::grows)) {
         out.verdict = reserved_verdict(r, behaviour);  // allocated flat or falling: the cache grew
-    } else if (is(t.non_releasable, Change::grows)) {
-        out.verdict = Verdict::growth;  // the cache that cannot be returned grows as live memory falls
     } else if (is(t.allocated, Change::falls) || is(t.reserved, Change::falls)) {
+        // Non-releasable cache that grows as live memory falls is the freed memory, still cached
+        // in segments that hold live blocks (the evidence says so): nothing more is held.
         out.verdict = Verdict::shrink;
     } else {
         out.verdict = Verdict::stable;
@@ -169,7 +169,8 @@ Verdict judge_series(const SeriesShape& s, bool behaviour_allowed, bool ordered)
     if (!behaviour_allowed) {
         if (s.net > s.noise) return s.blocks_constant ? Verdict::shape_growth : Verdict::growth;
         if (s.net < -s.noise) return Verdict::shrink;
-        return Verdict::stable;
+        // Back where it began, past the floor between: not stable, and (levels only) no sawtooth.
+        return s.spread > s.noise ? Verdict::differs : Verdict::stable;
     }
     if (s.ups == 0) return Verdict::shrink;
     // Frees that take back a quarter of the growth or more: memory that comes and goes.

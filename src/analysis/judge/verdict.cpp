@@ -39,8 +39,12 @@ constexpr std::array<VerdictInfo, 15> kVerdicts = {{
      "high-water mark.",
      ""},
     {Verdict::shrink, "shrink", false, "less memory than before",
-     "Allocated or reserved falls past the noise floor and nothing grows past it.", "shrinking"},
-    {Verdict::stable, "stable", false, "no change past the noise floor", "Nothing changes past the noise floor.", ""},
+     "Allocated or reserved falls past the noise floor and neither grows past it (non-releasable cache may: the memory "
+     "freed, still cached in segments that hold live blocks).",
+     "shrinking"},
+    {Verdict::stable, "stable", false, "no change past the noise floor",
+     "Neither allocated nor reserved changes past the noise floor (non-releasable cache may, within what is reserved).",
+     ""},
     {Verdict::irregular, "irregular", false, "growth that fits no shape",
      "trend: growth past the noise floor that is none of leak, one_time_growth, sawtooth or shape_growth.", ""},
     {Verdict::freed, "freed", false, "a site whose memory went down",
@@ -54,9 +58,10 @@ constexpr std::array<VerdictInfo, 15> kVerdicts = {{
      "Allocated (or a site) grows past the noise floor where a behaviour verdict's preconditions do not hold: "
      "another process, another workload, an unknown order, or no stack.",
      ""},
-    {Verdict::differs, "differs", false, "the levels differ, in no known order",
-     "trend: captures in no known order (a set, not a series) whose values lie further apart than the noise floor: "
-     "which is before and which after is unknown, so neither growth nor shrink is said.",
+    {Verdict::differs, "differs", false, "the levels differ, with no direction",
+     "trend: captures in no known order (a set, not a series) whose values lie further apart than the noise floor, "
+     "so that neither growth nor shrink can be said; or, compared as levels, a first and last point within the "
+     "noise floor of each other with points between past it.",
      ""},
 }};
 

@@ -193,7 +193,7 @@ void three_point_rule(TrendResult& t, std::size_t points) {
     }
 }
 
-Fact fit_fact(const TrendSeries& s, bool steps_known, bool ordered) {
+Fact fit_fact(const TrendSeries& s, bool steps_known, bool ordered, bool shape_judged) {
     const auto [low, high] = std::minmax_element(s.bytes.begin(), s.bytes.end());
     return Fact(FactKind::series_fit)
         .text("name", s.name)
@@ -205,6 +205,7 @@ Fact fit_fact(const TrendSeries& s, bool steps_known, bool ordered) {
         .flag("per_step", steps_known)
         .real("r2", s.fit.r2)
         .flag("ordered", ordered)
+        .flag("shape_judged", shape_judged)
         .text("verdict", std::string(to_string(s.fit.verdict)));
 }
 
@@ -237,7 +238,9 @@ void judge(TrendResult& t) {
         t.verdict = a;
     }
     for (const auto* s : {allocated, reserved})
-        if (s) t.evidence.push_back(fit_fact(*s, t.steps_known, t.comparability.order_known));
+        if (s)
+            t.evidence.push_back(
+                fit_fact(*s, t.steps_known, t.comparability.order_known, t.comparability.behaviour_allowed()));
     AdviceContext context;
     context.caveat = t.comparability.caveat();
     context.order_known = t.comparability.order_known;

@@ -72,7 +72,10 @@ SeriesFit fit_series(const std::vector<std::int64_t>& steps, const std::vector<s
     const auto shape = shape_of_series(bytes, blocks, from, noise, f.r2);
     f.verdict = judge_series(shape, behaviour_allowed, ordered);
     // Without an order, a slope says nothing: sites rank by how far apart their levels lie.
-    f.score = ordered ? f.slope_bytes_per_step * f.r2 * f.monotonic_share : static_cast<double>(shape.spread);
+    // Between captures not shown comparable, how steady the growth looks says nothing either.
+    f.score = !ordered            ? static_cast<double>(shape.spread)
+              : behaviour_allowed ? f.slope_bytes_per_step * f.r2 * f.monotonic_share
+                                  : f.slope_bytes_per_step;
     return f;
 }
 

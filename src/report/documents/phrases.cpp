@@ -376,6 +376,12 @@ std::string series_phrase(const Fact& f) {
             if (!f.is("ordered"))
                 return fmt::format("{}: between {} and {} across the captures, in no known order: {}", v(f, "name"),
                                    v(f, "lowest"), v(f, "highest"), v(f, "verdict"));
+            if (!f.is("shape_judged"))
+                return fmt::format(
+                    "{}: {} → {}, {} by least squares, compared as levels (how steady it looks is "
+                    "not judged between these captures): {}",
+                    v(f, "name"), v(f, "first"), v(f, "last"), util::rate(f.fraction("slope"), f.is("per_step")),
+                    v(f, "verdict"));
             return fmt::format("{}: {} → {}, {} by least squares (R² {:.2f}): {}", v(f, "name"), v(f, "first"),
                                v(f, "last"), util::rate(f.fraction("slope"), f.is("per_step")), f.fraction("r2"),
                                v(f, "verdict"));

@@ -13,23 +13,38 @@ namespace memsnap::report::doc {
 
 namespace {
 
-// Without a known order a slope, its R² and the share of intervals not down describe the order
-// the files were given in, not the program: they are null, and not shown.
-void add_fit(Node& out, const analysis::SeriesFit& f, bool steps_known, bool ordered) {
-    if (!ordered) {
-        for (const char* key : {"slope_bytes_per_step", "r2", "monotonic_share"})
-            out.add(key, Value::none()).machines_only();
-    } else {
-        out.add("slope_bytes_per_step", Value::rate(f.slope_bytes_per_step, steps_known), "slope");
+// How a series was judged: its figures mean only what the judgement could use.
+struct FitShown {
+    bool steps_known = false;
+    bool ordered = false;       // without a known order a slope, its R² and the share of
+                                // intervals not down describe the order the files were given
+                                // in, not the program: they are null, and not shown
+    bool shape_judged = false;  // between captures not shown comparable (levels), R² and the
+                                // share not down would read as a steady leak: null, not shown
+};
+
+FitShown fit_shown(const analysis::TrendResult& t) {
+    return {t.steps_known, t.comparability.order_known, t.comparability.behaviour_allowed()};
+}
+
+void add_fit(Node& out, const analysis::SeriesFit& f, const FitShown& shown) {
+    if (shown.ordered)
+        out.add("slope_bytes_per_step", Value::rate(f.slope_bytes_per_step, shown.steps_known), "slope");
+    else
+        out.add("slope_bytes_per_step", Value::none()).machines_only();
+    if (shown.ordered && shown.shape_judged) {
         out.add("r2", Value::number(f.r2, 2), "R²");
         out.add("monotonic_share", Value::share(f.monotonic_share), "not down");
+    } else {
+        for (const char* key : {"r2", "monotonic_share"}) out.add(key, Value::none()).machines_only();
     }
     out.add("first_step", Value::optional<std::int64_t>(f.first_step, Value::count)).machines_only();
     out.add("verdict", Value::verdict(analysis::to_string(f.verdict)));
 }
 
-Node series_table(std::string key, std::string label, const std::vector<analysis::TrendSeries>& all, bool steps_known,
-                  bool ordered) {
+Node series_table(std::string key, std::string label, const std::vector<analysis::TrendSeries>& all,
+                  const FitShown& shown) {
+    const bool ordered = shown.ordered;
     auto out = Node::list(std::move(key), all.empty() ? Layout::hidden : Layout::table, std::move(label));
     out.keyed_by = "name";
     for (const auto& s : all) {
@@ -44,7 +59,7 @@ Node series_table(std::string key, std::string label, const std::vector<analysis
             row.add("highest", Value::bytes(*high)).people_only();
         }
         row.add("shape", Value::text_of(sparkline(s.bytes))).people_only();
-        add_fit(row, s.fit, steps_known, ordered);
+        add_fit(row, s.fit, shown);
         row.add(numbers("bytes_by_step", s.bytes));
         if (!s.blocks.empty()) row.add(numbers("blocks_by_step", s.blocks));
     }
@@ -79,7 +94,7 @@ Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
     r.add("verdict_text", Value::verdict(analysis::to_string(s.fit.verdict))).people_only().in_headline();
     add_site(r, s.site);
     r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
-    add_fit(r, s.fit, t.steps_known, ordered);
+    add_fit(r, s.fit, fit_shown(t));
     for (auto& field : r.items)
         if (field.key == "slope_bytes_per_step" || field.key == "verdict") field.machines_only();
     const auto first = [](const std::vector<std::int64_t>& v) { return v.empty() ? 0 : v.front(); };
@@ -149,14 +164,14 @@ Document trend(const analysis::TrendResult& t) {
     verdict.add("verdict", Value::verdict(analysis::to_string(t.verdict))).in_headline();
     verdict.add(facts("evidence", t.evidence));
     verdict.add(advice("advice", t.advice, "advice"));
-    root.add(series_table("totals", "Totals", t.totals, t.steps_known, t.comparability.order_known));
-    root.add(series_table("categories", "Categories of live memory", t.categories, t.steps_known,
-                          t.comparability.order_known));
-    auto& sites =
-        root.add(Node::list("sites", Layout::records,
-                            fmt::format("Sites ({} of {}, by {})", t.sites.size(), t.sites_total,
-                                        t.comparability.order_known ? "slope weighted by R² and monotonic share"
-                                                                    : "how far apart their values lie")));
+    const FitShown shown = fit_shown(t);
+    root.add(series_table("totals", "Totals", t.totals, shown));
+    root.add(series_table("categories", "Categories of live memory", t.categories, shown));
+    const char* ranked_by = !shown.ordered       ? "how far apart their values lie"
+                            : shown.shape_judged ? "slope weighted by R² and monotonic share"
+                                                 : "slope";
+    auto& sites = root.add(Node::list(
+        "sites", Layout::records, fmt::format("Sites ({} of {}, by {})", t.sites.size(), t.sites_total, ranked_by)));
     sites.primary = true;
     sites.prototype = std::make_shared<const Node>(trend_site(analysis::TrendSite{}, t));  // CSV header of none
     if (t.kind != analysis::SeriesKind::snapshot) sites.machines_only();

@@ -86,9 +86,10 @@ struct SeriesShape {
     double r2 = 0;
 };
 // Behaviour verdicts only when `behaviour_allowed`; else the levels: growth, shrink, stable or
-// shape_growth, first against last. Without a known order the points are a set, not a series:
-// growth when they differ past the noise floor (shape_growth when the blocks do not), else
-// stable, whatever order they were given in. `leak` needs four points or more (see
+// shape_growth, first against last, and differs when first and last agree but the points
+// between lie past the noise floor. Without a known order the points are a set, not a series:
+// differs when they lie further apart than the noise floor, else stable, whatever order they
+// were given in. `leak` needs four points or more (see
 // judge_trend for three).
 Verdict judge_series(const SeriesShape& shape, bool behaviour_allowed, bool ordered = true);
 

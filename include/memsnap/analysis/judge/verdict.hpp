@@ -42,7 +42,7 @@ enum class Verdict : std::uint8_t {
     current,          // trace: made in the unfinished last iteration (level)
     live,             // trace: live at the end, no iterations to judge by (level)
     growth,           // the levels differ; the behaviour is unknown (level)
-    differs,          // trend: the levels differ in no known order, so neither up nor down (level)
+    differs,          // trend: the levels differ, with no direction (no known order, or back where they began) (level)
 };
 
 struct VerdictInfo {
