@@ -817,4 +817,24 @@ TEST_SUITE("real") {
         }));
     }
 
+    TEST_CASE("fresh-eyes findings: under several devices the figures of the judged device name it") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto gnn = real("constructor-sun-gnn_3dev_expandable_oom.pickle");
+        const auto d = analysis::diff_snapshots(gnn, gnn, {});
+        std::size_t figures = 0;
+        for (const auto& f : d.evidence)
+            if (f.kind == analysis::FactKind::metric_change || f.kind == analysis::FactKind::live_blocks_change) {
+                CHECK(f.has("device"));
+                ++figures;
+            }
+        CHECK(figures >= 3);
+        const auto text = test::render(d);
+        CHECK(text.find("  - device 0 allocated (allocated_bytes.all.current): 7.54 GiB") != std::string::npos);
+        CHECK(text.find("  - allocated (") == std::string::npos);
+        // One device: the figures are the capture's, named as before.
+        const auto one =
+            analysis::diff_snapshots(real("silmont2000-a2_tiny.pickle"), real("silmont2000-a2_tiny.pickle"), {});
+        for (const auto& f : one.evidence) CHECK_FALSE(f.has("device"));
+    }
+
 }  // TEST_SUITE

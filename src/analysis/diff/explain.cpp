@@ -212,7 +212,13 @@ Explanation explain(const ExplainInput& in) {
                                        .bytes("allocated_delta", t.allocated.delta)
                                        .bytes("threshold", j.threshold));
         }
-    for (const auto& f : judged.reading.evidence) out.evidence.push_back(f);
+    // Under several devices the figures read are the chosen device's, and are named so (its
+    // totals are not the capture's).
+    for (auto f : judged.reading.evidence) {
+        if (by_device && (f.kind == FactKind::metric_change || f.kind == FactKind::live_blocks_change))
+            f.count("device", in.devices[by_device->chosen].device);
+        out.evidence.push_back(std::move(f));
+    }
     for (const auto& f : judged.verdict.evidence) out.evidence.push_back(f);
     AdviceContext context;
     context.from_snapshots = in.stacks_recorded;

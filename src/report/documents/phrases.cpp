@@ -88,8 +88,9 @@ constexpr PatternText kPatterns[] = {
      kCacheGrowthFix},
     {Pattern::device_full,
      "the device was full of live tensors: neither the cache nor the device had the free memory the request needed",
-     "find what holds the memory (the live sites below); then reduce the batch size or sequence length, use "
-     "activation checkpointing or mixed precision, or shard the model (FSDP, ZeRO)"},
+     "find what holds the memory (the live sites and categories below): for activations, reduce the batch size or "
+     "sequence length, or use activation checkpointing or mixed precision; for parameters, gradients and optimizer "
+     "state, shard the model (FSDP, ZeRO)"},
     {Pattern::fragmentation_oom,
      "fragmentation: the cache held enough free memory in all, but no free block of the request's size on its "
      "stream, and the device could not give a new segment",
@@ -145,6 +146,9 @@ std::string delta(const Fact& f, std::string_view name) {
 }
 
 std::string rate(const Fact& f) { return util::rate(f.fraction("rate"), f.is("per_step")); }
+
+// "device 1 " before a figure that is one device's of several.
+std::string on_device(const Fact& f) { return f.has("device") ? fmt::format("device {} ", f.integer("device")) : ""; }
 
 std::string_view metric_label(std::string_view metric) {
     if (metric == "allocated_bytes") return "allocated (allocated_bytes.all.current)";
@@ -264,8 +268,9 @@ std::string comparison_phrase(const Fact& f) {
 std::string totals_phrase(const Fact& f) {
     switch (f.kind) {
         case FactKind::metric_change: {
-            std::string text = fmt::format("{}: {} → change {} ({}; noise floor {})", metric_label(f.word("metric")),
-                                           v(f, "before"), delta(f, "delta"), f.word("change"), v(f, "threshold"));
+            std::string text =
+                fmt::format("{}{}: {} → change {} ({}; noise floor {})", on_device(f), metric_label(f.word("metric")),
+                            v(f, "before"), delta(f, "delta"), f.word("change"), v(f, "threshold"));
             if (f.is("uncertain"))
                 text += "; uncertain: the table's rounding allows a change beyond the floor, counted as flat";
             return text;
@@ -276,7 +281,7 @@ std::string totals_phrase(const Fact& f) {
             return "non-releasable memory (inactive_split_bytes.all.current) unknown: fragmentation cannot be told "
                    "from cache growth";
         case FactKind::live_blocks_change:
-            return fmt::format("live allocations: {} → change {}", v(f, "before"), delta(f, "delta"));
+            return fmt::format("{}live allocations: {} → change {}", on_device(f), v(f, "before"), delta(f, "delta"));
         case FactKind::new_ooms:
             return fmt::format("new out-of-memory errors (num_ooms): {}", delta(f, "delta"));
         case FactKind::new_retries:
