@@ -682,6 +682,22 @@ TEST_SUITE("real") {
         // Compared as levels, shape growth names no fix.
         for (const auto a : backwards.primary().advice) CHECK(a != Advice::shape_bucket);
         for (const auto& f : d.primary().evidence) CHECK(f.kind != analysis::FactKind::live_blocks_change);
+        // One process runs one torch: tables laid out by torch 1.10-1.13 and by torch <= 1.9 are two.
+        const auto old_name = "gravitorch-docstring_torch1.13_indented.txt";
+        const auto older = stats::read_stats_text(test::read_text(dir / old_name), old_name);
+        const auto versions = test::stats_diff(older, notes);
+        CHECK(versions.comparability.same_process == Answer::no);
+        const auto& evidence = versions.comparability.process_evidence;
+        const auto named = std::find_if(evidence.begin(), evidence.end(), [](const analysis::Fact& f) {
+            return f.kind == analysis::FactKind::versions_differ;
+        });
+        REQUIRE(named != evidence.end());
+        CHECK(named->word("before") == "torch1.10-1.13");
+        CHECK(named->word("after") == "torch<=1.9");
+        // A trend over the six summaries says the same of its neighbours (two backends, two versions).
+        const auto trend = test::run_memsnap("trend --format json " + test::quote(dir.string()));
+        REQUIRE(trend.exit_code == 0);
+        CHECK(nlohmann::json::parse(trend.out).at("comparability").at("same_process") == "no");
     }
 
     TEST_CASE("fresh-eyes findings: gates and outliers need their grounds") {

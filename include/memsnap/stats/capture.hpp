@@ -45,6 +45,11 @@ struct TableLayout {
     // As JSON spells it: the generation, then the flags, comma-separated
     // ("torch>=2.0,cudaMallocAsync").
     std::string text() const;
+    // The rows tell which torch versions wrote the table (not unknown, not a stats dict).
+    bool tells_torch_version() const {
+        return generation == Generation::torch_1_9_or_older || generation == Generation::torch_1_10_to_1_13 ||
+               generation == Generation::torch_2_0_or_newer;
+    }
 };
 
 // One memory_summary table or one memory_stats dict found in a file.

@@ -357,6 +357,21 @@ StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCa
                                        .text("name", "backend")
                                        .text("before", backend(before_all))
                                        .text("after", backend(after_all));
+    // One process runs one torch: tables whose rows tell two versions apart are two runs.
+    const auto generation = [](const stats::StatsCapture& c) -> std::optional<stats::TableLayout::Generation> {
+        using G = stats::TableLayout::Generation;
+        std::optional<G> out;
+        for (const auto& t : c.tables) {
+            if (!t.layout.tells_torch_version()) continue;
+            if (out && *out != t.layout.generation) return std::nullopt;  // a file of several: said nothing alone
+            out = t.layout.generation;
+        }
+        return out;
+    };
+    const auto before_generation = generation(before_all), after_generation = generation(after_all);
+    if (!one_series && before_generation && after_generation && *before_generation != *after_generation) {
+        evidence.versions_differ = versions_differ(*before_generation, *after_generation);
+    }
     judge_process(evidence, diff.comparability);
     if (one_series || diff.comparability.same_process == Answer::yes) {
         WorkloadEvidence workload;

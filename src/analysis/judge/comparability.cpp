@@ -32,6 +32,15 @@ bool other_checkout(const std::string& a, const std::string& b) {
     return !a.empty() && !b.empty() && !a.starts_with(b) && !b.starts_with(a);
 }
 
+Fact versions_differ(stats::TableLayout::Generation before, stats::TableLayout::Generation after) {
+    const auto spelled = [](stats::TableLayout::Generation g) {
+        stats::TableLayout layout;
+        layout.generation = g;
+        return layout.text();
+    };
+    return Fact(FactKind::versions_differ).text("before", spelled(before)).text("after", spelled(after));
+}
+
 std::optional<Fact> setting_differs(const AllocatorSettings* before, const AllocatorSettings* after) {
     if (!before || !after) return std::nullopt;
     const std::map<std::string_view, std::string_view> later(after->begin(), after->end());
@@ -54,7 +63,7 @@ void judge_process(const ProcessEvidence& e, Comparability& out) {
             out.order_evidence.push_back(**fact);
         }
     Facts against;
-    for (const auto* fact : {&e.devices_differ, &e.roots_differ, &e.setting_differs})
+    for (const auto* fact : {&e.devices_differ, &e.roots_differ, &e.setting_differs, &e.versions_differ})
         if (*fact) against.push_back(**fact);
     if (e.overlap_apart > 0) against.push_back(Fact(FactKind::traces_overlap_apart).count("events", e.overlap_apart));
     if (!against.empty()) {

@@ -29,6 +29,7 @@ constexpr std::array kNames = {
     "devices_differ",
     "roots_differ",
     "setting_differs",
+    "versions_differ",
     "counter_falls",
     "counters_grow",
     "no_process_evidence",

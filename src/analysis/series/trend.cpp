@@ -438,6 +438,8 @@ void SummarySeriesFile::add(const stats::StatsTable& table) {
     Table out;
     out.step = table.step;
     out.device = table.device;
+    out.generation = static_cast<std::uint8_t>(table.layout.generation);
+    out.cuda_malloc_async = table.layout.cuda_malloc_async;
     for (std::size_t k = 0; k < total_count; ++k)
         if (const auto* value = stats::tracked_value(table, total_keys()[k].second)) {
             out.totals[k] = *value;
@@ -515,12 +517,23 @@ const ByteRange* counter_of(const SummarySeriesFile& file, const SummarySeriesFi
 void stats_comparability(TrendResult& t, const std::vector<SummarySeriesFile>& files, const StatsPoints& p,
                          const std::vector<std::size_t>& order) {
     ProcessEvidence e;
-    for (std::size_t k = 0; k + 1 < order.size() && !e.counter_falls; ++k) {
+    for (std::size_t k = 0; k + 1 < order.size(); ++k) {
         const auto& fa = files[p.points[order[k]].file];
         const auto& fb = files[p.points[order[k + 1]].file];
         const auto& a = p.table(files, order[k]);
         const auto& b = p.table(files, order[k + 1]);
-        for (std::uint32_t c = 0; c < a.counter_count; ++c) {
+        using Generation = stats::TableLayout::Generation;
+        stats::TableLayout la, lb;
+        la.generation = static_cast<Generation>(a.generation);
+        lb.generation = static_cast<Generation>(b.generation);
+        if (!e.versions_differ && la.tells_torch_version() && lb.tells_torch_version() && a.generation != b.generation)
+            e.versions_differ = versions_differ(la.generation, lb.generation);
+        if (!e.setting_differs && a.cuda_malloc_async != b.cuda_malloc_async)
+            e.setting_differs = Fact(FactKind::setting_differs)
+                                    .text("name", "backend")
+                                    .text("before", a.cuda_malloc_async ? "cudaMallocAsync" : "native")
+                                    .text("after", b.cuda_malloc_async ? "cudaMallocAsync" : "native");
+        for (std::uint32_t c = 0; c < a.counter_count && !e.counter_falls; ++c) {
             const auto& counter = fa.counters()[a.first_counter + c];
             const auto key = fa.counter_key(counter.key);
             const auto* after = counter_of(fb, b, key);

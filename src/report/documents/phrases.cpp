@@ -224,6 +224,9 @@ std::string comparison_phrase(const Fact& f) {
         case FactKind::setting_differs:
             return fmt::format("allocator setting {} differs ({} before, {} after)", v(f, "name"), v(f, "before"),
                                v(f, "after"));
+        case FactKind::versions_differ:
+            return fmt::format("the tables are laid out by different torch versions ({} before, {} after)",
+                               v(f, "before"), v(f, "after"));
         case FactKind::counter_falls:
             return fmt::format(
                 "the cumulative counter {} falls ({} → {}): the order given is not the order of one run (the files "

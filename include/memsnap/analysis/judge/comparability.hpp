@@ -22,6 +22,7 @@
 // not ruled out (unknown) and the same workload, in which case every report prints the caveat.
 
 #include <memsnap/analysis/judge/facts.hpp>
+#include <memsnap/stats/capture.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -42,6 +43,7 @@ struct ProcessEvidence {
     std::optional<Fact> devices_differ;  // FactKind::devices_differ
     std::optional<Fact> roots_differ;    // FactKind::roots_differ
     std::optional<Fact> setting_differs;
+    std::optional<Fact> versions_differ;  // FactKind::versions_differ
     std::optional<Fact> counter_falls;
     std::optional<Fact> order_reversed;  // FactKind::trace_order_reversed
     std::optional<Fact> traces_apart;    // FactKind::traces_apart: no shared event, no overlap
@@ -100,6 +102,8 @@ bool other_checkout(const std::string& a, const std::string& b);
 // (key, JSON text); null: the capture records none).
 using AllocatorSettings = std::vector<std::pair<std::string, std::string>>;
 std::optional<Fact> setting_differs(const AllocatorSettings* before, const AllocatorSettings* after);
+// Summary tables laid out by two torch versions: one process runs one torch.
+Fact versions_differ(stats::TableLayout::Generation before, stats::TableLayout::Generation after);
 void judge_workload(const WorkloadEvidence& evidence, Comparability& out);
 
 }  // namespace memsnap::analysis

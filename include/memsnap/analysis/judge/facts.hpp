@@ -39,6 +39,7 @@ enum class FactKind : std::uint16_t {
     devices_differ,        // before, after (device lists)
     roots_differ,          // before, after: project roots of different checkouts
     setting_differs,       // name, before, after
+    versions_differ,       // before, after: summary layouts of torch versions that differ
     counter_falls,         // metric, before, after (ranges)
     counters_grow,         //
     no_process_evidence,   //

@@ -122,8 +122,12 @@ class SummarySeriesFile {
     struct Table {
         std::optional<std::int64_t> step;
         std::optional<int> device;
-        std::array<ByteRange, total_count> totals{};         // see SummarySeriesFile::total_keys
-        std::uint8_t totals_present = 0;                     // bit k: totals[k] was tracked
+        std::array<ByteRange, total_count> totals{};  // see SummarySeriesFile::total_keys
+        std::uint8_t totals_present = 0;              // bit k: totals[k] was tracked
+        // The torch version its rows tell (TableLayout::Generation), and its backend: one
+        // process runs one of each.
+        std::uint8_t generation = 0;
+        bool cuda_malloc_async = false;
         std::uint32_t first_counter = 0, counter_count = 0;  // in counters(), by key text
     };
     struct Counter {
