@@ -779,6 +779,8 @@ TEST_SUITE("real") {
         CHECK(text.exit_code == 0);
         CHECK(text.out.find("Verdict: DIFFERS") != std::string::npos);
         CHECK(text.out.find("GROWTH") == std::string::npos);
+        CHECK(text.out.find("compared as levels; no leak") != std::string::npos);
+        CHECK(text.out.find("sites matched") == std::string::npos);  // summaries have no sites
         const auto json = test::run_memsnap("trend --format json " + dir);
         REQUIRE(json.exit_code == 0);
         CHECK(nlohmann::json::parse(json.out).at("verdict") == "differs");

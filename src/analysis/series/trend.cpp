@@ -275,7 +275,8 @@ void series_notes(TrendResult& t) {
     if (!c.behaviour_allowed())
         t.notes.push_back(Fact(FactKind::not_comparable)
                               .text("same_process", std::string(to_string(c.same_process)))
-                              .text("same_workload", std::string(to_string(c.same_workload))));
+                              .text("same_workload", std::string(to_string(c.same_workload)))
+                              .flag("summaries", t.kind != SeriesKind::snapshot));
     if (c.caveat())
         t.notes.push_back(Fact(FactKind::caveat_same_workload).flag("summaries", t.kind != SeriesKind::snapshot));
     // In no known order nothing is given per capture either: the header says the order is given.

@@ -450,10 +450,10 @@ std::string note_phrase(const Fact& f) {
     switch (f.kind) {
         case FactKind::not_comparable:
             return fmt::format(
-                "same process: {}, same workload: {}: compared as levels (sites matched by their "
-                "frames, not blocks by address); no leak, fragmentation or one-time growth is "
-                "judged",
-                v(f, "same_process"), v(f, "same_workload"));
+                "same process: {}, same workload: {}: compared as levels{}; no leak, fragmentation or "
+                "one-time growth is judged",
+                v(f, "same_process"), v(f, "same_workload"),
+                f.is("summaries") ? "" : " (sites matched by their frames, not blocks by address)");
         case FactKind::caveat_same_workload:
             if (f.is("summaries"))
                 return "one process is not shown (summaries hold no trace events); behaviour is judged because the "

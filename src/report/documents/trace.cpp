@@ -37,8 +37,9 @@ void add_header(Node& root, const TraceResult& t) {
         root.add("span", Value::seconds(static_cast<double>(t.time_last_us - t.time_first_us) / 1e6)).people_only();
     if (t.ordered())
         root.add("ring_buffer",
-                 Value::text_of(t.truncated ? "truncated: the trace does not reach back to the start"
-                                            : "complete as far as the trace shows"),
+                 Value::text_of(!t.recorded   ? "not judged: the trace holds no alloc events"
+                                : t.truncated ? "truncated: the trace does not reach back to the start"
+                                              : "complete as far as the trace shows"),
                  "ring buffer")
             .people_only();
     root.add("truncated", Value::flag(t.truncated)).machines_only();
