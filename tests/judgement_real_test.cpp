@@ -650,6 +650,12 @@ TEST_SUITE("real") {
         const auto one = std::find_if(r.outliers.begin(), r.outliers.end(), [](const auto& o) { return o.rank == 1; });
         REQUIRE(one != r.outliers.end());
         CHECK(one->verdict == Verdict::cache_growth);
+        // The report says so first, before any rank's levels, and that its levels came after.
+        const auto text = report::render(r, report::Format::text, {});
+        const auto said = text.find("Out of memory\n  - rank 1 (device 1) ran out of memory");
+        REQUIRE(said != std::string::npos);
+        CHECK(said < text.find("Per rank"));
+        CHECK(text.find("its snapshot was taken after") != std::string::npos);
     }
 
     TEST_CASE("fresh-eyes findings: cudaMallocAsync's untracked zeros are no values") {

@@ -430,11 +430,18 @@ std::string series_phrase(const Fact& f) {
                                    f.integer("times"));
             return fmt::format("{} is given as both BEFORE and AFTER: it is compared with itself", v(f, "file"));
         case FactKind::rank_ooms:
+            // Its snapshot comes after the failure: what it holds then is not what filled it.
             return f.integer("device") >= 0
-                       ? fmt::format("rank {} (device {}) ran out of memory: {} out-of-memory event(s) in the trace",
-                                     f.integer("rank"), f.integer("device"), f.integer("ooms"))
-                       : fmt::format("rank {} ran out of memory: {} out-of-memory event(s) in the trace",
-                                     f.integer("rank"), f.integer("ooms"));
+                       ? fmt::format(
+                             "rank {} (device {}) ran out of memory: {} out-of-memory event(s) in the trace; "
+                             "its snapshot was taken after, so its levels here are not what filled it "
+                             "(memsnap trace --device {} shows that moment)",
+                             f.integer("rank"), f.integer("device"), f.integer("ooms"), f.integer("device"))
+                       : fmt::format(
+                             "rank {} ran out of memory: {} out-of-memory event(s) in the trace; its snapshot "
+                             "was taken after, so its levels here are not what filled it (memsnap trace "
+                             "shows that moment)",
+                             f.integer("rank"), f.integer("ooms"));
         case FactKind::step_differs:
             return fmt::format("the captures are of different steps ({}): ranks are compared at one step",
                                v(f, "steps"));

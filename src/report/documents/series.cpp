@@ -269,6 +269,11 @@ Document ranks(const analysis::RanksResult& r) {
     root.add("same_workload", Value::word(analysis::to_string(r.same_workload)), "same workload");
     auto& noise = root.add("noise_bytes", Value::bytes(r.noise_bytes), "a rank stands out beyond ±");
     if (r.same_workload != analysis::Answer::yes) noise.machines_only();
+    // A rank that ran out of memory is the first thing to say of the ranks, before any level.
+    analysis::Facts ooms;
+    for (const auto& f : r.warnings)
+        if (f.kind == analysis::FactKind::rank_ooms) ooms.push_back(f);
+    root.add(facts("ooms", ooms, "Out of memory")).people_only();
     auto& ranks = root.add(Node::list("ranks", Layout::table, "Per rank"));
     ranks.primary = true;
     for (const auto& k : r.ranks) ranks.add(rank_row(k, r));
