@@ -54,18 +54,20 @@ std::optional<Fact> setting_differs(const AllocatorSettings* before, const Alloc
 }
 
 void judge_process(const ProcessEvidence& e, Comparability& out) {
-    // A clock or a cumulative counter that runs backwards in the order given says the order is
-    // wrong (files given in reverse), or that these are separate runs, or (a counter) a reset:
-    // which one cannot be told, so it takes the order, not the process.
-    for (const auto* fact : {&e.counter_falls, &e.order_reversed})
-        if (*fact) {
-            out.order_known = false;
-            out.order_evidence.push_back(**fact);
-        }
     Facts against;
     for (const auto* fact : {&e.devices_differ, &e.roots_differ, &e.setting_differs, &e.versions_differ})
         if (*fact) against.push_back(**fact);
     if (e.overlap_apart > 0) against.push_back(Fact(FactKind::traces_overlap_apart).count("events", e.overlap_apart));
+    // A clock or a cumulative counter that runs backwards in the order given says the order is
+    // wrong (files given in reverse), or that these are separate runs, or (a counter) a reset:
+    // which one cannot be told, so it takes the order, not the process. Between runs shown to
+    // be separate it says nothing: two machines' clocks, two processes' counters.
+    if (against.empty())
+        for (const auto* fact : {&e.counter_falls, &e.order_reversed})
+            if (*fact) {
+                out.order_known = false;
+                out.order_evidence.push_back(**fact);
+            }
     if (!against.empty()) {
         out.same_process = Answer::no;
         out.process_evidence = std::move(against);
