@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <ranges>
 #include <string>
 #include <vector>
 
@@ -52,10 +51,13 @@ class DeviceEvents {
     snapshot::TraceEvent back() const { return (*this)[size() - 1]; }
     // The first event at or after `time_us`, for events in time order.
     std::size_t first_at(std::int64_t time_us) const {
-        const auto positions = std::views::iota(std::size_t{0}, size());
-        const auto it = std::ranges::partition_point(
-            positions, [&](std::size_t i) { return (*all_)[position(i)].time_us < time_us; });
-        return static_cast<std::size_t>(it - positions.begin());
+        if (every_) {
+            const auto it =
+                std::ranges::partition_point(*all_, [&](const snapshot::TraceEvent& e) { return e.time_us < time_us; });
+            return static_cast<std::size_t>(it - all_->begin());
+        }
+        const auto it = std::ranges::partition_point(at_, [&](std::size_t p) { return (*all_)[p].time_us < time_us; });
+        return static_cast<std::size_t>(it - at_.begin());
     }
 
   private:
