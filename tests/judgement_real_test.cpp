@@ -24,7 +24,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <sstream>
 
@@ -52,6 +51,16 @@ std::vector<std::string> real_with_stacks() {
             }
     }
     return out;
+}
+
+// A trend of real captures with every site, at `steps` (none given: in the order given).
+analysis::TrendResult real_trend(const std::vector<std::string>& names, std::vector<std::int64_t> steps = {}) {
+    const auto every = test::all_sites();
+    std::vector<analysis::SeriesCapture> series;
+    for (const auto& name : names) series.push_back({name, analysis::describe_snapshot(real(name), every)});
+    analysis::TrendOptions trend;
+    trend.steps = std::move(steps);
+    return analysis::trend_snapshots(std::move(series), every, trend);
 }
 
 std::string root_of(const snapshot::Snapshot& snap) { return analysis::StackIndex({&snap}, {}, {}).project_root(0); }
@@ -747,14 +756,8 @@ TEST_SUITE("real") {
 
     TEST_CASE("fresh-eyes findings: captures in no known order are a set: their levels differ and nothing grows") {
         if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
-        auto every = test::all_sites();
-        const std::array names{"silmont2000-a2_forward_fp32.pickle", "silmont2000-a2_forward_bf16.pickle",
-                               "silmont2000-a2_tiny.pickle"};
-        const auto series_of = [&](std::array<std::size_t, 3> order) {
-            std::vector<analysis::SeriesCapture> series;
-            for (const auto i : order) series.push_back({names[i], analysis::describe_snapshot(real(names[i]), every)});
-            return series;
-        };
+        const std::string fp32 = "silmont2000-a2_forward_fp32.pickle", bf16 = "silmont2000-a2_forward_bf16.pickle",
+                          tiny = "silmont2000-a2_tiny.pickle";
         const auto verdicts = [](const analysis::TrendResult& t) {
             std::vector<Verdict> out{t.verdict};
             for (const auto* group : {&t.totals, &t.categories})
@@ -763,8 +766,8 @@ TEST_SUITE("real") {
             return out;
         };
         // Three programs given in two orders: a set, judged alike, and only as levels that differ.
-        const auto given = analysis::trend_snapshots(series_of({0, 1, 2}), every, {});
-        const auto reversed = analysis::trend_snapshots(series_of({2, 1, 0}), every, {});
+        const auto given = real_trend({fp32, bf16, tiny});
+        const auto reversed = real_trend({tiny, bf16, fp32});
         for (const auto* t : {&given, &reversed}) {
             REQUIRE_FALSE(t->comparability.order_known);
             CHECK(t->verdict == Verdict::differs);
@@ -774,9 +777,7 @@ TEST_SUITE("real") {
         }
         CHECK(verdicts(given).size() == verdicts(reversed).size());
         // With steps, the same captures are in an order: their levels grow or shrink, never "differ".
-        analysis::TrendOptions stepped;
-        stepped.steps = {100, 200, 300};
-        const auto ordered = analysis::trend_snapshots(series_of({1, 0, 2}), every, stepped);
+        const auto ordered = real_trend({bf16, fp32, tiny}, {100, 200, 300});
         REQUIRE(ordered.comparability.order_known);
         for (const auto v : verdicts(ordered)) CHECK(v != Verdict::differs);
         // bf16, fp32, then tiny: allocated falls as the tiny run's cache (3.5 GiB) rises.
@@ -796,14 +797,9 @@ TEST_SUITE("real") {
 
     TEST_CASE("fresh-eyes findings: levels in a known order: a spike that came back differs / no steadiness shown") {
         if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
-        auto every = test::all_sites();
-        std::vector<analysis::SeriesCapture> series;
-        for (const char* name : {"kkaitlyn111-a2_small_forward_compiled.pickle", "kkaitlyn111-a2_ctx128_forward.pickle",
-                                 "kkaitlyn111-a2_segments_no_frames.pickle"})
-            series.push_back({name, analysis::describe_snapshot(real(name), every)});
-        analysis::TrendOptions stepped;
-        stepped.steps = {100, 200, 300};
-        const auto t = analysis::trend_snapshots(std::move(series), every, stepped);
+        const auto t = real_trend({"kkaitlyn111-a2_small_forward_compiled.pickle",
+                                   "kkaitlyn111-a2_ctx128_forward.pickle", "kkaitlyn111-a2_segments_no_frames.pickle"},
+                                  {100, 200, 300});
         REQUIRE(t.comparability.order_known);
         REQUIRE_FALSE(t.comparability.behaviour_allowed());
         // Activations: none, 5.3 GiB in the second program, none: not "stable".
@@ -845,20 +841,16 @@ TEST_SUITE("real") {
 
     TEST_CASE("fresh-eyes findings: clocks of runs shown separate say nothing of their order") {
         if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
-        auto every = test::all_sites();
-        std::vector<analysis::SeriesCapture> series;
-        for (const char* name : {"wedsonlin-a2_medium128_inference.pickle", "wedsonlin-a2_medium128_training.pickle",
-                                 "nothanmin-a2_train_step.pickle"})
-            series.push_back({name, analysis::describe_snapshot(real(name), every)});
-        analysis::TrendOptions stepped;
-        stepped.steps = {100, 200, 300};
-        const auto t = analysis::trend_snapshots(std::move(series), every, stepped);
+        const auto t = real_trend({"wedsonlin-a2_medium128_inference.pickle", "wedsonlin-a2_medium128_training.pickle",
+                                   "nothanmin-a2_train_step.pickle"},
+                                  {100, 200, 300});
         // Another checkout on another machine, 338 days of clock apart: the steps given stand.
         CHECK(t.comparability.same_process == Answer::no);
         CHECK(t.comparability.order_known);
         for (const auto& f : t.comparability.order_evidence) CHECK(f.kind != analysis::FactKind::trace_order_reversed);
-        const auto d = analysis::diff_snapshots(real("wedsonlin-a2_medium128_training.pickle"),
-                                                real("constructor-sun-gnn_3dev_expandable_oom.pickle"), every);
+        const auto d =
+            analysis::diff_snapshots(real("wedsonlin-a2_medium128_training.pickle"),
+                                     real("constructor-sun-gnn_3dev_expandable_oom.pickle"), test::all_sites());
         CHECK(d.comparability.same_process == Answer::no);
         CHECK_FALSE(d.comparability.order_contradicted());
     }

@@ -347,30 +347,22 @@ StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCa
         diff.warnings.push_back(*evidence.devices_differ);
     }
     // The allocator backend is chosen when a process starts: tables of two backends are two runs.
-    const auto backend = [](const stats::StatsCapture& c) -> std::string {
-        for (const auto& t : c.tables)
-            if (t.layout.cuda_malloc_async) return "cudaMallocAsync";
-        return "native";
+    const auto async = [](const stats::StatsCapture& c) {
+        return std::any_of(c.tables.begin(), c.tables.end(), [](const auto& t) { return t.layout.cuda_malloc_async; });
     };
-    if (!one_series && backend(before_all) != backend(after_all))
-        evidence.setting_differs = Fact(FactKind::setting_differs)
-                                       .text("name", "backend")
-                                       .text("before", backend(before_all))
-                                       .text("after", backend(after_all));
-    // One process runs one torch: tables whose rows tell two versions apart are two runs.
-    const auto generation = [](const stats::StatsCapture& c) -> std::optional<stats::TableLayout::Generation> {
-        using G = stats::TableLayout::Generation;
-        std::optional<G> out;
+    // The torch version a file's tables tell, if they tell one (a file of several says nothing alone).
+    const auto generation = [](const stats::StatsCapture& c) {
+        std::optional<stats::TableLayout::Generation> out;
         for (const auto& t : c.tables) {
             if (!t.layout.tells_torch_version()) continue;
-            if (out && *out != t.layout.generation) return std::nullopt;  // a file of several: said nothing alone
+            if (out && *out != t.layout.generation) return stats::TableLayout::Generation::unknown;
             out = t.layout.generation;
         }
-        return out;
+        return out.value_or(stats::TableLayout::Generation::unknown);
     };
-    const auto before_generation = generation(before_all), after_generation = generation(after_all);
-    if (!one_series && before_generation && after_generation && *before_generation != *after_generation) {
-        evidence.versions_differ = versions_differ(*before_generation, *after_generation);
+    if (!one_series) {
+        evidence.setting_differs = backend_differs(async(before_all), async(after_all));
+        evidence.versions_differ = versions_differ(generation(before_all), generation(after_all));
     }
     judge_process(evidence, diff.comparability);
     if (one_series || diff.comparability.same_process == Answer::yes) {

@@ -32,13 +32,21 @@ bool other_checkout(const std::string& a, const std::string& b) {
     return !a.empty() && !b.empty() && !a.starts_with(b) && !b.starts_with(a);
 }
 
-Fact versions_differ(stats::TableLayout::Generation before, stats::TableLayout::Generation after) {
-    const auto spelled = [](stats::TableLayout::Generation g) {
-        stats::TableLayout layout;
-        layout.generation = g;
-        return layout.text();
-    };
-    return Fact(FactKind::versions_differ).text("before", spelled(before)).text("after", spelled(after));
+std::optional<Fact> versions_differ(stats::TableLayout::Generation before, stats::TableLayout::Generation after) {
+    stats::TableLayout a, b;
+    a.generation = before;
+    b.generation = after;
+    if (!a.tells_torch_version() || !b.tells_torch_version() || before == after) return std::nullopt;
+    return Fact(FactKind::versions_differ).text("before", a.text()).text("after", b.text());
+}
+
+std::optional<Fact> backend_differs(bool before_async, bool after_async) {
+    if (before_async == after_async) return std::nullopt;
+    const auto name = [](bool async) { return async ? "cudaMallocAsync" : "native"; };
+    return Fact(FactKind::setting_differs)
+        .text("name", "backend")
+        .text("before", name(before_async))
+        .text("after", name(after_async));
 }
 
 std::optional<Fact> setting_differs(const AllocatorSettings* before, const AllocatorSettings* after) {

@@ -524,16 +524,10 @@ void stats_comparability(TrendResult& t, const std::vector<SummarySeriesFile>& f
         const auto& a = p.table(files, order[k]);
         const auto& b = p.table(files, order[k + 1]);
         using Generation = stats::TableLayout::Generation;
-        stats::TableLayout la, lb;
-        la.generation = static_cast<Generation>(a.generation);
-        lb.generation = static_cast<Generation>(b.generation);
-        if (!e.versions_differ && la.tells_torch_version() && lb.tells_torch_version() && a.generation != b.generation)
-            e.versions_differ = versions_differ(la.generation, lb.generation);
-        if (!e.setting_differs && a.cuda_malloc_async != b.cuda_malloc_async)
-            e.setting_differs = Fact(FactKind::setting_differs)
-                                    .text("name", "backend")
-                                    .text("before", a.cuda_malloc_async ? "cudaMallocAsync" : "native")
-                                    .text("after", b.cuda_malloc_async ? "cudaMallocAsync" : "native");
+        if (!e.versions_differ)
+            e.versions_differ =
+                versions_differ(static_cast<Generation>(a.generation), static_cast<Generation>(b.generation));
+        if (!e.setting_differs) e.setting_differs = backend_differs(a.cuda_malloc_async, b.cuda_malloc_async);
         for (std::uint32_t c = 0; c < a.counter_count && !e.counter_falls; ++c) {
             const auto& counter = fa.counters()[a.first_counter + c];
             const auto key = fa.counter_key(counter.key);

@@ -102,8 +102,10 @@ bool other_checkout(const std::string& a, const std::string& b);
 // (key, JSON text); null: the capture records none).
 using AllocatorSettings = std::vector<std::pair<std::string, std::string>>;
 std::optional<Fact> setting_differs(const AllocatorSettings* before, const AllocatorSettings* after);
-// Summary tables laid out by two torch versions: one process runs one torch.
-Fact versions_differ(stats::TableLayout::Generation before, stats::TableLayout::Generation after);
+// Summary tables whose rows tell two torch versions apart, or that come from two allocator
+// backends: one process runs one torch and chooses its backend once. nullopt: no such sign.
+std::optional<Fact> versions_differ(stats::TableLayout::Generation before, stats::TableLayout::Generation after);
+std::optional<Fact> backend_differs(bool before_async, bool after_async);
 void judge_workload(const WorkloadEvidence& evidence, Comparability& out);
 
 }  // namespace memsnap::analysis
