@@ -1,7 +1,8 @@
 #pragma once
-// A hash index of ids whose values live in the caller's own table (strings, frames, stacks):
-// open addressing, 8 bytes a slot, at most half full, no allocation per entry. The caller
-// hashes (with the seeded hashes of util/hash.hpp) and says when two are equal.
+// A hash index of ids whose values live in the caller's own table (strings, frames, stacks,
+// live allocations): open addressing, 8 bytes a slot, at most half full, no allocation per
+// entry. The caller hashes (with the seeded hashes of util/hash.hpp) and says when two are
+// equal.
 
 #include <cstdint>
 #include <optional>
@@ -28,6 +29,37 @@ class IdIndex {
         if (2 * (count_ + 1) > slots_.size()) grow();
         place(slots_, {static_cast<std::uint32_t>(hash), id + 1});
         ++count_;
+    }
+
+    // Removes the id filed under `hash` that `equal(id)` matches; false when there is none.
+    // The entries after it move back into the gap (no tombstones), so lookups stay as short as
+    // in an index that never had it.
+    template <class Equal>
+    bool erase(std::uint64_t hash, Equal&& equal) {
+        const auto h = static_cast<std::uint32_t>(hash);
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t gap = h & mask;
+        for (; slots_[gap].id_plus_one != 0; gap = (gap + 1) & mask)
+            if (slots_[gap].hash == h && equal(slots_[gap].id_plus_one - 1)) break;
+        if (slots_[gap].id_plus_one == 0) return false;
+        for (std::size_t at = (gap + 1) & mask; slots_[at].id_plus_one != 0; at = (at + 1) & mask) {
+            // An entry may fill the gap when its home slot is not between the gap and it.
+            const std::size_t home = slots_[at].hash & mask;
+            if (((at - home) & mask) >= ((at - gap) & mask)) {
+                slots_[gap] = slots_[at];
+                gap = at;
+            }
+        }
+        slots_[gap] = {};
+        --count_;
+        return true;
+    }
+
+    // Calls fn(id) for every id filed, in no particular order.
+    template <class Fn>
+    void for_each(Fn&& fn) const {
+        for (const Slot& s : slots_)
+            if (s.id_plus_one != 0) fn(s.id_plus_one - 1);
     }
 
     std::size_t size() const { return count_; }

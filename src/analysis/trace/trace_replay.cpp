@@ -2,13 +2,14 @@
 
 #include <memsnap/util/checked.hpp>
 #include <memsnap/util/hash.hpp>
+#include <memsnap/util/id_index.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <map>
-#include <unordered_map>
 
 namespace memsnap::analysis::detail {
 
@@ -76,7 +77,37 @@ void judge_truncation(Replay& r, const Snapshot& snap, std::int64_t allocs, std:
     }
 }
 
-using LiveAllocations = std::unordered_map<std::int64_t, std::size_t, util::SeededIntHash>;  // address -> allocation
+// The allocations live at a moment of the forward pass, by address: an open-addressing index
+// into the replay's allocations, as a node per entry would cost an allocation and a free per
+// trace event.
+class LiveAllocations {
+    const std::vector<Allocation>& allocations_;
+    std::uint64_t seed_;
+    util::IdIndex index_;
+
+    std::uint64_t hash(std::int64_t address) const {
+        return util::mix_hash(seed_, static_cast<std::uint64_t>(address));
+    }
+    auto at(std::int64_t address) const {
+        return [this, address](std::uint32_t id) { return allocations_[id].address == address; };
+    }
+
+  public:
+    explicit LiveAllocations(const std::vector<Allocation>& allocations)
+        : allocations_(allocations), seed_(util::hash_seed()) {}
+    std::optional<std::size_t> find(std::int64_t address) const {
+        const auto id = index_.find(hash(address), at(address));
+        return id ? std::optional<std::size_t>(*id) : std::nullopt;
+    }
+    void insert(std::size_t allocation) {
+        index_.insert(hash(allocations_[allocation].address), static_cast<std::uint32_t>(allocation));
+    }
+    void erase(std::int64_t address) { index_.erase(hash(address), at(address)); }
+    template <class Fn>
+    void for_each(Fn&& fn) const {
+        index_.for_each([&](std::uint32_t id) { fn(std::size_t{id}); });
+    }
+};
 
 struct ForwardCounts {
     std::int64_t double_allocs = 0, allocs = 0, unseen_with_stack = 0;
@@ -90,16 +121,17 @@ ForwardCounts pair_allocations(Replay& r, LiveAllocations& live) {
         const auto& e = r.events[i];
         if (e.action() == TraceAction::alloc) {
             ++c.allocs;
-            if (const auto it = live.find(e.addr); it != live.end()) {
-                r.allocations[it->second].free_event = i;  // its free fell out of the trace
+            if (const auto earlier = live.find(e.addr)) {
+                r.allocations[*earlier].free_event = i;  // its free fell out of the trace
                 ++c.double_allocs;
+                live.erase(e.addr);
             }
-            live[e.addr] = r.allocations.size();
             r.allocations.push_back({e.addr, block_size(e.size), e.stack, i, std::nullopt});
+            live.insert(r.allocations.size() - 1);
         } else if (e.action() == TraceAction::free_completed) {
-            if (const auto it = live.find(e.addr); it != live.end()) {
-                r.allocations[it->second].free_event = i;
-                live.erase(it);
+            if (const auto allocation = live.find(e.addr)) {
+                r.allocations[*allocation].free_event = i;
+                live.erase(e.addr);
             } else {
                 // Allocated before the trace began. The free's stack is where it was freed (torch
                 // records the context of the free), not where it was made: no site, no category.
@@ -162,6 +194,11 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
         }
     for (const auto& seg : snap.segments)
         if (seg.device == device) allocations += seg.block_count;  // live blocks the trace did not allocate
+    // Allocations are numbered in 32 bits (LiveAllocations), events too (EventIndex).
+    if (std::max(on_device, allocations) >= std::numeric_limits<std::uint32_t>::max())
+        throw input_error(fmt::format("{} trace events and {} allocations on one device: a replay numbers at most {}",
+                                      on_device, allocations, std::numeric_limits<std::uint32_t>::max() - 1),
+                          snap.source.path);
     r.allocations.reserve(allocations);
     if (on_device == snap.events.size()) {
         r.events.take_all();
@@ -172,7 +209,7 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
     }
     const std::size_t n = r.events.size();
 
-    LiveAllocations live;
+    LiveAllocations live(r.allocations);
     const auto [double_allocs, allocs, unseen_with_stack] = pair_allocations(r, live);
 
     // The end: the snapshot's active blocks are what is live. Those the trace did not
@@ -186,7 +223,7 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
             if (!b.active()) continue;
             allocated_end += b.size;
             snapshot_blocks[b.address] = b.size;
-            if (!live.count(b.address)) {
+            if (!live.find(b.address)) {
                 r.allocations.push_back({b.address, b.size, b.stack, std::nullopt, std::nullopt});
                 // Made with history on, yet its alloc is not in the trace: the ring buffer lost it.
                 if (b.stack != snapshot::no_stack && b.live()) {
@@ -197,14 +234,14 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
         }
     }
     std::int64_t missing = 0;
-    for (const auto& [address, index] : live) {
+    live.for_each([&](std::size_t index) {
         auto& a = r.allocations[index];
-        const auto it = snapshot_blocks.find(address);
+        const auto it = snapshot_blocks.find(a.address);
         if (it == snapshot_blocks.end() || it->second < a.size)
             ++missing;
         else
             a.size = it->second;  // the block as the snapshot has it
-    }
+    });
     if (missing) r.disagreements.push_back(Fact(FactKind::live_not_in_snapshot).count("allocations", missing));
     if (double_allocs) r.disagreements.push_back(Fact(FactKind::twice_allocated).count("addresses", double_allocs));
 

@@ -16,11 +16,27 @@
 
 namespace memsnap::analysis::detail {
 
+// A position among one device's events, or none: 4 bytes where std::optional<std::size_t>
+// takes 16, for the millions of allocations of a long trace (a replay refuses a device with
+// 2^32 - 1 events or more).
+class EventIndex {
+  public:
+    constexpr EventIndex() = default;
+    constexpr EventIndex(std::nullopt_t) {}  // converts as std::optional does
+    constexpr EventIndex(std::size_t position) : plus_one_(static_cast<std::uint32_t>(position + 1)) {}
+    constexpr bool has_value() const { return plus_one_ != 0; }
+    constexpr explicit operator bool() const { return has_value(); }
+    constexpr std::size_t operator*() const { return plus_one_ - 1; }
+
+  private:
+    std::uint32_t plus_one_ = 0;
+};
+
 struct Allocation {
     std::int64_t address = 0, size = 0;
     snapshot::StackId stack;
-    std::optional<std::size_t> alloc_event;   // none: made before the trace begins
-    std::optional<std::size_t> free_event;    // none: live at the end
+    EventIndex alloc_event;                   // none: made before the trace begins
+    EventIndex free_event;                    // none: live at the end
     bool live_at(std::size_t moment) const {  // before event `moment`
         return (!alloc_event || *alloc_event < moment) && (!free_event || *free_event >= moment);
     }
