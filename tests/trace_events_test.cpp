@@ -62,6 +62,8 @@ TEST_CASE("trace events: values in and out of the packed range read back exactly
     for (std::size_t i = 0; i < written.size(); ++i) {
         CAPTURE(i);
         CHECK(same(stored[i], written[i]));
+        CHECK(stored.action_at(i) == written[i].action());
+        CHECK(stored.device_at(i) == written[i].device);
     }
     CHECK(same(stored.front(), written.front()));
     CHECK(same(stored.back(), written.back()));
@@ -90,6 +92,8 @@ TEST_CASE("trace events: values in and out of the packed range read back exactly
             first.device = fifth.device = static_cast<std::int16_t>(device);
             CHECK(same(copy[0], first));
             CHECK(same(copy[4], fifth));
+            CHECK(copy.device_at(0) == first.device);
+            CHECK(copy.device_at(4) == fifth.device);
             CHECK(same(copy[1], written[1]));
         }
     }

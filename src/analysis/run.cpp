@@ -165,9 +165,10 @@ Result run_trace(const Request& rq) {
 
 Result run_trend(const Request& rq);
 
-// What each side's trace adds to a snapshot diff: its peak, and the OOMs it records.
-void add_traces(const snapshot::Snapshot& before, const snapshot::Snapshot& after, const AnalysisOptions& options,
-                SnapshotDiff& diff) {
+// What each side's trace adds to a snapshot diff: its peak (replayed as the side was read),
+// and the OOMs it records.
+void add_traces(const snapshot::Snapshot& before, const snapshot::Snapshot& after,
+                std::array<std::optional<Peak>, 2> peaks, SnapshotDiff& diff) {
     // By position, not address: a capture diffed with itself is both sides.
     const std::array sides{&before, &after};
     for (std::size_t i = 0; i < sides.size(); ++i)
@@ -176,10 +177,6 @@ void add_traces(const snapshot::Snapshot& before, const snapshot::Snapshot& afte
                                         .text("side", i == 0 ? "before" : "after")
                                         .count("device", device)
                                         .count("events", events));
-    // Each side's peak is a replay of its whole trace: the two on two cores.
-    std::array<std::optional<Peak>, 2> peaks;
-    for (const auto& e : util::for_each_index(2, [&](std::size_t i) { peaks[i] = trace_peak(*sides[i], options); }))
-        if (e) std::rethrow_exception(e);
     diff.peak_before = std::move(peaks[0]);
     diff.peak_after = std::move(peaks[1]);
     if (!diff.peak_before || !diff.peak_after || diff.peak_before->bytes == diff.peak_after->bytes) return;
@@ -210,12 +207,20 @@ Result run_diff(const Request& rq) {
         before_file != "-" && after_file != "-" && std::filesystem::equivalent(before_file, after_file, ec) && !ec;
     auto inputs = named({before_file});
     if (!same_file) inputs.push_back({after_file, false});
-    auto loaded = read_each<capture::Capture>(inputs, [&](std::size_t i) { return rq.load(inputs[i]); });
+    // Each side's peak is a replay of its own whole trace: replayed by the thread that read the
+    // side, as soon as it is read, so that it overlaps the reading of the other side.
+    std::array<std::optional<Peak>, 2> peaks;
+    auto loaded = read_each<capture::Capture>(inputs, [&](std::size_t i) {
+        auto capture = rq.load(inputs[i]);
+        if (capture.is_snapshot()) peaks[i] = trace_peak(capture.snapshot(), options);
+        return capture;
+    });
+    if (same_file) peaks[1] = peaks[0];
     const capture::Capture& before = loaded.values[0];
     const capture::Capture& after = same_file ? before : loaded.values[1];
     auto result = diff(before, after, options);
     if (auto* snap = std::get_if<SnapshotDiff>(&result))
-        add_traces(before.snapshot(), after.snapshot(), options, *snap);
+        add_traces(before.snapshot(), after.snapshot(), std::move(peaks), *snap);
     Result out;
     out.warnings = warnings_of(result);
     // A log diffed with itself is its series of tables; a snapshot diffed with itself is a slip.

@@ -193,6 +193,16 @@ class TraceEvents {
         e.set_stream((p.meta >> 4) & 0xFFF);
         return e;
     }
+    // The action and the device of event i alone, for passes over a whole trace that look at
+    // nothing else (choosing a device, counting OOMs): no other field is decoded.
+    TraceAction action_at(std::size_t i) const {
+        const Packed& p = packed_[i];
+        return (p.meta & 0xF) == escaped ? whole_[p.stack].action() : static_cast<TraceAction>(p.meta & 0xF);
+    }
+    std::int16_t device_at(std::size_t i) const {
+        const Packed& p = packed_[i];
+        return (p.meta & 0xF) == escaped ? whole_[p.stack].device : static_cast<std::int16_t>((p.meta >> 16) & 0xFF);
+    }
     TraceEvent front() const { return (*this)[0]; }
     TraceEvent back() const { return (*this)[size() - 1]; }
     iterator begin() const;

@@ -33,7 +33,7 @@ using snapshot::TraceAction;
 int pick_device(const Snapshot& snap, std::optional<int> wanted) {
     if (wanted) {
         std::set<int> traced;
-        for (const auto& e : snap.events) traced.insert(e.device);
+        for (std::size_t i = 0; i < snap.events.size(); ++i) traced.insert(snap.events.device_at(i));
         if (!traced.count(*wanted) && !devices_of(snap).count(*wanted)) require_device(snap, wanted);
         return *wanted;
     }
@@ -429,8 +429,9 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
 }
 
 int default_trace_device(const Snapshot& snap) {
-    for (const auto& e : snap.events)
-        if (e.action() == TraceAction::oom) return e.device;  // the first OOM's device
+    const auto& trace = snap.events;
+    for (std::size_t i = 0; i < trace.size(); ++i)
+        if (trace.action_at(i) == TraceAction::oom) return trace.device_at(i);  // the first OOM's device
     std::map<int, std::int64_t> reserved;
     for (const auto& seg : snap.segments) reserved[seg.device] += seg.total_size;
     if (!reserved.empty())
@@ -438,7 +439,7 @@ int default_trace_device(const Snapshot& snap) {
                                 [](const auto& a, const auto& b) { return a.second < b.second; })
             ->first;
     std::map<int, std::int64_t> events;
-    for (const auto& e : snap.events) ++events[e.device];
+    for (std::size_t i = 0; i < trace.size(); ++i) ++events[trace.device_at(i)];
     if (!events.empty())
         return std::max_element(events.begin(), events.end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; })
@@ -509,8 +510,9 @@ std::optional<Peak> trace_peak(const Snapshot& snap, const AnalysisOptions& opti
 
 std::map<int, std::int64_t> ooms_by_device(const Snapshot& snap) {
     std::map<int, std::int64_t> out;
-    for (const auto& e : snap.events)
-        if (e.action() == TraceAction::oom) ++out[e.device];
+    const auto& trace = snap.events;
+    for (std::size_t i = 0; i < trace.size(); ++i)
+        if (trace.action_at(i) == TraceAction::oom) ++out[trace.device_at(i)];
     return out;
 }
 

@@ -187,10 +187,12 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
     // Counted first: a long trace's event indices and allocations would otherwise be copied
     // at every doubling, which is most of a replay's page faults.
     std::size_t on_device = 0, allocations = 0;
-    for (const auto& e : snap.events)
-        if (e.device == device) {
+    const auto& trace = snap.events;
+    for (std::size_t i = 0; i < trace.size(); ++i)
+        if (trace.device_at(i) == device) {
             ++on_device;
-            allocations += e.action() == TraceAction::alloc || e.action() == TraceAction::free_completed;
+            const auto action = trace.action_at(i);
+            allocations += action == TraceAction::alloc || action == TraceAction::free_completed;
         }
     for (const auto& seg : snap.segments)
         if (seg.device == device) allocations += seg.block_count;  // live blocks the trace did not allocate
@@ -204,8 +206,8 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
         r.events.take_all();
     } else {
         r.events.reserve(on_device);
-        for (std::size_t i = 0; i < snap.events.size(); ++i)
-            if (snap.events[i].device == device) r.events.push_back(i);
+        for (std::size_t i = 0; i < trace.size(); ++i)
+            if (trace.device_at(i) == device) r.events.push_back(i);
     }
     const std::size_t n = r.events.size();
 
