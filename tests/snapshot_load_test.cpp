@@ -238,3 +238,35 @@ TEST_CASE("a JSON dump reuses the slots of the frames and entries it replaced" *
     REQUIRE(reported.size() == json.size() >> 20);  // every MiB
     for (std::size_t k = 0; k < reported.size(); ++k) CHECK(reported[k] == (k + 1) << 20);
 }
+
+TEST_CASE("short strings remembered by their bytes: every byte tells two apart" * doctest::test_suite("unit")) {
+    // A writer that repeats a string inline puts it at a new position each time: the builder
+    // remembers short ones by content, and two strings that differ anywhere must not meet.
+    snapshot::detail::ByShortText<int, 8> cache;
+    std::vector<std::string> texts{""};
+    for (std::size_t length = 1; length <= decltype(cache)::max_length; ++length) {
+        const std::string base(length, 'a');
+        texts.push_back(base);
+        for (std::size_t at = 0; at < length; ++at) {
+            std::string other = base;
+            other[at] = 'b';
+            texts.push_back(other);
+        }
+        texts.push_back(std::string(length - 1, 'a') + '\0');
+    }
+    // Each text's own value, as a string table would give it: a hit must return exactly that
+    // (a collision may only make it again).
+    std::map<std::string, int> id_of;
+    for (const auto& text : texts) id_of.emplace(text, static_cast<int>(id_of.size()));
+    REQUIRE(id_of.size() == texts.size());
+    int made = 0;
+    for (int round = 0; round < 3; ++round)
+        for (const auto& text : texts) {
+            const int value = cache.get(text, [&] {
+                ++made;
+                return id_of.at(text);
+            });
+            CHECK_MESSAGE(value == id_of.at(text), "a string of ", text.size(), " bytes took another's value");
+        }
+    CHECK(made < 3 * static_cast<int>(texts.size()));  // remembered, not made at every call
+}

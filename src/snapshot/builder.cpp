@@ -99,6 +99,10 @@ StringId ModelBuilder::intern(const Document& doc, const Value* v) {
     // position names it as well.
     if ((v->flags & 1) != 0) return owned_string_ids_.get(*v, [&] { return out_.strings.intern(doc.text(*v)); });
     return string_ids_.get(*v, [&] {
+        if (v->length <= short_string_ids_.max_length) {
+            const auto text = doc.text(*v);
+            return short_string_ids_.get(text, [&] { return out_.strings.intern(text); });
+        }
         if (v->length < 64) return out_.strings.intern(doc.text(*v));
         const std::uint64_t h = util::mix_hash(util::hash_seed(), v->u);
         const auto offset = v->u;

@@ -11,9 +11,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace memsnap::snapshot::detail {
@@ -37,6 +39,52 @@ class ByInputPosition {
     struct Entry {
         std::uint64_t offset = 0;
         std::uint32_t length = 0;
+        bool valid = false;
+        T value{};
+    };
+    std::array<Entry, std::size_t{1} << Bits> entries_{};
+};
+
+// What a builder made of a short string, remembered by its bytes: a writer that does not share
+// string objects repeats "free_completed" or "N/A" in full at every trace entry, each time at
+// a new position. Direct-mapped on 2^Bits entries; the key holds every byte of the string, so
+// a hit is exact and a collision costs a recomputation.
+template <class T, unsigned Bits>
+class ByShortText {
+  public:
+    static constexpr std::size_t max_length = 16;
+
+    // The value for `text` (at most max_length bytes), made by `make` when not known.
+    template <class Make>
+    T get(std::string_view text, Make&& make) {
+        const Key key = key_of(text);
+        const std::uint64_t mixed =
+            (key.head * 0x9E3779B97F4A7C15ull) ^ (key.tail * 0xC2B2AE3D27D4EB4Full) ^ key.length;
+        Entry& e = entries_[(mixed * 0x9E3779B97F4A7C15ull) >> (64 - Bits)];
+        if (!e.valid || e.key.head != key.head || e.key.tail != key.tail || e.key.length != key.length)
+            e = {key, true, make()};
+        return e.value;
+    }
+
+  private:
+    struct Key {
+        std::uint64_t head = 0, tail = 0;  // the first and the last 8 bytes (overlapping), or all in head
+        std::size_t length = 0;
+    };
+    static Key key_of(std::string_view text) {
+        Key k;
+        k.length = text.size();
+        if (text.size() >= 8) {
+            std::memcpy(&k.head, text.data(), 8);
+            std::memcpy(&k.tail, text.data() + text.size() - 8, 8);
+        } else {
+            for (std::size_t i = 0; i < text.size(); ++i)
+                k.head |= static_cast<std::uint64_t>(static_cast<unsigned char>(text[i])) << (8 * i);
+        }
+        return k;
+    }
+    struct Entry {
+        Key key;
         bool valid = false;
         T value{};
     };
@@ -116,6 +164,7 @@ class ModelBuilder : public pickle::SealHook {
     // The same for strings of the document's arena: a JSON dump names hundreds of files and
     // functions in turn, each a new string every time.
     ByInputPosition<StringId, 12> owned_string_ids_;
+    ByShortText<StringId, 8> short_string_ids_;
     // Long strings by position, exactly: a few long file names referenced in turn by many
     // frames would otherwise be hashed in full at every reference.
     util::IdIndex long_string_index_;
