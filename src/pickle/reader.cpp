@@ -586,8 +586,8 @@ class Machine {
 
     // Peephole for EMPTY_DICT [MEMOIZE] MARK (key value)+ SETITEMS not followed by another
     // batch, where keys are memo references to strings and values are memo references to
-    // strings or replaced values, small integers, None, booleans, or list literals: a trace
-    // entry. The hook may replace it
+    // strings or replaced values, strings written in full ([SHORT_]BINUNICODE, then MEMOIZE or
+    // nothing), small integers, None, booleans, or list literals: a trace entry. The hook may replace it
     // whole, so no container is built. Anything else falls back with nothing changed (a list
     // literal's stack interned on the way is interned by the general path too).
     bool dict_literal() {
@@ -599,6 +599,7 @@ class Machine {
         std::uint64_t p = *items;
         std::size_t count = 0;
         std::size_t lists = 0;
+        std::size_t memoized = 0;  // values MEMOIZEd after their opcodes, in order
         std::uint64_t long1_ops = 0, long1_not_8_bytes = 0;
         while (p < size && data[p] != 'u') {
             // The key: a memo reference to a string (a key seen for the first time is written
@@ -665,11 +666,29 @@ class Machine {
                     v = Value::make_bool(false);
                     p += 1;
                     break;
+                case 0x8C:   // SHORT_BINUNICODE
+                case 'X': {  // BINUNICODE
+                    // A writer that does not share string objects writes an entry's action,
+                    // compile context and metadata in full, every time.
+                    const std::uint64_t header = op == 0x8C ? 2 : 5;
+                    const std::uint64_t n = op == 0x8C ? static_cast<unsigned char>(data[p + 1]) : read_le_at(p + 1, 4);
+                    if (n > limits_.max_string_length || n > size - p - header) return false;
+                    if (!valid_utf8_bytes(reinterpret_cast<const unsigned char*>(data + p + header), n)) return false;
+                    v = doc_.new_input_string(p + header, static_cast<std::uint32_t>(n), Kind::string);
+                    p += header + n;
+                    if (p < size && static_cast<std::uint8_t>(data[p]) == 0x94) {  // MEMOIZE, stored below
+                        if (memoized == dict_memoized_.size()) return false;
+                        dict_memoized_[memoized++] = v;
+                        ++p;
+                    }
+                    break;
+                }
                 case ']': {
-                    if (lists == dict_lists_.size()) return false;
+                    if (lists == dict_lists_.size() || memoized == dict_memoized_.size()) return false;
                     const auto list = scan_list_literal(p + 1);
                     if (!list) return false;
                     dict_lists_[lists++] = *list;
+                    if (list->memoize) dict_memoized_[memoized++] = list->value;
                     v = list->value;
                     p = list->end;
                     break;
@@ -683,10 +702,19 @@ class Machine {
         if (p < size ? data[p] == '(' : may_follow(p)) return false;  // a second batch may follow
         const auto made = hook_->on_dict_literal(doc_, std::span<const Value>(dict_kv_.data(), count));
         if (!made) return false;
-        // The memo numbers what it stores in order of appearance: the dict, then its lists.
+        // The memo numbers what it stores in order of appearance: the dict, then its lists and
+        // strings.
         if (dict.memoize) memoize_literal(*made);
-        for (std::size_t i = 0; i < lists; ++i)
-            if (dict_lists_[i].memoize) memoize_literal(dict_lists_[i].value);
+        for (std::size_t i = 0; i < memoized; ++i) {
+            const Value& value = dict_memoized_[i];
+            if (value.kind == Kind::string) {
+                ++info_.memoize_ops;
+                check_memo_limit(memo_.size());
+                store_memo(memo_.size(), value);
+            } else {
+                memoize_literal(value);
+            }
+        }
         info_.long1_ops += long1_ops;
         info_.long1_not_8_bytes += long1_not_8_bytes;
         dict.value = *made;
@@ -697,6 +725,7 @@ class Machine {
     }
     std::array<Value, 32> dict_kv_;  // a trace entry has 12 to 18
     std::array<Literal, 4> dict_lists_;
+    std::array<Value, 8> dict_memoized_;
 
     // A run of memo indices the hook turned into one value: valid while no opaque memo entry
     // has been replaced since (the hook's result depends only on the values read).
