@@ -285,6 +285,74 @@ TEST_CASE("a dict read in one piece takes its memo index before the lists inside
     CHECK(info.memoize_ops == 6);  // the root, two strings, two dicts, the list
 }
 
+namespace {
+
+// DictHook that also keeps the text of every string value it was given.
+struct StringsSeenHook : DictHook {
+    std::vector<std::string> strings;
+    std::optional<Value> on_dict_literal(const pickle::Document& doc, std::span<const Value> kv) override {
+        for (std::size_t i = 1; i < kv.size(); i += 2)
+            if (kv[i].kind == Kind::string) strings.emplace_back(doc.text(kv[i]));
+        return DictHook::on_dict_literal(doc, kv);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a dict read in one piece takes strings written in full and memoizes them in order with its lists" *
+          doctest::test_suite("unit")) {
+    // memo1 "k", memo2 "a", memo3 "b", memo4 {"k": 4}; then memo5 {"k": memo6 "xy" (written in
+    // full, MEMOIZE), "a": memo7 [memo4], "b": "zz" (written in full, not memoized)}, and
+    // references to memo5, memo6 and memo7, numbered as the general path numbers them. A
+    // writer that does not share string objects writes a trace entry's action so.
+    for (const bool long_form : {false, true}) {
+        CAPTURE(long_form);
+        const std::string zz = long_form ? bytes({'X', 2, 0, 0, 0}) + "zz" : short_str("zz");
+        const std::string in = bytes({0x80, 4, ']', 0x94, '('}) + short_str("k") + bytes({0x94}) + short_str("a") +
+                               bytes({0x94}) + short_str("b") +
+                               bytes({0x94, '}', 0x94, '(', 'h', 1, 'K', 4, 'u', '}', 0x94, '(', 'h', 1}) +
+                               short_str("xy") + bytes({0x94, 'h', 2, ']', 0x94, '(', 'h', 4, 'e', 'h', 3}) + zz +
+                               bytes({'u', 'h', 5, 'h', 6, 'h', 7, 'e', '.'});
+        pickle::Document doc(in);
+        StringsSeenHook hook;
+        const auto info = pickle::decode(doc, {}, &hook);
+        const auto& items = doc.items(doc.root);
+        REQUIRE(items.size() == 8);
+        CHECK(items[3].tag == 3);  // memo4
+        CHECK(items[3].u == 4);
+        CHECK(items[4].tag == 3);  // the dict: no integer "k", its list [memo4]
+        CHECK(items[4].u == 100 * 4);
+        CHECK(items[5].tag == 3);  // memo5: the dict
+        CHECK(items[5].u == items[4].u);
+        REQUIRE(items[6].kind == Kind::string);  // memo6: the string written in full
+        CHECK(doc.text(items[6]) == "xy");
+        CHECK(items[7].tag == 2);  // memo7: the list
+        CHECK(items[7].u == 4);
+        CHECK(hook.dict_literals == 2);
+        CHECK(hook.sealed_dicts == 0);
+        CHECK(hook.strings == std::vector<std::string>{"xy", "zz"});
+        CHECK(info.memoize_ops == 8);  // the root, three keys, two dicts, "xy", the list
+    }
+}
+
+TEST_CASE("a string written in full inside a dict literal is refused as the general path refuses it" *
+          doctest::test_suite("unit")) {
+    // {"k": <0xFF 0xFE, not UTF-8>}: the peephole leaves it to the general path, whose error
+    // names the string's opcode.
+    const std::string head = bytes({0x80, 4, ']', 0x94, '('}) + short_str("k") + bytes({0x94, '}', 0x94, '(', 'h', 1});
+    const std::string in = head + bytes({0x8c, 2, 0xFF, 0xFE, 0x94, 'u', 'e', '.'});
+    pickle::Document doc(in);
+    DictHook hook;
+    try {
+        pickle::decode(doc, {}, &hook);
+        FAIL("decoded without error");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("UTF-8") != std::string::npos);
+        REQUIRE(e.byte_offset().has_value());
+        CHECK(*e.byte_offset() == head.size());
+    }
+}
+
 TEST_CASE("a dict literal reads LONG1 values of every length and sign exactly" * doctest::test_suite("unit")) {
     // [{"k": v} for v in values], each dict read in one piece: the hook gets each v as an
     // int.
