@@ -22,17 +22,27 @@ namespace memsnap::snapshot::detail {
 
 // What a builder made of a string of the input, remembered by the string's position: Python
 // shares one string object per key, action or file name, so the same bytes come back
-// millions of times and are looked at once. Direct-mapped on 2^Bits entries: a collision
-// costs a recomputation, never a wrong value.
-template <class T, unsigned Bits>
+// millions of times and are looked at once. 2^Bits entries, direct-mapped or (Ways 2) where
+// a string may sit in its own entry or its neighbour: a collision costs a recomputation,
+// never a wrong value.
+template <class T, unsigned Bits, unsigned Ways = 1>
 class ByInputPosition {
+    static_assert(Ways == 1 || Ways == 2);
+
   public:
     // The value for `text` (a string read from the input), made by `make` when not known.
     template <class Make>
     T get(const pickle::Value& text, Make&& make) {
-        Entry& e = entries_[(text.u * 0x9E3779B97F4A7C15ull) >> (64 - Bits)];
-        if (!e.valid || e.offset != text.u || e.length != text.length) e = {text.u, text.length, true, make()};
-        return e.value;
+        const std::size_t at = (text.u * 0x9E3779B97F4A7C15ull) >> (64 - Bits);
+        Entry& first = entries_[at];
+        if (first.holds(text)) return first.value;
+        if constexpr (Ways == 2) {
+            Entry& second = entries_[at ^ 1];
+            if (second.holds(text)) return second.value;
+            second = first;
+        }
+        first = {text.u, text.length, true, make()};
+        return first.value;
     }
 
   private:
@@ -41,6 +51,7 @@ class ByInputPosition {
         std::uint32_t length = 0;
         bool valid = false;
         T value{};
+        bool holds(const pickle::Value& text) const { return valid && offset == text.u && length == text.length; }
     };
     std::array<Entry, std::size_t{1} << Bits> entries_{};
 };
@@ -172,7 +183,9 @@ class ModelBuilder : public pickle::SealHook {
     // A trace entry's keys and action names, remembered (see event_field_of, action_of).
     inline std::uint8_t event_field_of(const pickle::Document& doc, const pickle::Value& key);
     TraceAction action_of(StringId name, const pickle::Document& doc, const pickle::Value& text);
-    ByInputPosition<std::uint8_t, 6> key_fields_;
+    // Two ways: two of a trace entry's keys that met in one entry (by chance, in one capture
+    // of three) evicted each other at every trace entry.
+    ByInputPosition<std::uint8_t, 6, 2> key_fields_;
     std::vector<std::pair<StringId, TraceAction>> action_kinds_;
     // Small side tables of TraceEvent: value -> index.
     std::uint16_t stream_index(std::int64_t stream);
