@@ -481,8 +481,12 @@ class Machine {
         push(literal.value);
     }
     void memoize_literal(const Value& value) {
-        ++info_.memoize_ops;
         ++info_.memo_before_fill;
+        memoize_next(value);
+    }
+    // A MEMOIZE that a peephole read: the value takes the next memo index.
+    void memoize_next(const Value& value) {
+        ++info_.memoize_ops;
         check_memo_limit(memo_.size());
         store_memo(memo_.size(), value);
     }
@@ -684,10 +688,10 @@ class Machine {
                     break;
                 }
                 case ']': {
-                    if (lists == dict_lists_.size() || memoized == dict_memoized_.size()) return false;
+                    if (lists == kMaxDictLists || memoized == dict_memoized_.size()) return false;
                     const auto list = scan_list_literal(p + 1);
                     if (!list) return false;
-                    dict_lists_[lists++] = *list;
+                    ++lists;
                     if (list->memoize) dict_memoized_[memoized++] = list->value;
                     v = list->value;
                     p = list->end;
@@ -707,13 +711,10 @@ class Machine {
         if (dict.memoize) memoize_literal(*made);
         for (std::size_t i = 0; i < memoized; ++i) {
             const Value& value = dict_memoized_[i];
-            if (value.kind == Kind::string) {
-                ++info_.memoize_ops;
-                check_memo_limit(memo_.size());
-                store_memo(memo_.size(), value);
-            } else {
-                memoize_literal(value);
-            }
+            if (value.kind == Kind::string)
+                memoize_next(value);
+            else
+                memoize_literal(value);  // a list, MEMOIZEd before it was filled
         }
         info_.long1_ops += long1_ops;
         info_.long1_not_8_bytes += long1_not_8_bytes;
@@ -723,9 +724,9 @@ class Machine {
         commit_literal(dict);
         return true;
     }
-    std::array<Value, 32> dict_kv_;  // a trace entry has 12 to 18
-    std::array<Literal, 4> dict_lists_;
-    std::array<Value, 8> dict_memoized_;
+    std::array<Value, 32> dict_kv_;                  // a trace entry has 12 to 18
+    static constexpr std::size_t kMaxDictLists = 4;  // list literals in one dict literal
+    std::array<Value, 8> dict_memoized_;             // its strings and lists MEMOIZEd, in order
 
     // A run of memo indices the hook turned into one value: valid while no opaque memo entry
     // has been replaced since (the hook's result depends only on the values read).

@@ -188,8 +188,8 @@ class TraceEvents {
         const auto time = static_cast<std::int64_t>(p.meta) >> 24;  // sign-extends the 40 bits
         e.time_us = time == time_unrecorded ? -1 : time_base_ + time;
         e.stack = StackId(p.stack);
-        e.device = static_cast<std::int16_t>((p.meta >> 16) & 0xFF);
-        e.set_action(static_cast<TraceAction>(p.meta & 0xF));
+        e.device = packed_device(p);
+        e.set_action(packed_action(p));
         e.set_stream((p.meta >> 4) & 0xFFF);
         return e;
     }
@@ -197,11 +197,11 @@ class TraceEvents {
     // nothing else (choosing a device, counting OOMs): no other field is decoded.
     TraceAction action_at(std::size_t i) const {
         const Packed& p = packed_[i];
-        return (p.meta & 0xF) == escaped ? whole_[p.stack].action() : static_cast<TraceAction>(p.meta & 0xF);
+        return (p.meta & 0xF) == escaped ? whole_[p.stack].action() : packed_action(p);
     }
     std::int16_t device_at(std::size_t i) const {
         const Packed& p = packed_[i];
-        return (p.meta & 0xF) == escaped ? whole_[p.stack].device : static_cast<std::int16_t>((p.meta >> 16) & 0xFF);
+        return (p.meta & 0xF) == escaped ? whole_[p.stack].device : packed_device(p);
     }
     TraceEvent front() const { return (*this)[0]; }
     TraceEvent back() const { return (*this)[size() - 1]; }
@@ -238,6 +238,8 @@ class TraceEvents {
         std::uint32_t stack;
     };
     static_assert(sizeof(Packed) == 24);
+    static TraceAction packed_action(const Packed& p) { return static_cast<TraceAction>(p.meta & 0xF); }
+    static std::int16_t packed_device(const Packed& p) { return static_cast<std::int16_t>((p.meta >> 16) & 0xFF); }
     static constexpr std::uint64_t escaped = 15;
     static constexpr std::uint32_t size_in_units = 0x8000'0000u;
     static constexpr std::int64_t time_unrecorded = -(std::int64_t{1} << 39);
