@@ -1,5 +1,5 @@
 // The packed trace store: every value a TraceEvent can hold reads back exactly, whether it
-// fits the 24-byte form or is kept whole.
+// fits the 16-byte form or is kept whole, and what a real capture holds fits.
 
 #include <memsnap/snapshot/model.hpp>
 
@@ -109,4 +109,70 @@ TEST_CASE("trace events: a trace that starts without times packs its later times
     CHECK(stored.empty());
     stored.push_back(event(1, 512, 42));
     CHECK(stored[0].time_us == 42);
+}
+
+TEST_CASE("trace events: real values pack and the packed range ends where documented" * doctest::test_suite("unit")) {
+    constexpr std::int64_t t0 = 1'764'547'200'000'000;
+    constexpr std::int64_t base = 0x7f12'3456'0000;  // the first address other than 0
+    constexpr std::int64_t span = std::int64_t{1} << 47;
+    constexpr std::int64_t mib16 = std::int64_t{16} << 20;
+    constexpr std::int64_t gib8 = std::int64_t{8} << 30;
+    constexpr std::int64_t s134 = 134'217'727;  // the furthest time from the chunk's first, in µs
+    struct Case {
+        TraceEvent event;
+        bool packed;
+    };
+    const std::vector<Case> cases{
+        {event(0, 0, t0, 0, TraceAction::snapshot), true},  // address 0 sets no base
+        {event(base, 512, t0), true},
+        {event(base + 512, mib16 - 1, t0 + s134), true},  // any byte count below 16 MiB
+        {event(base - 512, mib16 + 512, t0 - s134), true},
+        {event(base, mib16 + 1, t0), false},  // odd and 16 MiB or more
+        {event(base, gib8 - 512, t0), true},
+        {event(base, gib8, t0), false},
+        {event(base + span - 512, 512, t0), true},  // 2^47 either side of the base
+        {event(base + span, 512, t0), false},
+        {event(base - span + 512, 512, t0), true},
+        {event(base - span, 512, t0), false},
+        {event(base + 256, 512, t0), false},       // not a multiple of 512
+        {event(base, 512, t0 + s134 + 1), false},  // too far from the chunk's first time
+        {event(base, 512, t0 - s134 - 1), false},
+        {event(base, 512, t0, 15, TraceAction::free_completed, 15, (1u << 24) - 1), true},
+        {event(base, 512, t0, 16), false},
+        {event(base, 512, t0, 0, TraceAction::alloc, 16), false},
+        {event(base, 512, t0, 0, TraceAction::alloc, 0, 1u << 24), false},
+        {event(std::int64_t{80} << 30, 512, t0, 0, TraceAction::oom), false},  // its address holds free bytes
+        {event(base, 512, -1), true},
+    };
+    snapshot::TraceEvents stored;
+    std::size_t whole = 0;
+    for (const auto& c : cases) {
+        CAPTURE(stored.size());
+        stored.push_back(c.event);
+        whole += c.packed ? 0 : 1;
+        CHECK(stored.kept_whole() == whole);
+        CHECK(same(stored.back(), c.event));
+    }
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        CAPTURE(i);
+        CHECK(same(stored[i], cases[i].event));
+    }
+
+    SUBCASE("each 1,024 events count their times from their own first") {
+        snapshot::TraceEvents trace;
+        const std::int64_t hour = std::int64_t{3'600} * 1'000'000;
+        for (std::int64_t i = 0; i < 4096; ++i)  // an hour between chunks, 100 µs within one
+            trace.push_back(event(base + 512 * i, 512, t0 + (i / 1024) * hour + (i % 1024) * 100));
+        CHECK(trace.kept_whole() == 0);
+        for (std::size_t i = 0; i < trace.size(); ++i) {
+            const auto n = static_cast<std::int64_t>(i);
+            REQUIRE(trace[i].time_us == t0 + (n / 1024) * hour + (n % 1024) * 100);
+            REQUIRE(trace[i].addr == base + 512 * n);
+        }
+        // A time set later in a chunk that had none is that chunk's base.
+        snapshot::TraceEvents late{event(base, 512, -1)};
+        late.set(0, event(base, 512, t0 + 5 * hour));
+        CHECK(late.kept_whole() == 0);
+        CHECK(late[0].time_us == t0 + 5 * hour);
+    }
 }

@@ -432,7 +432,7 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
     note.event = pending_events_.size();
     if (e.action() == TraceAction::other) note.action_name = action_name;
     // torch 2.5 on writes both on every entry, "N/A" and "" when nothing was set: notes of
-    // those would say nothing and cost 24 bytes an entry, a third of the model of such a trace.
+    // those would say nothing and cost 24 bytes an entry, more than the entry's own 16.
     // The empty string is StringId{} already; "N/A" is compared once, then known by its id.
     if (compile_context != nullptr) {
         seen_compile_context_ = true;

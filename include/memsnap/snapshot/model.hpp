@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -158,11 +159,14 @@ struct TraceEvent {
 static_assert(sizeof(TraceEvent) == 32);
 static_assert(static_cast<unsigned>(TraceAction::other) < 15);  // 15 marks a stored event kept whole
 
-// A trace as stored: 24 bytes an event instead of a TraceEvent's 32, since the trace is most
-// of a large capture's memory. Reads give TraceEvent values. What a real capture never has
-// (a negative size, one of 2 GiB or more that is not a multiple of 512 or is 1 TiB or more,
-// a time more than six days from the trace's first recorded one, a device past 255) keeps
-// the whole event in a side table, 32 bytes more, so every value reads back exactly.
+// A trace as stored: 16 bytes an event instead of a TraceEvent's 32, since the trace is most
+// of a large capture's memory. Reads give TraceEvent values. What real events never have keeps
+// the whole event in a side table, 32 bytes more, so every value reads back exactly: an
+// address that is not a multiple of 512 (the allocator's alignment) or 2^47 or more from the
+// trace's first address other than 0 (a process's addresses all lie below 2^47); a size that
+// is negative, 16 MiB or more and not a multiple of 512, or 8 GiB or more; a time more than
+// 134 s from the first recorded one among its 1,024 neighbours; a device or a stream index
+// past 15; a stack id past 2^24; an OOM (its address field holds the free bytes).
 class TraceEvents {
   public:
     using iterator = detail::ValueIterator<TraceEvents, TraceEvent>;
@@ -179,29 +183,32 @@ class TraceEvents {
 
     std::size_t size() const { return packed_.size(); }
     bool empty() const { return packed_.empty(); }
+    std::size_t kept_whole() const { return whole_.size(); }  // events outside the packed range
     TraceEvent operator[](std::size_t i) const {
         const Packed& p = packed_[i];
-        if ((p.meta & 0xF) == escaped) return whole_[p.stack];
+        if ((p.meta & 0xF) == escaped) return whole_[p.place];
         TraceEvent e;
-        e.addr = p.addr;
-        e.size = p.size & size_in_units ? static_cast<std::int64_t>(p.size & ~size_in_units) << 9 : p.size;
-        const auto time = static_cast<std::int64_t>(p.meta) >> 24;  // sign-extends the 40 bits
-        e.time_us = time == time_unrecorded ? -1 : time_base_ + time;
-        e.stack = StackId(p.stack);
+        const auto addr = static_cast<std::int64_t>(p.place) >> size_bits;  // sign-extends
+        e.addr = addr == addr_zero ? 0 : addr_base_ + addr * addr_unit;
+        const auto size = static_cast<std::int64_t>(p.place & size_mask);
+        e.size = p.place & size_in_units ? (size & ~static_cast<std::int64_t>(size_in_units)) << 9 : size;
+        const auto time = static_cast<std::int64_t>(p.meta) >> (64 - time_bits);  // sign-extends
+        e.time_us = time == time_unrecorded ? -1 : chunk_time_[i >> chunk_bits] + time;
+        e.stack = StackId(static_cast<std::uint32_t>(p.meta >> 12) & stack_mask);
         e.device = packed_device(p);
         e.set_action(packed_action(p));
-        e.set_stream((p.meta >> 4) & 0xFFF);
+        e.set_stream((p.meta >> 4) & 0xF);
         return e;
     }
     // The action and the device of event i alone, for passes over a whole trace that look at
     // nothing else (choosing a device, counting OOMs): no other field is decoded.
     TraceAction action_at(std::size_t i) const {
         const Packed& p = packed_[i];
-        return (p.meta & 0xF) == escaped ? whole_[p.stack].action() : packed_action(p);
+        return (p.meta & 0xF) == escaped ? whole_[p.place].action() : packed_action(p);
     }
     std::int16_t device_at(std::size_t i) const {
         const Packed& p = packed_[i];
-        return (p.meta & 0xF) == escaped ? whole_[p.stack].device : packed_device(p);
+        return (p.meta & 0xF) == escaped ? whole_[p.place].device : packed_device(p);
     }
     TraceEvent front() const { return (*this)[0]; }
     TraceEvent back() const { return (*this)[size() - 1]; }
@@ -210,7 +217,10 @@ class TraceEvents {
     std::reverse_iterator<iterator> rbegin() const;
     std::reverse_iterator<iterator> rend() const;
 
-    void reserve(std::size_t n) { packed_.reserve(n); }
+    void reserve(std::size_t n) {
+        packed_.reserve(n);
+        chunk_time_.reserve((n >> chunk_bits) + 1);
+    }
     void push_back(const TraceEvent& e) {
         packed_.emplace_back();
         set(packed_.size() - 1, e);
@@ -220,34 +230,48 @@ class TraceEvents {
     void clear() {
         packed_.clear();
         whole_.clear();
-        time_base_ = 0;
-        has_time_base_ = false;
+        chunk_time_.clear();
+        addr_base_ = 0;
+        has_addr_base_ = false;
     }
     void shrink_to_fit() {
         packed_.shrink_to_fit();
         whole_.shrink_to_fit();
+        chunk_time_.shrink_to_fit();
     }
 
   private:
     struct Packed {
-        std::int64_t addr;
-        // action (4 bits; `escaped`: the event is whole_[stack]), stream (12), device (8), and
-        // time_us less time_base_ (40, signed).
+        // The address less addr_base_ in units of 512 (39 bits, signed; addr_zero for 0)
+        // above the size (25 bits: below 16 MiB in bytes, or in units of 512 with
+        // size_in_units set); for an escaped event, its index in whole_.
+        std::uint64_t place;
+        // action (4 bits; `escaped`: the event is whole_[place]), stream (4), device (4), stack
+        // (24), and time_us less its chunk's first recorded time (28, signed).
         std::uint64_t meta;
-        std::uint32_t size;  // bytes below 2^31, or in units of 512 bytes with size_in_units set
-        std::uint32_t stack;
     };
-    static_assert(sizeof(Packed) == 24);
+    static_assert(sizeof(Packed) == 16);
     static TraceAction packed_action(const Packed& p) { return static_cast<TraceAction>(p.meta & 0xF); }
-    static std::int16_t packed_device(const Packed& p) { return static_cast<std::int16_t>((p.meta >> 16) & 0xFF); }
+    static std::int16_t packed_device(const Packed& p) { return static_cast<std::int16_t>((p.meta >> 8) & 0xF); }
     static constexpr std::uint64_t escaped = 15;
-    static constexpr std::uint32_t size_in_units = 0x8000'0000u;
-    static constexpr std::int64_t time_unrecorded = -(std::int64_t{1} << 39);
+    static constexpr unsigned size_bits = 25;
+    static constexpr std::uint64_t size_mask = (std::uint64_t{1} << size_bits) - 1;
+    static constexpr std::uint64_t size_in_units = std::uint64_t{1} << (size_bits - 1);
+    static constexpr std::int64_t addr_unit = 512;                                      // the allocator's alignment
+    static constexpr std::int64_t addr_span = std::int64_t{1} << (64 - size_bits - 1);  // in units, either side
+    static constexpr std::int64_t addr_zero = -addr_span;                               // address 0, whatever the base
+    static constexpr std::uint32_t stack_mask = (1u << 24) - 1;
+    static constexpr unsigned time_bits = 28;
+    static constexpr std::int64_t time_unrecorded = -(std::int64_t{1} << (time_bits - 1));
+    static constexpr unsigned chunk_bits = 10;  // events sharing one time base
+    static constexpr std::int64_t chunk_unset = std::numeric_limits<std::int64_t>::min();
 
     std::vector<Packed> packed_;
     std::vector<TraceEvent> whole_;
-    std::int64_t time_base_ = 0;  // the first recorded time
-    bool has_time_base_ = false;
+    // Per chunk of 2^chunk_bits events, the first recorded time set in it (chunk_unset before).
+    std::vector<std::int64_t> chunk_time_;
+    std::int64_t addr_base_ = 0;  // the first address other than 0 set
+    bool has_addr_base_ = false;
 };
 
 static_assert(std::random_access_iterator<TraceEvents::iterator>);
