@@ -414,6 +414,16 @@ TEST_SUITE("unit") {
             const auto both = compare(x2, y2, std::nullopt);
             CHECK(both.overlapping == 2 * halves.overlapping);
             CHECK(both.shared == 2 * halves.shared);
+            CHECK(both.with_stack == 2 * with_stack);  // walked a device at a time: every event read
+            // Device 0's events split around device 1's (no torch writes that): compared sorted,
+            // with the same counts.
+            auto x3 = x2;
+            x3.push_back(x3.front());
+            x3.erase(x3.begin());
+            const auto split = compare(x3, y2, std::nullopt);
+            CHECK_FALSE(split.with_stack);
+            CHECK(split.overlapping == both.overlapping);
+            CHECK(split.shared == both.shared);
         }
         SUBCASE("events with a stack are counted on both sides, untimed ones and those outside the window too") {
             std::vector<snapshot::TraceEvent> with(b.begin(), b.end());
