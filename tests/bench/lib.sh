@@ -32,15 +32,25 @@ measure() {
     return $rc
 }
 
+# keep_best BEST LINE: of two "wall_s peak_kib" figures (BEST may be empty), the lower wall
+# time with the larger peak RSS of the two.
+keep_best() {
+    local bs bk s kb
+    read -r s kb <<<"$2"
+    [[ -z "$1" ]] && { echo "$s $kb"; return; }
+    read -r bs bk <<<"$1"
+    awk -v a="$s" -v b="$bs" 'BEGIN{exit !(a < b)}' && bs=$s
+    (( kb > bk )) && bk=$kb
+    echo "$bs $bk"
+}
+
 # best CMD...: the best wall time of $runs runs and the largest peak RSS seen, as
 # "wall_s peak_kib"; fails as soon as one run fails.
 best() {
-    local line s kb bs="" bk=0 i
+    local line result="" i
     for ((i = 1; i <= runs; i++)); do
         line=$(measure "$@") || return 1
-        read -r s kb <<<"$line"
-        if [[ -z "$bs" ]] || awk -v a="$s" -v b="$bs" 'BEGIN{exit !(a < b)}'; then bs=$s; fi
-        (( kb > bk )) && bk=$kb
+        result=$(keep_best "$result" "$line")
     done
-    echo "$bs $bk"
+    echo "$result"
 }

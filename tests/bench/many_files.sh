@@ -25,7 +25,7 @@ source "$here/lib.sh"
 [[ -x "$bin" ]] || die "memsnap binary '$bin' not found (build it first)"
 [[ -r "$source_file" ]] || die "no real capture to scale at $source_file (../shared/real is needed)"
 command -v taskset >/dev/null || die "taskset (util-linux) is needed to hold a run to one core"
-[[ "$count" =~ ^[0-9]+$ && "$count" -ge 2 ]] || die "FILES must be 2 or more, got '$count'"
+[[ "$count" =~ ^[0-9]+$ && "$count" -ge 3 ]] || die "FILES must be 3 or more (trend needs 3), got '$count'"
 require_time
 cores=$(nproc)
 mkdir -p "$cache"

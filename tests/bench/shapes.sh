@@ -8,7 +8,7 @@
 #
 # Usage: tests/bench/shapes.sh [MEMSNAP_BINARY [SIZE_MIB]]     default build/memsnap 400
 # Environment: MEMSNAP_BENCH_DIR (cache, default /tmp/memsnap-bench), MEMSNAP_BENCH_RUNS (best
-#   of N for memsnap, default 3), MEMSNAP_REAL_DIR (default ../shared/real beside the repo),
+#   of N for memsnap, info and diff taking turns; default 3), MEMSNAP_REAL_DIR (default ../shared/real beside the repo),
 #   MEMSNAP_BENCH_EXTRA (more snapshot files, space-separated: captures that are not in
 #   ../shared/real, measured the same way), MEMSNAP_BENCH_ONLY (a substring: only shapes whose
 #   file name holds it).
@@ -56,7 +56,7 @@ fi
 echo "memsnap on every real shape, each scaled to ${mib} MiB"
 echo "  binary:  $bin"
 echo "  machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-echo "  memsnap: best of $runs runs; pickle.load (refusing Unpickler): one run, in the same run"
+echo "  memsnap: best of $runs runs, info and diff taking turns; pickle.load (refusing Unpickler): one run, in the same run"
 echo
 printf "%-44s %7s %8s %7s %8s %8s %8s\n" "shape (source)" "MB" "info s" "MB/s" "RSS/file" "x pickle" "diff/info"
 rows=()
@@ -70,8 +70,15 @@ for src in "${sources[@]}"; do
     [[ -s "$f.copy" ]] || cp "$f" "$f.copy"
     bytes=$(stat -c %s "$f")
     cat "$f" "$f.copy" >/dev/null  # page cache warm for every reader
-    info=$(best "$bin" info --format json "$f") || failed "memsnap info on $f"
-    diff=$(best "$bin" diff --format json "$f" "$f.copy") || failed "memsnap diff on $f"
+    # info and diff take turns, so that a slow spell of the machine meets both alike and
+    # diff / info compares runs of the same minutes.
+    info="" diff=""
+    for ((run = 1; run <= runs; run++)); do
+        line=$(measure "$bin" info --format json "$f") || failed "memsnap info on $f"
+        info=$(keep_best "$info" "$line")
+        line=$(measure "$bin" diff --format json "$f" "$f.copy") || failed "memsnap diff on $f"
+        diff=$(keep_best "$diff" "$line")
+    done
     py=$(measure "$python" "$here/refusing_load.py" "$f") || failed "pickle.load of $f"
     read -r info_s info_kb <<<"$info"
     read -r diff_s _ <<<"$diff"
