@@ -173,6 +173,13 @@ struct Walk {
     std::size_t with_stack = 0;                      // both sides' events of the device that have a stack
     std::int64_t before_last = -1, after_last = -1;  // the last times walked, or the parts' `earliest`
     bool in_halves = false;
+    // Counts of another part of the traces (the later half, another device) added in.
+    void add(const Walk& part) {
+        shared += part.shared;
+        before_count += part.before_count;
+        after_count += part.after_count;
+        with_stack += part.with_stack;
+    }
 };
 
 std::optional<Walk> walk(const Snapshot& before, const Snapshot& after, TracePart x_part, TracePart y_part,
@@ -224,10 +231,8 @@ std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after
     // Each half in order, the later one after the split: then the earlier must end by it.
     if (!earlier || !rest || earlier->before_last > split || earlier->after_last > split) return std::nullopt;
     Walk both;
-    both.shared = earlier->shared + rest->shared;
-    both.before_count = earlier->before_count + rest->before_count;
-    both.after_count = earlier->after_count + rest->after_count;
-    both.with_stack = earlier->with_stack + rest->with_stack;
+    both.add(*earlier);
+    both.add(*rest);
     both.in_halves = true;
     return both;
 }
@@ -259,10 +264,7 @@ std::optional<Walk> walk_by_device(const Snapshot& before, const Snapshot& after
     for (const auto& [device, parts] : both) {
         const auto one = walk(before, after, parts.first, parts.second, from, to, device);
         if (!one) return std::nullopt;
-        sum.shared += one->shared;
-        sum.before_count += one->before_count;
-        sum.after_count += one->after_count;
-        sum.with_stack += one->with_stack;
+        sum.add(*one);
     }
     return sum;
 }
