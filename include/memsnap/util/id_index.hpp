@@ -31,17 +31,18 @@ class IdIndex {
         ++count_;
     }
 
-    // Removes the id filed under `hash` that `equal(id)` matches; false when there is none.
-    // The entries after it move back into the gap (no tombstones), so lookups stay as short as
-    // in an index that never had it.
+    // Removes the id filed under `hash` that `equal(id)` matches and returns it; none when there
+    // is none. The entries after it move back into the gap (no tombstones), so lookups stay as
+    // short as in an index that never had it.
     template <class Equal>
-    bool erase(std::uint64_t hash, Equal&& equal) {
+    std::optional<std::uint32_t> erase(std::uint64_t hash, Equal&& equal) {
         const auto h = static_cast<std::uint32_t>(hash);
         const std::size_t mask = slots_.size() - 1;
         std::size_t gap = h & mask;
         for (; slots_[gap].id_plus_one != 0; gap = (gap + 1) & mask)
             if (slots_[gap].hash == h && equal(slots_[gap].id_plus_one - 1)) break;
-        if (slots_[gap].id_plus_one == 0) return false;
+        if (slots_[gap].id_plus_one == 0) return std::nullopt;
+        const std::uint32_t erased = slots_[gap].id_plus_one - 1;
         for (std::size_t at = (gap + 1) & mask; slots_[at].id_plus_one != 0; at = (at + 1) & mask) {
             // An entry may fill the gap when its home slot is not between the gap and it.
             const std::size_t home = slots_[at].hash & mask;
@@ -52,7 +53,7 @@ class IdIndex {
         }
         slots_[gap] = {};
         --count_;
-        return true;
+        return erased;
     }
 
     // Calls fn(id) for every id filed, in no particular order.

@@ -79,30 +79,35 @@ void judge_truncation(Replay& r, const Snapshot& snap, std::int64_t allocs, std:
 
 // The allocations live at a moment of the forward pass, by address: an open-addressing index
 // into the replay's allocations, as a node per entry would cost an allocation and a free per
-// trace event.
+// trace event. An event's address is hashed once (`key`) for all it asks of the index.
 class LiveAllocations {
     const std::vector<Allocation>& allocations_;
     std::uint64_t seed_;
     util::IdIndex index_;
 
-    std::uint64_t hash(std::int64_t address) const {
-        return util::mix_hash(seed_, static_cast<std::uint64_t>(address));
-    }
     auto at(std::int64_t address) const {
         return [this, address](std::uint32_t id) { return allocations_[id].address == address; };
     }
-
-  public:
-    explicit LiveAllocations(const std::vector<Allocation>& allocations)
-        : allocations_(allocations), seed_(util::hash_seed()) {}
-    std::optional<std::size_t> find(std::int64_t address) const {
-        const auto id = index_.find(hash(address), at(address));
+    static std::optional<std::size_t> widen(std::optional<std::uint32_t> id) {
         return id ? std::optional<std::size_t>(*id) : std::nullopt;
     }
-    void insert(std::size_t allocation) {
-        index_.insert(hash(allocations_[allocation].address), static_cast<std::uint32_t>(allocation));
+
+  public:
+    struct Key {
+        std::int64_t address;
+        std::uint64_t hash;
+    };
+    explicit LiveAllocations(const std::vector<Allocation>& allocations)
+        : allocations_(allocations), seed_(util::hash_seed()) {}
+    Key key(std::int64_t address) const {
+        return {address, util::mix_hash(seed_, static_cast<std::uint64_t>(address))};
     }
-    void erase(std::int64_t address) { index_.erase(hash(address), at(address)); }
+    std::optional<std::size_t> find(Key k) const { return widen(index_.find(k.hash, at(k.address))); }
+    std::optional<std::size_t> find(std::int64_t address) const { return find(key(address)); }
+    // Files an allocation at `k`, which must be its address and not live.
+    void insert(Key k, std::size_t allocation) { index_.insert(k.hash, static_cast<std::uint32_t>(allocation)); }
+    // The allocation live at `k`, no longer live.
+    std::optional<std::size_t> take(Key k) { return widen(index_.erase(k.hash, at(k.address))); }
     template <class Fn>
     void for_each(Fn&& fn) const {
         index_.for_each([&](std::uint32_t id) { fn(std::size_t{id}); });
@@ -118,20 +123,19 @@ struct ForwardCounts {
 ForwardCounts pair_allocations(Replay& r, LiveAllocations& live) {
     ForwardCounts c;
     for (std::size_t i = 0; i < r.events.size(); ++i) {
-        const auto& e = r.events[i];
+        const auto e = r.events[i];
         if (e.action() == TraceAction::alloc) {
             ++c.allocs;
-            if (const auto earlier = live.find(e.addr)) {
+            const auto key = live.key(e.addr);
+            if (const auto earlier = live.take(key)) {
                 r.allocations[*earlier].free_event = i;  // its free fell out of the trace
                 ++c.double_allocs;
-                live.erase(e.addr);
             }
             r.allocations.push_back({e.addr, block_size(e.size), e.stack, i, std::nullopt});
-            live.insert(r.allocations.size() - 1);
+            live.insert(key, r.allocations.size() - 1);
         } else if (e.action() == TraceAction::free_completed) {
-            if (const auto allocation = live.find(e.addr)) {
+            if (const auto allocation = live.take(live.key(e.addr))) {
                 r.allocations[*allocation].free_event = i;
-                live.erase(e.addr);
             } else {
                 // Allocated before the trace began. The free's stack is where it was freed (torch
                 // records the context of the free), not where it was made: no site, no category.
