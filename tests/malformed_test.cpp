@@ -164,8 +164,8 @@ TEST_CASE("a JSON string past --max-string is refused before it is read whole" *
         } catch (const Error& e) {
             CHECK(e.describe().find("over the limit (--max-string)") != std::string::npos);
             REQUIRE(e.byte_offset().has_value());
-            // The 4 MiB string is refused once RapidJSON's stack passes 1.5 times the limit
-            // plus 1 MiB, long before its end.
+            // The 4 MiB string is refused when RapidJSON's stack would grow past 1.5 times the
+            // limit plus 1 MiB to hold it: none of it is copied, and the offset is its start.
             if (length > 1001) CHECK(*e.byte_offset() < head.size() + (std::size_t{2} << 20));
         }
     }

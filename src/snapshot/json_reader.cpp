@@ -11,7 +11,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <vector>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace memsnap::snapshot::detail {
 
@@ -55,40 +60,44 @@ class CappedAllocator {
 
 using JsonReader = rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, CappedAllocator>;
 
+// Where the plain run of a JSON string that starts at `p` ends: at its closing quote, a
+// backslash, a control character (an error to the parser), or `end`. RapidJSON scans 16 bytes
+// at a time only in a NUL-terminated StringStream; a mapped file ends where it ends, so whole
+// 16-byte pieces are loaded before its end and the rest byte by byte. Strings are most of a
+// snapshot's JSON: byte by byte they took a third of the time.
+inline const char* plain_run_end(const char* p, const char* end) {
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), below_space = _mm_set1_epi8(0x1F);
+    for (; end - p >= 16; p += 16) {
+        const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        // s < 0x20 exactly when max(s, 0x1F) == 0x1F (unsigned)
+        const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
+                                          _mm_cmpeq_epi8(_mm_max_epu8(s, below_space), below_space));
+        if (const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stop)); mask != 0) return p + __builtin_ctz(mask);
+    }
+#endif
+    for (; p < end; ++p)
+        if (const auto c = static_cast<unsigned char>(*p); c == '"' || c == '\\' || c < 0x20) break;
+    return p;
+}
+
 }  // namespace memsnap::snapshot::detail
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-
-// RapidJSON copies the plain runs of a string 16 bytes at a time only from a NUL-terminated
-// StringStream; a mapped file ends where it ends. This gives MemoryStream the same, loading
-// only whole 16-byte pieces before its end (RapidJSON's own loop takes the rest): strings are
-// most of a snapshot's JSON, and byte by byte they took a third of the time.
+// RapidJSON's copy of a string's plain run into its stack, as one piece. At most 1 GiB at a
+// time (lengths are 32-bit): RapidJSON's loop takes the next byte and asks for the next run.
 namespace rapidjson {
 template <>
 template <>
 inline void memsnap::snapshot::detail::JsonReader::ScanCopyUnescapedString<
     MemoryStream, memsnap::snapshot::detail::JsonReader::StackStream<char>>(
     MemoryStream& is, memsnap::snapshot::detail::JsonReader::StackStream<char>& os) {
-    const char* p = is.src_;
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), below_space = _mm_set1_epi8(0x1F);
-    for (; is.end_ - p >= 16; p += 16) {
-        const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        // s < 0x20 exactly when max(s, 0x1F) == 0x1F (unsigned)
-        const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
-                                          _mm_cmpeq_epi8(_mm_max_epu8(s, below_space), below_space));
-        if (const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stop)); mask != 0) {
-            const auto plain = static_cast<SizeType>(__builtin_ctz(mask));
-            std::memcpy(os.Push(plain), p, plain);
-            is.src_ = p + plain;
-            return;
-        }
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(os.Push(16)), s);
-    }
-    is.src_ = p;
+    const char* const end = is.end_ - is.src_ > (1 << 30) ? is.src_ + (1 << 30) : is.end_;
+    const char* const stop = memsnap::snapshot::detail::plain_run_end(is.src_, end);
+    const auto plain = static_cast<SizeType>(stop - is.src_);
+    std::memcpy(os.Push(plain), is.src_, plain);
+    is.src_ = stop;
 }
 }  // namespace rapidjson
-#endif
 
 namespace memsnap::snapshot::detail {
 
@@ -168,6 +177,9 @@ class SnapshotHandler {
     bool StartArray() { return open(Kind::list); }
     bool EndObject(rapidjson::SizeType) { return close(); }
     bool EndArray(rapidjson::SizeType) { return close(); }
+
+    // Strings longer than this are refused; read_json's string reading leaves them to RapidJSON.
+    std::uint64_t max_string_length() const { return limits_.max_string_length; }
 
   private:
     [[noreturn]] void refuse(std::string message) const { throw input_error(std::move(message), name_, in_.Tell()); }
@@ -249,6 +261,48 @@ class SnapshotHandler {
 // fraction of some hundreds of digits crashes it (tests/malformed_test.cpp); the default is
 // exact for the short decimals a snapshot holds, and no figure is a float.
 constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag;
+
+}  // namespace
+}  // namespace memsnap::snapshot::detail
+
+// A string without escapes goes to the handler where it lies in the file, not through a copy
+// in RapidJSON's stack: most of a snapshot's strings are keys, names and file names without
+// one. The handler copies what it keeps. As in RapidJSON's own reading, the stream is past the
+// closing quote while the handler looks at the string (the offset its refusals give). Escapes,
+// errors, and strings over the limit (refused as they are copied) take RapidJSON's way.
+namespace rapidjson {
+template <>
+template <>
+inline void memsnap::snapshot::detail::JsonReader::ParseString<memsnap::snapshot::detail::kParseFlags, MemoryStream,
+                                                               memsnap::snapshot::detail::SnapshotHandler>(
+    MemoryStream& is, memsnap::snapshot::detail::SnapshotHandler& handler, bool isKey) {
+    const char* const begin = is.src_ + 1;
+    const char* const stop = memsnap::snapshot::detail::plain_run_end(begin, is.end_);
+    const auto length = static_cast<std::uint64_t>(stop - begin);
+    if (stop != is.end_ && *stop == '"' &&
+        length <= std::min<std::uint64_t>(handler.max_string_length(), std::numeric_limits<SizeType>::max())) {
+        is.src_ = stop + 1;
+        const bool success = isKey ? handler.Key(begin, static_cast<SizeType>(length), false)
+                                   : handler.String(begin, static_cast<SizeType>(length), false);
+        if (RAPIDJSON_UNLIKELY(!success)) RAPIDJSON_PARSE_ERROR(kParseErrorTermination, is.Tell());
+        return;
+    }
+    // RapidJSON 1.1.0's ParseString, as it reads into its stack.
+    internal::StreamLocalCopy<MemoryStream> copy(is);
+    MemoryStream& s(copy.s);
+    s.Take();  // the opening quote
+    StackStream<char> stackStream(stack_);
+    ParseStringToStream<memsnap::snapshot::detail::kParseFlags, UTF8<>, UTF8<>>(s, stackStream);
+    RAPIDJSON_PARSE_ERROR_EARLY_RETURN_VOID;
+    const SizeType copied = static_cast<SizeType>(stackStream.Length()) - 1;
+    const char* const str = stackStream.Pop();
+    const bool success = isKey ? handler.Key(str, copied, true) : handler.String(str, copied, true);
+    if (RAPIDJSON_UNLIKELY(!success)) RAPIDJSON_PARSE_ERROR(kParseErrorTermination, s.Tell());
+}
+}  // namespace rapidjson
+
+namespace memsnap::snapshot::detail {
+namespace {
 
 // RapidJSON's English message ("Missing a comma or ']' after an array element.") as one of
 // ours, saying so when the file ended first.
