@@ -152,6 +152,67 @@ TEST_CASE("JSON as json.dump writes it: NaN and Infinity / a byte order mark / e
     CHECK(snap.str(frame.name) == "f\xF0\x9F\x98\x80");
 }
 
+// Strings are scanned 16 bytes at a time and handed over where they lie in the file: every
+// length around those pieces, the file's last bytes, and an escape at each place read whole.
+TEST_CASE("JSON strings of every length around the 16-byte scan: plain and with an escape" *
+          doctest::test_suite("unit")) {
+    for (std::size_t length = 0; length <= 40; ++length) {
+        for (const bool escaped : {false, true}) {
+            std::string name(length, 'n');
+            for (std::size_t i = 0; i < length; ++i) name[i] = static_cast<char>('a' + i % 26);
+            std::string written = name;
+            if (escaped && length > 0) {
+                name[length / 2] = '"';
+                written = name.substr(0, length / 2) + "\\\"" + name.substr(length / 2 + 1);
+            }
+            CAPTURE(length);
+            CAPTURE(escaped);
+            const std::string text =
+                R"({"segments": [], "device_traces": [[{"action": "alloc", "addr": 4096, "size": 512, )"
+                R"("stream": 0, "time_us": 1, "frames": [{"filename": "f.py", "line": 3, "name": ")" +
+                written + R"("}]}]]})";
+            const auto snap = snapshot::load_snapshot_bytes(text, "lengths.json");
+            REQUIRE(snap.events.size() == 1);
+            const auto& frame = snap.frames[snap.stacks.frames(snap.events[0].stack)[0]];
+            CHECK(snap.str(frame.name) == name);
+        }
+    }
+}
+
+TEST_CASE("a broken JSON string is refused at RapidJSON's offset whatever the length of its plain run" *
+          doctest::test_suite("unit")) {
+    const std::string head = R"({"segments": [], "x": ")";  // 23 bytes
+    struct Case {
+        std::string text;
+        std::uint64_t offset;
+        const char* says;
+    };
+    const Case cases[] = {
+        {head + "abc", 26, "missing a closing quotation mark in string (the file ends there)"},
+        {head + std::string(16, 'a'), 39, "(the file ends there)"},
+        {head + std::string(33, 'a'), 56, "(the file ends there)"},
+        {head + "ab\x01" + "c\"}", 25, "invalid escape character in string"},
+        {head + std::string(40, 'a') + "\x1f\"}", 63, "invalid escape character in string"},
+        {head + "abc\\", 26, "invalid escape character in string"},
+        {head + "abc\\q\"}", 26, "invalid escape character in string"},
+        {head + std::string("a\0b\"}", 5), 24, "missing a closing quotation mark in string"},
+        {R"({"segments": [], "device_traces": [], "x": ")" + std::string(20, 'a') + "\xff" + std::string(20, 'a') +
+             "\"}",
+         86, "a string is not valid UTF-8"},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.text);
+        try {
+            snapshot::load_snapshot_bytes(c.text, "bad.json");
+            FAIL("accepted");
+        } catch (const Error& e) {
+            CHECK(e.kind() == ErrorKind::input);
+            CHECK(e.describe().starts_with(fmt::format("bad.json: byte {}: ", c.offset)));
+            CHECK(e.describe().find(c.says) != std::string::npos);
+        }
+    }
+}
+
 TEST_CASE("a JSON string past --max-string is refused before it is read whole" * doctest::test_suite("unit")) {
     snapshot::LoadOptions small;
     small.limits.max_string_length = 1000;
