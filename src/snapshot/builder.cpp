@@ -433,17 +433,19 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
     if (e.action() == TraceAction::other) note.action_name = action_name;
     // torch 2.5 on writes both on every entry, "N/A" and "" when nothing was set: notes of
     // those would say nothing and cost 24 bytes an entry, more than the entry's own 16.
-    // The empty string is StringId{} already; "N/A" is compared once, then known by its id.
-    // Once known, "N/A" is recognised by its bytes: some writers make it a new string at every
-    // entry, which no lookup by position finds.
+    // The empty string is StringId{} already. "N/A" is interned once; after that it is
+    // recognised by its bytes, not looked up: some writers make it a new string at every entry,
+    // which no lookup by position finds.
     if (compile_context != nullptr) {
         seen_compile_context_ = true;
         const bool known_none =
             no_compile_context_ != StringId{} && is_string(compile_context) && doc.text(*compile_context) == "N/A";
         if (!known_none) {
             const StringId id = intern(doc, compile_context);
-            if (id != no_compile_context_ && out_.strings.view(id) == "N/A") no_compile_context_ = id;
-            if (id != no_compile_context_) note.compile_context = id;
+            if (out_.strings.view(id) == "N/A")
+                no_compile_context_ = id;
+            else
+                note.compile_context = id;
         }
     }
     if (user_metadata != nullptr) {

@@ -102,8 +102,9 @@ class LiveAllocations {
     Key key(std::int64_t address) const {
         return {address, util::mix_hash(seed_, static_cast<std::uint64_t>(address))};
     }
-    std::optional<std::size_t> find(Key k) const { return widen(index_.find(k.hash, at(k.address))); }
-    std::optional<std::size_t> find(std::int64_t address) const { return find(key(address)); }
+    std::optional<std::size_t> find(std::int64_t address) const {
+        return widen(index_.find(key(address).hash, at(address)));
+    }
     // Files an allocation at `k`, which must be its address and not live.
     void insert(Key k, std::size_t allocation) { index_.insert(k.hash, static_cast<std::uint32_t>(allocation)); }
     // The allocation live at `k`, no longer live.
