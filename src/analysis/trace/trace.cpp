@@ -1,3 +1,4 @@
+#include "peak_moment.hpp"
 #include "site_tally.hpp"
 #include "trace_iterations.hpp"
 #include "trace_oom.hpp"
@@ -15,7 +16,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <iterator>
 #include <map>
 #include <set>
 
@@ -489,21 +489,17 @@ namespace memsnap::analysis {
 std::optional<Peak> trace_peak(const Snapshot& snap, const AnalysisOptions& options) {
     if (snap.events.empty()) return std::nullopt;
     const int device = pick_device(snap, options.device);
-    const auto r = detail::replay(snap, device, detail::Counted::allocated);
-    if (r.events.empty() || !r.recorded) return std::nullopt;
-    const auto at =
-        static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
+    const auto moment = detail::peak_moment(snap, device);
+    if (!moment) return std::nullopt;
     // One moment: only what is live then needs a site (a long trace's allocations are mostly
     // freed long before or made long after).
-    std::vector<Allocation> live;
-    std::ranges::copy_if(r.allocations, std::back_inserter(live), [at](const Allocation& a) { return a.live_at(at); });
     StackIndex index({&snap}, options.rules, options.stacks);
-    const SiteTally tally(live, index);
+    const SiteTally tally(moment->live, index);
     Peak peak;
-    peak.bytes = r.allocated[at];
-    peak.event = at;
+    peak.bytes = moment->allocated;
+    peak.event = moment->at;
     peak.device = device;
-    peak.time_us = at < r.events.size() ? r.events[at].time_us : r.events.back().time_us;
+    peak.time_us = moment->time_us;
     peak.usage = tally.usage([](const Allocation&) { return true; }, options.top == 0 ? 10 : options.top);
     return peak;
 }

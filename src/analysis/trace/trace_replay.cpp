@@ -31,15 +31,6 @@ std::int64_t reserved_change(const snapshot::TraceEvent& e, const std::string& f
     }
 }
 
-// Trace entries give the size the caller asked for; the block it got is rounded up to 512
-// bytes (torch's round_size), or is the snapshot's block when that is still live.
-std::int64_t block_size(std::int64_t requested) {
-    constexpr std::int64_t kMinBlock = 512;
-    if (requested <= kMinBlock) return kMinBlock;
-    const auto up = util::checked_add(requested, kMinBlock - 1);
-    return up ? *up / kMinBlock * kMinBlock : requested;
-}
-
 std::optional<std::int64_t> max_entries(const Snapshot& snap) {
     for (const auto& [key, value] : snap.allocator_settings)
         if (key == "trace_alloc_max_entries") {
@@ -186,6 +177,13 @@ void count_back(Replay& r, std::int64_t allocated_end, std::int64_t reserved_end
 }
 
 }  // namespace
+
+std::int64_t block_size(std::int64_t requested) {
+    constexpr std::int64_t kMinBlock = 512;
+    if (requested <= kMinBlock) return kMinBlock;
+    const auto up = util::checked_add(requested, kMinBlock - 1);
+    return up ? *up / kMinBlock * kMinBlock : requested;
+}
 
 Replay replay(const Snapshot& snap, int device, Counted counted) {
     Replay r(snap);

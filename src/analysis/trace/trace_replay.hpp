@@ -98,6 +98,10 @@ struct Replay {
     Facts disagreements;
 };
 
+// Trace entries give the size the caller asked for; the block it got is rounded up to 512
+// bytes (torch's round_size), or is the snapshot's block when that is still live.
+std::int64_t block_size(std::int64_t requested);
+
 // What a replay counts before each event: a peak needs allocated bytes only.
 enum class Counted { allocated_and_reserved, allocated };
 

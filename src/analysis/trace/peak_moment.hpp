@@ -1,0 +1,34 @@
+#pragma once
+// Internal to `trace`: the moment one device's allocated bytes peak and what is live then,
+// found without the per-allocation and per-event arrays a full replay keeps. A diff asks this
+// of both its sides, and on a long trace those arrays are tens of MB of fresh pages each.
+
+#include "trace_replay.hpp"
+
+#include <memsnap/snapshot/model.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace memsnap::analysis::detail {
+
+struct PeakMoment {
+    std::size_t at = 0;          // before the device's event `at`; its number of events: the end
+    std::int64_t allocated = 0;  // bytes allocated then
+    std::int64_t time_us = 0;    // of event `at`; at the end, of the last event
+    // Live then, in the order a full replay makes them. When each is freed is not looked for:
+    // free_event is empty.
+    std::vector<Allocation> live;
+};
+
+// The first moment of the device's highest allocated bytes as replay() counts them (the same
+// moment, bytes and live allocations), or none when the device has no events or its trace
+// records no allocs. Two passes over the events, holding only the allocations live at once.
+std::optional<PeakMoment> peak_moment(const snapshot::Snapshot& snap, int device);
+
+// The same from a full replay: what a capture whose sums come near the 64-bit limits gets, so
+// that it is refused where and as replay() refuses it; and what the tests compare with.
+std::optional<PeakMoment> peak_moment_by_replay(const snapshot::Snapshot& snap, int device);
+
+}  // namespace memsnap::analysis::detail

@@ -1,0 +1,235 @@
+// The peak a diff reports for each side, found in two passes that hold only the live
+// allocations, against the full replay that keeps every allocation and every event's total:
+// the same moment, bytes, time and live allocations (in the same order), or the same refusal.
+
+#include "analysis/trace/peak_moment.hpp"
+
+#include "support.hpp"
+
+#include <memsnap/error.hpp>
+#include <memsnap/snapshot/load.hpp>
+
+#include <filesystem>
+#include <random>
+#include <set>
+
+using namespace memsnap;
+using analysis::detail::PeakMoment;
+using snapshot::TraceAction;
+
+namespace {
+
+std::optional<PeakMoment> peak_or_refusal(const snapshot::Snapshot& snap, int device, bool full, std::string& refusal) {
+    try {
+        return full ? analysis::detail::peak_moment_by_replay(snap, device)
+                    : analysis::detail::peak_moment(snap, device);
+    } catch (const Error& e) {
+        refusal = e.what();
+        return std::nullopt;
+    }
+}
+
+// Checks both ways agree on every device the trace names; returns how many had a peak.
+int check_same_peaks(const snapshot::Snapshot& snap) {
+    std::set<int> devices;
+    for (std::size_t i = 0; i < snap.events.size(); ++i) devices.insert(snap.events.device_at(i));
+    int peaks = 0;
+    for (const int device : devices) {
+        CAPTURE(device);
+        std::string fast_refusal, full_refusal;
+        const auto fast = peak_or_refusal(snap, device, false, fast_refusal);
+        const auto full = peak_or_refusal(snap, device, true, full_refusal);
+        CHECK(fast_refusal == full_refusal);
+        REQUIRE(fast.has_value() == full.has_value());
+        if (!fast) continue;
+        ++peaks;
+        CHECK(fast->at == full->at);
+        CHECK(fast->allocated == full->allocated);
+        CHECK(fast->time_us == full->time_us);
+        REQUIRE(fast->live.size() == full->live.size());
+        for (std::size_t i = 0; i < fast->live.size(); ++i) {
+            CAPTURE(i);
+            const auto &a = fast->live[i], &b = full->live[i];
+            CHECK(a.address == b.address);
+            CHECK(a.size == b.size);
+            CHECK(a.stack == b.stack);
+            CHECK(a.alloc_event.has_value() == b.alloc_event.has_value());
+            if (a.alloc_event && b.alloc_event) CHECK(*a.alloc_event == *b.alloc_event);
+            CHECK_FALSE(a.free_event.has_value());
+            CHECK_FALSE(b.free_event.has_value());
+        }
+    }
+    return peaks;
+}
+
+// The capture with every `nth` event of `action` left out: lost frees make addresses allocated
+// twice, lost allocs make frees of blocks the trace never saw.
+snapshot::Snapshot without_every(const snapshot::Snapshot& in, TraceAction action, std::size_t nth) {
+    snapshot::Snapshot s = in;
+    std::vector<snapshot::TraceEvent> kept;
+    std::size_t seen = 0;
+    for (const auto& e : in.events)
+        if (e.action() != action || ++seen % nth != 0) kept.push_back(e);
+    s.events = {kept.begin(), kept.end()};
+    return s;
+}
+
+// Every snapshot of ../shared/real and of the fixtures (single captures and pairs).
+std::vector<std::filesystem::path> snapshot_files() {
+    std::vector<std::filesystem::path> dirs{test::real_dir() / "snapshots", test::fixtures_dir() / "snapshots"};
+    for (const auto& pair : std::filesystem::directory_iterator(test::fixtures_dir() / "pairs"))
+        if (pair.is_directory()) dirs.push_back(pair.path());
+    std::vector<std::filesystem::path> out;
+    for (const auto& dir : dirs)
+        for (const auto& f : test::files_in(dir))
+            if (f.filename() != "expected.json" &&
+                (f.extension() == ".pickle" || f.extension() == ".pkl" || f.extension() == ".json"))
+                out.push_back(f);
+    return out;
+}
+
+}  // namespace
+
+TEST_SUITE("real") {
+    TEST_CASE("peak moment: two passes find the peak of a full replay on every real capture and fixture") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        int peaks = 0, files = 0;
+        for (const auto& file : snapshot_files()) {
+            CAPTURE(file.string());
+            snapshot::Snapshot snap;
+            try {
+                snap = snapshot::load_snapshot(file.string());
+            } catch (const Error&) {
+                // Only fixtures are not snapshots (a misnamed JSON).
+                CHECK(file.parent_path() != test::real_dir() / "snapshots");
+                continue;
+            }
+            ++files;
+            peaks += check_same_peaks(snap);
+            if (snap.events.empty()) continue;
+            // The oldest 40% lost, as a ring buffer loses them.
+            auto late = snap;
+            late.events = {snap.events.begin() + static_cast<std::ptrdiff_t>(snap.events.size() * 2 / 5),
+                           snap.events.end()};
+            check_same_peaks(late);
+            check_same_peaks(without_every(snap, TraceAction::free_completed, 7));
+            check_same_peaks(without_every(snap, TraceAction::alloc, 5));
+        }
+        // 19 real captures and 35 fixtures when this was written; all but three record allocs.
+        CHECK(files >= 54);
+        CHECK(peaks >= 51);
+    }
+}  // TEST_SUITE
+
+TEST_SUITE("unit") {
+    TEST_CASE("peak moment: random traces with lost frees and unseen frees and blocks grown at the end and ties") {
+        std::mt19937_64 random(20261203);
+        const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
+        const std::int64_t base = std::int64_t{0x7f0000000000};
+        const std::int64_t sizes[] = {100, 512, 513, 1000, 4096, 4096, std::int64_t{1} << 20};
+        int peaks = 0;
+        for (int round = 0; round < 400; ++round) {
+            CAPTURE(round);
+            snapshot::Snapshot s;
+            s.source.path = "random.pickle";
+            const auto stack_a = s.stacks.intern(std::vector<snapshot::FrameId>{
+                s.frames.intern({s.strings.intern("/w/model.py"), s.strings.intern("forward"), 10})});
+            std::vector<snapshot::TraceEvent> events;
+            const std::size_t count = 1 + pick(60);
+            for (std::size_t i = 0; i < count; ++i) {
+                snapshot::TraceEvent e;
+                const auto roll = pick(20);
+                e.set_action(roll < 11   ? TraceAction::alloc
+                             : roll < 18 ? TraceAction::free_completed
+                             : roll < 19 ? TraceAction::free_requested
+                                         : TraceAction::segment_alloc);
+                e.addr = base + static_cast<std::int64_t>(pick(12)) * 0x100000;
+                e.size = sizes[pick(std::size(sizes))];
+                e.time_us = static_cast<std::int64_t>(1000 + i);
+                e.stack = pick(2) ? stack_a : snapshot::no_stack;
+                e.device = static_cast<std::int16_t>(pick(6) == 0);
+                events.push_back(e);
+            }
+            s.events = {events.begin(), events.end()};
+            // The end: blocks at some of the addresses, larger, smaller or as requested, some
+            // live, some not, and blocks the trace never touched.
+            for (std::int64_t slot = 0; slot < 16; ++slot) {
+                if (pick(3) == 0) continue;
+                snapshot::Block b;
+                b.address = base + slot * 0x100000;
+                b.size = b.requested_size = sizes[pick(std::size(sizes))] + (pick(2) ? 512 : 0);
+                b.stack = pick(3) ? stack_a : snapshot::no_stack;
+                const bool active = pick(4) != 0;
+                b.state = active ? snapshot::BlockState::active_allocated : snapshot::BlockState::inactive;
+                snapshot::Segment seg;
+                seg.device = static_cast<int>(pick(5) == 0);
+                seg.address = b.address;
+                seg.total_size = b.size;
+                seg.first_block = static_cast<std::uint32_t>(s.blocks.size());
+                seg.block_count = 1;
+                b.segment = static_cast<std::uint32_t>(s.segments.size());
+                s.blocks.push_back(b);
+                s.segments.push_back(seg);
+            }
+            peaks += check_same_peaks(s);
+        }
+        CHECK(peaks >= 300);
+    }
+
+    TEST_CASE("peak moment: sums past 64 bits are refused as a full replay refuses them") {
+        const std::int64_t base = std::int64_t{0x7f0000000000};
+        const auto event = [](TraceAction action, std::int64_t addr, std::int64_t size) {
+            snapshot::TraceEvent e;
+            e.set_action(action);
+            e.addr = addr;
+            e.size = size;
+            e.time_us = 1;
+            return e;
+        };
+        const auto block = [](snapshot::Snapshot& s, std::int64_t address, std::int64_t size) {
+            snapshot::Block b;
+            b.address = address;
+            b.size = b.requested_size = size;
+            b.state = snapshot::BlockState::active_allocated;
+            snapshot::Segment seg;
+            seg.address = address;
+            seg.total_size = size;
+            seg.first_block = static_cast<std::uint32_t>(s.blocks.size());
+            seg.block_count = 1;
+            b.segment = static_cast<std::uint32_t>(s.segments.size());
+            s.blocks.push_back(b);
+            s.segments.push_back(seg);
+        };
+        const std::int64_t quarter = std::int64_t{1} << 61;
+        SUBCASE("the allocations' sizes together") {
+            snapshot::Snapshot s;
+            s.source.path = "sizes.pickle";
+            for (std::int64_t k = 0; k < 5; ++k) s.events.push_back(event(TraceAction::alloc, base + k, quarter));
+            CHECK_THROWS_AS(analysis::detail::peak_moment(s, 0), Error);
+            CHECK(check_same_peaks(s) == 0);
+        }
+        SUBCASE("the bytes allocated before an event") {
+            // Blocks the trace never saw, of negative sizes (a crafted file): the end's total is
+            // the lowest 64 bits hold, and the alloc of a block live at the end takes the
+            // moments before it below that.
+            snapshot::Snapshot s;
+            s.source.path = "before.pickle";
+            block(s, base + 3, 2 * quarter);
+            for (std::int64_t k = 0; k < 3; ++k) block(s, base + k, -2 * quarter);
+            s.events.push_back(event(TraceAction::alloc, base + 4, 4096));
+            s.events.push_back(event(TraceAction::free_completed, base + 4, 4096));
+            s.events.push_back(event(TraceAction::alloc, base + 3, 2 * quarter));
+            CHECK_THROWS_AS(analysis::detail::peak_moment(s, 0), Error);
+            CHECK(check_same_peaks(s) == 0);
+        }
+        SUBCASE("near the limits but inside them: a peak, the same both ways") {
+            snapshot::Snapshot s;
+            s.source.path = "near.pickle";
+            s.events.push_back(event(TraceAction::alloc, base, 3 * quarter));
+            s.events.push_back(event(TraceAction::free_completed, base, 3 * quarter));
+            s.events.push_back(event(TraceAction::alloc, base + 1, quarter / 2));
+            block(s, base + 1, quarter / 2);
+            CHECK(check_same_peaks(s) == 1);
+        }
+    }
+}  // TEST_SUITE
