@@ -111,24 +111,37 @@ struct CategoryClassifier::Compiled {
     std::vector<Rule> rules;
     int torch_code = kNone, optimizer_wrapper = kNone;  // PathRole's, into paths
     std::optional<util::PatternSet> paths, functions;
+    void compile();
 };
 
-CategoryClassifier::CategoryClassifier() : compiled_(std::make_unique<Compiled>()) {
-    std::vector<std::string_view> paths, functions;
+// The table's patterns are compiled once per process: every StackIndex classifies with them
+// (a diff builds one per side and one for the pair, on its reading threads), and compiling
+// them costs more than classifying a capture's files. RE2 matches from many threads at once.
+CategoryClassifier::CategoryClassifier() {
+    static const std::shared_ptr<const Compiled> table = [] {
+        auto out = std::make_shared<Compiled>();
+        out->compile();
+        return out;
+    }();
+    compiled_ = table;
+}
+
+void CategoryClassifier::Compiled::compile() {
+    std::vector<std::string_view> path_patterns, function_patterns;
     const auto add = [](std::vector<std::string_view>& set, const char* pattern) {
-        if (!pattern) return Compiled::kNone;
+        if (!pattern) return kNone;
         set.emplace_back(pattern);
         return static_cast<int>(set.size() - 1);
     };
     for (const auto& r : kRules) {
         const std::string_view frames = r.frames;
-        compiled_->rules.push_back({add(paths, r.path), add(functions, r.function), add(paths, r.unless_path),
-                                    frames != "C++", frames != "python"});
+        rules.push_back({add(path_patterns, r.path), add(function_patterns, r.function),
+                         add(path_patterns, r.unless_path), frames != "C++", frames != "python"});
     }
-    compiled_->torch_code = add(paths, R"((^|/)torch/)");
-    compiled_->optimizer_wrapper = add(paths, R"((^|/)torch/optim/optimizer\.py$)");
-    compiled_->paths.emplace(paths, "category rule");
-    compiled_->functions.emplace(functions, "category rule");
+    torch_code = add(path_patterns, R"((^|/)torch/)");
+    optimizer_wrapper = add(path_patterns, R"((^|/)torch/optim/optimizer\.py$)");
+    paths.emplace(path_patterns, "category rule");
+    functions.emplace(function_patterns, "category rule");
 }
 
 CategoryClassifier::~CategoryClassifier() = default;

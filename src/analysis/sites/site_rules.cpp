@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 namespace memsnap::analysis {
 
@@ -58,8 +61,22 @@ struct FrameClassifier::Compiled {
     bool use_defaults = true;
 };
 
-FrameClassifier::FrameClassifier(const SiteRules& rules) : compiled_(std::make_unique<Compiled>()) {
-    auto& c = *compiled_;
+// Compiled once per process for each set of rules (in practice one: the command line's), as
+// the category table is: a diff builds a StackIndex per side and one for the pair.
+FrameClassifier::FrameClassifier(const SiteRules& rules) {
+    using Key = std::tuple<bool, std::vector<std::string>, std::vector<std::string>>;
+    static std::mutex mutex;
+    static std::map<Key, std::shared_ptr<const Compiled>> compiled;
+    Key key{rules.use_defaults, rules.user_code, rules.not_user_code};
+    {
+        const std::lock_guard lock(mutex);
+        if (const auto it = compiled.find(key); it != compiled.end()) {
+            compiled_ = it->second;
+            return;
+        }
+    }
+    auto made = std::make_shared<Compiled>();
+    auto& c = *made;
     c.use_defaults = rules.use_defaults;
     std::vector<std::string> joined;
     // Each list joined and checked on its own first (any_of), so an error names its option.
@@ -74,6 +91,8 @@ FrameClassifier::FrameClassifier(const SiteRules& rules) : compiled_(std::make_u
     c.user_added = add(rules.user_code, "--user-code");
     c.not_user_added = add(rules.not_user_code, "--not-user-code");
     c.tests.emplace(std::vector<std::string_view>(joined.begin(), joined.end()), "site rule");
+    const std::lock_guard lock(mutex);
+    compiled_ = compiled.try_emplace(std::move(key), std::move(made)).first->second;
 }
 
 FrameClassifier::~FrameClassifier() = default;

@@ -28,6 +28,12 @@ const char* const default_hidden_frames =
 namespace {
 
 using snapshot::FrameId;
+
+// Compiled once per process (RE2 matches from many threads at once).
+const util::Pattern& default_hidden_pattern() {
+    static const util::Pattern pattern{default_hidden_frames, "default hidden frames"};
+    return pattern;
+}
 using snapshot::Snapshot;
 using snapshot::StackId;
 
@@ -149,7 +155,7 @@ struct StackIndex::Impl {
 
     FrameClassifier classifier;
     CategoryClassifier categories;
-    util::Pattern default_hidden{default_hidden_frames, "default hidden frames"};
+    const util::Pattern& default_hidden = default_hidden_pattern();
     std::optional<util::Pattern> hide, focus;  // the user's, on "file:line name"
     bool function_granularity = false;
     std::vector<Capture> captures;

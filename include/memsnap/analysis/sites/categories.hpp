@@ -73,7 +73,7 @@ class CategoryClassifier {
 
   private:
     struct Compiled;
-    std::unique_ptr<Compiled> compiled_;
+    std::shared_ptr<const Compiled> compiled_;  // one per process: the table is fixed
 };
 
 // The category of a rule index from classify_frame (unknown past the table).

@@ -49,7 +49,7 @@ class FrameClassifier {
 
   private:
     struct Compiled;
-    std::unique_ptr<Compiled> compiled_;
+    std::shared_ptr<const Compiled> compiled_;  // one per process for each set of rules
 };
 
 // A file name with '\' as '/': how rules and path identities see Windows paths.
