@@ -10,6 +10,7 @@
 #include <memsnap/snapshot/load.hpp>
 
 #include <filesystem>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -122,6 +123,21 @@ TEST_SUITE("real") {
 }  // TEST_SUITE
 
 TEST_SUITE("unit") {
+    TEST_CASE("peak moment: a request becomes a block of a multiple of 512 bytes and at least 512") {
+        using analysis::detail::block_size;
+        constexpr auto max = std::numeric_limits<std::int64_t>::max();
+        CHECK(block_size(std::numeric_limits<std::int64_t>::min()) == 512);
+        CHECK(block_size(-5) == 512);
+        CHECK(block_size(0) == 512);
+        CHECK(block_size(512) == 512);
+        CHECK(block_size(513) == 1024);
+        CHECK(block_size(1024) == 1024);
+        CHECK(block_size(1025) == 1536);
+        CHECK(block_size(max - 511) == max - 511);  // 2^63 - 512, a multiple of 512
+        CHECK(block_size(max - 510) == max - 510);  // past the last multiple: as requested
+        CHECK(block_size(max) == max);
+    }
+
     TEST_CASE("peak moment: random traces with lost frees and unseen frees and blocks grown at the end and ties") {
         std::mt19937_64 random(20261203);
         const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };

@@ -65,8 +65,9 @@ class LiveRuns {
     }
     bool contains(std::int64_t address) const { return index_.find(hash(address), at(address)).has_value(); }
 
-    // The moments since the newest live allocation was made (since the start when none is live).
-    Highest& newest_moments() { return entries_[newest_].moments; }
+    // The moments since the newest live allocation was made (since the start when none is
+    // live): kept apart from the entries, as every event adds one.
+    Highest& newest_moments() { return open_; }
 
     void add(std::uint64_t hash, std::int64_t address, std::int64_t size, snapshot::StackId stack,
              std::uint32_t made_at) {
@@ -79,6 +80,8 @@ class LiveRuns {
         }
         entries_[id] = {address, size, stack, made_at, newest_, 0, {}};
         entries_[newest_].next = id;
+        entries_[newest_].moments = open_;
+        open_ = {};
         newest_ = id;
         index_.insert(hash, id);
     }
@@ -92,17 +95,23 @@ class LiveRuns {
         const auto id = index_.erase(hash, at(address));
         if (!id) return std::nullopt;
         Entry& e = entries_[*id];
-        entries_[e.prev].moments.absorb(e.moments);
-        entries_[e.prev].next = e.next;
-        if (e.next != 0)
+        Entry& before = entries_[e.prev];
+        before.next = e.next;
+        if (e.next != 0) {
+            before.moments.absorb(e.moments);
             entries_[e.next].prev = e.prev;
-        else
+        } else {  // the newest: the one made before it is now, with both runs open
+            before.moments.absorb(open_);
+            open_ = before.moments;
             newest_ = e.prev;
+        }
         e.next = free_;
         free_ = *id;
         return Taken{e.size, e.made_at};
     }
 
+    // After the last moment: every run in its entry.
+    void close() { entries_[newest_].moments = open_; }
     const Highest& start_moments() const { return entries_[0].moments; }
     // fn(entry) for the live allocations, oldest first.
     template <class Fn>
@@ -116,6 +125,7 @@ class LiveRuns {
     util::IdIndex index_;
     std::uint32_t newest_ = 0;
     std::uint32_t free_ = 0;  // entries to reuse, chained by `next`; 0: none
+    Highest open_;            // the newest entry's run, while it is open
 };
 
 // An allocation the trace made and freed (or saw allocated again): trace positions.
@@ -175,6 +185,7 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     }
     if (events == 0) return std::nullopt;
     live.newest_moments().add(static_cast<std::int64_t>(total), end);
+    live.close();
 
     // The end: the snapshot's active blocks. Those the trace did not allocate were there
     // before it; a block still live is as large as the snapshot has it.

@@ -181,8 +181,8 @@ void count_back(Replay& r, std::int64_t allocated_end, std::int64_t reserved_end
 std::int64_t block_size(std::int64_t requested) {
     constexpr std::int64_t kMinBlock = 512;
     if (requested <= kMinBlock) return kMinBlock;
-    const auto up = util::checked_add(requested, kMinBlock - 1);
-    return up ? *up / kMinBlock * kMinBlock : requested;
+    if (requested > std::numeric_limits<std::int64_t>::max() - (kMinBlock - 1)) return requested;
+    return (requested + kMinBlock - 1) & ~(kMinBlock - 1);  // positive: rounds up as / and * would
 }
 
 Replay replay(const Snapshot& snap, int device, Counted counted) {
