@@ -64,6 +64,7 @@ class LiveRuns {
         return util::mix_hash(seed_, static_cast<std::uint64_t>(address));
     }
     bool contains(std::int64_t address) const { return index_.find(hash(address), at(address)).has_value(); }
+    std::size_t size() const { return index_.size(); }  // live now
 
     // The moments since the newest live allocation was made (since the start when none is
     // live): kept apart from the entries, as every event adds one.
@@ -245,6 +246,9 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     std::ranges::sort(freed_later, {}, [](const Allocation& a) { return *a.alloc_event; });
     auto later = freed_later.begin();
     auto fresh = std::ranges::lower_bound(made_before_trace, high_at, {}, &MadeBefore::first);
+    // At most this many (a trace that leaks holds hundreds of thousands): reserved, not grown.
+    out.live.reserve(live.size() + freed_later.size() + static_cast<std::size_t>(made_before_trace.end() - fresh) +
+                     untraced.size());
     const auto add_made_before = [&](std::uint32_t position) {  // the others made before `position`
         for (;;) {
             const bool has_later = later != freed_later.end() && *later->alloc_event < position;
