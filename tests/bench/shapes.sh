@@ -11,7 +11,7 @@
 #
 # Usage: tests/bench/shapes.sh [MEMSNAP_BINARY [SIZE_MIB]]     default build/memsnap 400
 # Environment: MEMSNAP_BENCH_DIR (cache, default /tmp/memsnap-bench), MEMSNAP_BENCH_RUNS (best
-#   of N for memsnap, info and diff taking turns; default 3), MEMSNAP_REAL_DIR (default ../shared/real beside the repo),
+#   of N for memsnap, info, diff and two infos at once taking turns; default 3), MEMSNAP_REAL_DIR (default ../shared/real beside the repo),
 #   MEMSNAP_BENCH_EXTRA (more snapshot files, space-separated: captures that are not in
 #   ../shared/real, measured the same way), MEMSNAP_BENCH_ONLY (a substring: only shapes whose
 #   file name holds it).
@@ -59,7 +59,7 @@ fi
 echo "memsnap on every real shape, each scaled to ${mib} MiB"
 echo "  binary:  $bin"
 echo "  machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-echo "  memsnap: best of $runs runs, info and diff taking turns; pickle.load (refusing Unpickler): one run, in the same run"
+echo "  memsnap: best of $runs runs, info, diff and two infos at once taking turns; pickle.load (refusing Unpickler): one run, in the same run"
 echo
 printf "%-44s %7s %8s %7s %8s %8s %9s %9s\n" "shape (source)" "MB" "info s" "MB/s" "RSS/file" "x pickle" "diff/info" "pair/info"
 rows=()
