@@ -182,7 +182,7 @@ std::int64_t block_size(std::int64_t requested) {
     constexpr std::int64_t kMinBlock = 512;
     if (requested <= kMinBlock) return kMinBlock;
     if (requested > std::numeric_limits<std::int64_t>::max() - (kMinBlock - 1)) return requested;
-    return (requested + kMinBlock - 1) & ~(kMinBlock - 1);  // positive: rounds up as / and * would
+    return (requested + (kMinBlock - 1)) & ~(kMinBlock - 1);  // positive: rounds up as / and * would
 }
 
 Replay replay(const Snapshot& snap, int device, Counted counted) {
