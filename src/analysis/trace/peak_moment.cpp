@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 
 namespace memsnap::analysis::detail {
 
@@ -51,11 +50,13 @@ class LiveRuns {
     };
 
     // `most`: how many can be live at once, at most. Only the address space is taken for them
-    // up front; pages are touched as they are used, and nothing is copied as the set grows.
+    // up front (up to 2^24 entries; a longer trace's set grows past that by copying): pages
+    // are touched as they are used, and nothing is copied as the set grows.
     explicit LiveRuns(std::size_t most) : seed_(util::hash_seed()) {
-        entries_.reserve(most + 1);
+        entries_.reserve(std::min<std::size_t>(most, kReservedAtMost) + 1);
         entries_.emplace_back();
     }
+    static constexpr std::size_t kReservedAtMost = std::size_t{1} << 24;
 
     auto at(std::int64_t address) const {
         return [this, address](std::uint32_t id) { return entries_[id].address == address; };
@@ -63,8 +64,10 @@ class LiveRuns {
     std::uint64_t hash(std::int64_t address) const {
         return util::mix_hash(seed_, static_cast<std::uint64_t>(address));
     }
-    bool contains(std::int64_t address) const { return index_.find(hash(address), at(address)).has_value(); }
-    std::size_t size() const { return index_.size(); }  // live now
+    // The entry of the allocation live at `address`, if one is.
+    std::optional<std::uint32_t> find(std::int64_t address) const { return index_.find(hash(address), at(address)); }
+    std::size_t size() const { return index_.size(); }   // live now
+    std::size_t ids() const { return entries_.size(); }  // entry ids are below this
 
     // The moments since the newest live allocation was made (since the start when none is
     // live): kept apart from the entries, as every event adds one.
@@ -114,10 +117,10 @@ class LiveRuns {
     // After the last moment: every run in its entry.
     void close() { entries_[newest_].moments = open_; }
     const Highest& start_moments() const { return entries_[0].moments; }
-    // fn(entry) for the live allocations, oldest first.
+    // fn(id, entry) for the live allocations, oldest first.
     template <class Fn>
     void for_each(Fn&& fn) {
-        for (std::uint32_t id = entries_[0].next; id != 0; id = entries_[id].next) fn(entries_[id]);
+        for (std::uint32_t id = entries_[0].next; id != 0; id = entries_[id].next) fn(id, entries_[id]);
     }
 
   private:
@@ -152,8 +155,8 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     std::int64_t allocs = 0;
     std::uint32_t events = 0, last = 0;
     std::vector<Lifetime> freed;
-    freed.reserve(trace.size() / 2);                          // address space: pages are touched as it fills
-    using MadeBefore = std::pair<std::uint32_t, Allocation>;  // freed at this trace position
+    freed.reserve(std::min(trace.size() / 2, LiveRuns::kReservedAtMost));  // address space, as LiveRuns
+    using MadeBefore = std::pair<std::uint32_t, Allocation>;               // freed at this trace position
     std::vector<MadeBefore> made_before_trace;
     for (std::uint32_t i = 0; i < end; ++i) {
         if (trace.device_at(i) != device) continue;
@@ -189,17 +192,21 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     live.close();
 
     // The end: the snapshot's active blocks. Those the trace did not allocate were there
-    // before it; a block still live is as large as the snapshot has it.
+    // before it; a block still live is as large as the snapshot has it (the last block at its
+    // address, where a crafted file gives two, as replay() reads them).
     Wide allocated_end = 0;
-    std::map<std::int64_t, std::int64_t> snapshot_blocks;  // address -> size
+    std::vector<std::int64_t> size_at_end(live.ids(), 0);
+    std::vector<bool> in_snapshot(live.ids(), false);
     std::vector<Allocation> untraced;
     for (const auto& seg : snap.segments) {
         if (seg.device != device) continue;
         for (const auto& b : snap.blocks_of(seg)) {
             if (!b.active()) continue;
             allocated_end += b.size;
-            snapshot_blocks[b.address] = b.size;
-            if (!live.contains(b.address)) {
+            if (const auto id = live.find(b.address)) {
+                size_at_end[*id] = b.size;
+                in_snapshot[*id] = true;
+            } else {
                 untraced.push_back({b.address, b.size, b.stack, std::nullopt, std::nullopt});
                 sizes += std::max<std::int64_t>(b.size, 0);
             }
@@ -208,12 +215,11 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     // The runs in order, each raised by the growth of the blocks made before it.
     Wide raise = 0, high = live.start_moments().total;
     std::uint32_t high_at = live.start_moments().at;
-    live.for_each([&](LiveRuns::Entry& e) {
-        const auto it = snapshot_blocks.find(e.address);
-        if (it != snapshot_blocks.end() && it->second > e.size) {
-            raise += Wide{it->second} - e.size;
-            sizes += Wide{it->second} - e.size;
-            e.size = it->second;
+    live.for_each([&](std::uint32_t id, LiveRuns::Entry& e) {
+        if (in_snapshot[id] && size_at_end[id] > e.size) {
+            raise += Wide{size_at_end[id]} - e.size;
+            sizes += Wide{size_at_end[id]} - e.size;
+            e.size = size_at_end[id];
         }
         if (e.moments.total + raise > high) {
             high = e.moments.total + raise;
@@ -261,7 +267,7 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
                 return;
         }
     };
-    live.for_each([&](const LiveRuns::Entry& e) {
+    live.for_each([&](std::uint32_t, const LiveRuns::Entry& e) {
         if (e.made_at >= high_at) return;
         add_made_before(e.made_at);
         out.live.push_back({e.address, e.size, e.stack, e.made_at, std::nullopt});
