@@ -124,11 +124,29 @@ class WindowCursor {
     bool in_order_ = true;
 };
 
+// How many keys two sorted runs share, each key counted as often as both hold it (as
+// std::set_intersection would give them, without writing them out).
+std::size_t shared_keys(const std::vector<EventKey>& a, const std::vector<EventKey>& b) {
+    std::size_t shared = 0;
+    for (auto i = a.begin(), j = b.begin(); i != a.end() && j != b.end();) {
+        if (*i < *j) {
+            ++i;
+        } else if (*j < *i) {
+            ++j;
+        } else {
+            ++shared;
+            ++i;
+            ++j;
+        }
+    }
+    return shared;
+}
+
 // Walks both windows together, one microsecond at a time, counting the events they share;
 // nullopt when either trace is out of time order.
 std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y) {
     std::size_t shared = 0;
-    std::vector<EventKey> gx, gy, common;
+    std::vector<EventKey> gx, gy;
     while (x.current() && y.current()) {
         const auto ti = time_of(*x.current()), tj = time_of(*y.current());
         if (ti < tj) {
@@ -148,17 +166,17 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
             shared += kx == ky;
             continue;
         }
-        gx.assign(1, kx);
-        gy.assign(1, ky);
+        gx.clear();
+        gx.push_back(kx);
+        gy.clear();
+        gy.push_back(ky);
         for (; x.current() && time_of(*x.current()) == ti;)
             if (gx.push_back(*x.current()); !x.next()) return std::nullopt;
         for (; y.current() && time_of(*y.current()) == ti;)
             if (gy.push_back(*y.current()); !y.next()) return std::nullopt;
         std::sort(gx.begin(), gx.end());
         std::sort(gy.begin(), gy.end());
-        common.clear();
-        std::set_intersection(gx.begin(), gx.end(), gy.begin(), gy.end(), std::back_inserter(common));
-        shared += common.size();
+        shared += shared_keys(gx, gy);
     }
     // The rest of each trace counts towards the overlap and must be in order too.
     for (auto* rest : {&x, &y})
@@ -309,9 +327,7 @@ TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::
         }
     const auto kx = events_within(before, from, to, device), ky = events_within(after, from, to, device);
     t.overlapping = std::min(kx.size(), ky.size());
-    std::vector<EventKey> common;
-    std::set_intersection(kx.begin(), kx.end(), ky.begin(), ky.end(), std::back_inserter(common));
-    t.shared = common.size();
+    t.shared = shared_keys(kx, ky);
     return t;
 }
 
