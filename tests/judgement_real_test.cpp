@@ -875,4 +875,79 @@ TEST_SUITE("real") {
         for (const auto& f : one.evidence) CHECK_FALSE(f.has("device"));
     }
 
+    TEST_CASE("fresh-eyes findings: two main scripts are two processes / one script and its variants are not") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto has_kind = [](const analysis::Facts& facts, analysis::FactKind kind) {
+            return std::any_of(facts.begin(), facts.end(), [&](const analysis::Fact& f) { return f.kind == kind; });
+        };
+        // no_ckpt.py and t1.py of one checkout: one process runs one __main__.
+        const auto d =
+            analysis::diff_snapshots(real("a0kuma-ckpt_plain.pickle"), real("a0kuma-ckpt_checkpointed.pickle"), {});
+        CHECK(d.comparability.same_process == Answer::no);
+        REQUIRE(has_kind(d.comparability.process_evidence, analysis::FactKind::main_scripts_differ));
+        CHECK(test::render(d).find("no_ckpt.py before") != std::string::npos);
+        // A capture against a copy moved in memory and time keeps its script: no two processes
+        // are claimed from it.
+        for (const auto& name : real_with_stacks()) {
+            CAPTURE(name);
+            const auto snap = real(name);
+            const auto moved = test::make_variant(snap, {nullptr, std::int64_t{1} << 40, 1'000'000, std::nullopt});
+            const auto self = analysis::diff_snapshots(snap, moved, {});
+            CHECK_FALSE(has_kind(self.comparability.process_evidence, analysis::FactKind::main_scripts_differ));
+        }
+        // Main scripts appear in a real capture whose stacks reach `<module>`.
+        CHECK(analysis::describe_snapshot(real("a0kuma-ckpt_plain.pickle"), {}).main_script ==
+              std::optional<std::string>("/home/andy/playground/ckptTry/cp_t1/no_ckpt.py"));
+    }
+
+    TEST_CASE("fresh-eyes findings: autocast copies of weights made before recording are autocast_cache") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // The fp32 weights carry no stack (loaded before recording); their bf16 copies under
+        // at::autocast::cached_cast are half their size.
+        const auto t = analysis::analyze_trace(real("silmont2000-a2_forward_bf16.pickle"), {}, {});
+        const auto bytes = [&](Category c) { return t.peak.usage.category_bytes[static_cast<std::size_t>(c)]; };
+        CHECK(bytes(Category::autocast_cache) == 241'852'416);  // 230.65 MiB
+        CHECK(bytes(Category::activation) < std::int64_t{16} << 20);
+        // The fp32 forward has no cast.
+        const auto fp32 = analysis::analyze_trace(real("silmont2000-a2_forward_fp32.pickle"), {}, {});
+        CHECK(fp32.peak.usage.category_bytes[static_cast<std::size_t>(Category::autocast_cache)] == 0);
+    }
+
+    TEST_CASE("fresh-eyes findings: DataParallel's scatter of the inputs is no activation") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // torch_geometric's DataParallel.scatter collates the batch and moves it to each device.
+        const auto info =
+            analysis::describe_snapshot(real("constructor-sun-gnn_3dev_expandable_oom.pickle"), test::all_sites());
+        bool seen = false;
+        for (const auto& s : info.top_sites)
+            if (s.site.label().find("trainers.py:444 train") != std::string::npos &&
+                s.category != Category::parameter) {
+                seen = true;
+                CHECK(s.category == Category::unknown);
+            }
+        CHECK(seen);
+    }
+
+    TEST_CASE("fresh-eyes findings: ranks of several checkouts are not one workload") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        std::vector<analysis::RankCapture> captures;
+        for (const char* name : {"nothanmin-a2_train_step.pickle", "wedsonlin-a2_medium128_training.pickle",
+                                 "bcrafton-a2_compiled_benchmark.pickle"})
+            captures.push_back(
+                {std::nullopt, name, analysis::describe_snapshot(real(name), test::all_sites()), std::nullopt});
+        const auto r = analysis::compare_ranks(std::move(captures), {});
+        CHECK(r.same_workload == Answer::no);
+        CHECK(r.outliers.empty());
+    }
+
+    TEST_CASE("fresh-eyes findings: far fewer allocations holding more bytes are no shape growth") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto dir = test::real_dir() / "summaries";
+        const auto d = test::stats_diff(
+            stats::read_stats_text(test::read_text(dir / "memory-notes_torch1.9_old-units.txt"), "before.txt"),
+            stats::read_stats_text(test::read_text(dir / "sglang-serving_torch2x_full.txt"), "after.txt"));
+        // 595 live allocations to 21, allocated up 37 MiB: other allocations, not the same grown.
+        CHECK(d.primary().verdict == Verdict::growth);
+    }
+
 }  // TEST_SUITE

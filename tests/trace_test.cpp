@@ -262,17 +262,45 @@ TEST_SUITE("real") {
         }
     }
 
-    TEST_CASE("trace: a ring buffer that lost its oldest entries is said to be truncated") {
+    // The capture records context="all": each free carries the stack where it was freed.
+    TEST_CASE("trace: frees that carry their own stack do not tell a lost start from a late one") {
         if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         auto s = real("silmont2000-a2_forward_fp32.pickle");
         s.events = {s.events.begin() + static_cast<std::ptrdiff_t>(s.events.size() * 2 / 5), s.events.end()};
         const auto t = trace(s);
-        CHECK(t.truncated);
-        REQUIRE_FALSE(t.truncation_evidence.empty());
-        // Its live blocks were made before recording (no stack), so the loss shows as frees,
-        // with a stack, of blocks the trace never saw allocated.
-        CHECK(t.truncation_evidence.front().kind == analysis::FactKind::frees_unseen);
+        // Its live blocks were made before recording (no stack): the loss shows only as frees of
+        // blocks the trace never saw allocated, which a late start gives too.
+        CHECK_FALSE(t.truncated);
         CHECK_FALSE(t.started_late);
+        CHECK(t.start_unseen);
+        REQUIRE(t.truncation_evidence.size() == 1);
+        CHECK(t.truncation_evidence.front().kind == analysis::FactKind::start_unseen);
+    }
+
+    // context="alloc": a free carries its block's alloc stack, so the free of an unseen block
+    // with a stack was of a block made with history on, whose alloc the ring buffer lost.
+    TEST_CASE("trace: frees that carry their alloc stack show a ring buffer that lost its oldest entries") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        auto s = real("silmont2000-a2_forward_fp32.pickle");
+        std::map<std::int64_t, snapshot::StackId> made;
+        for (std::size_t i = 0; i < s.events.size(); ++i) {
+            auto e = s.events[i];
+            if (e.action() == snapshot::TraceAction::alloc) {
+                made[e.addr] = e.stack;
+            } else if (e.action() == snapshot::TraceAction::free_completed && made.count(e.addr)) {
+                e.stack = made[e.addr];
+                made.erase(e.addr);
+                s.events.set(i, e);
+            }
+        }
+        CHECK_FALSE(trace(s).truncated);  // whole: every free pairs with its alloc
+        s.events = {s.events.begin() + static_cast<std::ptrdiff_t>(s.events.size() * 2 / 5), s.events.end()};
+        const auto t = trace(s);
+        CHECK(t.truncated);
+        CHECK_FALSE(t.started_late);
+        CHECK_FALSE(t.start_unseen);
+        REQUIRE_FALSE(t.truncation_evidence.empty());
+        CHECK(t.truncation_evidence.front().kind == analysis::FactKind::frees_unseen);
     }
 
 }  // TEST_SUITE

@@ -1,5 +1,7 @@
 #include "origin.hpp"
 
+#include "analysis/sites/main_script.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -79,6 +81,8 @@ Comparability compare_origins(const PairOrigin& p) {
     if (other_checkout(p.index.project_root(0), p.index.project_root(1)))
         e.roots_differ =
             Fact(FactKind::roots_differ).text("before", p.index.project_root(0)).text("after", p.index.project_root(1));
+    if (const auto a = main_script(p.before), b = main_script(p.after); a && b && *a != *b)
+        e.main_scripts_differ = Fact(FactKind::main_scripts_differ).text("before", *a).text("after", *b);
     e.setting_differs = setting_differs(settings_of(p.before), settings_of(p.after));
     e.survivors = p.match.survivors;
     e.shared_segments = shared_segments(p.before, p.after, p.device);

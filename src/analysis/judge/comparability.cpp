@@ -63,7 +63,8 @@ std::optional<Fact> setting_differs(const AllocatorSettings* before, const Alloc
 
 void judge_process(const ProcessEvidence& e, Comparability& out) {
     Facts against;
-    for (const auto* fact : {&e.devices_differ, &e.roots_differ, &e.setting_differs, &e.versions_differ})
+    for (const auto* fact :
+         {&e.devices_differ, &e.roots_differ, &e.main_scripts_differ, &e.setting_differs, &e.versions_differ})
         if (*fact) against.push_back(**fact);
     if (e.overlap_apart > 0) against.push_back(Fact(FactKind::traces_overlap_apart).count("events", e.overlap_apart));
     // A clock or a cumulative counter that runs backwards in the order given says the order is

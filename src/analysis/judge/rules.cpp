@@ -114,8 +114,10 @@ PairVerdict judge_pair(const PairReading& r) {
     // "blocks that are new" is a leak's shape without a leak's grounds).
     if (r.weights && behaviour) out.evidence = weight_facts(w, r.allocated_threshold, c.one_process());
     if (is(t.allocated, Change::grows)) {
-        // Summaries: as many live allocations as before, or fewer, holding more bytes.
-        const bool same_count = t.live_blocks_delta && t.live_blocks_delta->high <= 0;
+        // Summaries: as many live allocations as before, or fewer, holding more bytes. Fewer than
+        // half as many are not the same allocations grown: other ones, in other sizes.
+        const bool same_count = t.live_blocks_delta && t.live_blocks_before && t.live_blocks_delta->high <= 0 &&
+                                util::Wide{t.live_blocks_delta->low} * 2 >= -util::Wide{t.live_blocks_before->low};
         out.verdict = r.weights    ? growth_verdict(r, w, behaviour)
                       : same_count ? Verdict::shape_growth
                       : behaviour  ? Verdict::leak

@@ -22,8 +22,9 @@ constexpr std::array<VerdictInfo, 15> kVerdicts = {{
      "A known order and comparable captures. diff: sites that held nothing before and now hold gradients, "
      "optimizer state, workspaces or autocast weight copies. trend: four fifths of the growth in one interval.",
      "one_time"},
-    {Verdict::shape_growth, "shape_growth", false, "as many live blocks as before, or fewer, holding more bytes",
-     "Growth past the noise floor without more blocks.", ""},
+    {Verdict::shape_growth, "shape_growth", false,
+     "as many live blocks as before, or fewer (at least half as many), holding more bytes",
+     "Growth past the noise floor without more blocks (summaries: and no fewer than half as many).", ""},
     {Verdict::warmup, "warmup", true, "live since before the first iteration",
      "trace: iterations found from real steps, and every live allocation of the site made before the first.", ""},
     {Verdict::sawtooth, "sawtooth", true, "memory that grows and is freed again",
@@ -144,6 +145,7 @@ TotalsReading read_totals(const TotalsInput& in) {
     if (in.live_blocks) {
         r.live_blocks_grew = in.live_blocks->delta.low > 0;
         r.live_blocks_delta = in.live_blocks->delta;
+        r.live_blocks_before = in.live_blocks->before;
         r.evidence.push_back(Fact(FactKind::live_blocks_change)
                                  .range("before", in.live_blocks->before, false)
                                  .range("delta", in.live_blocks->delta, false));

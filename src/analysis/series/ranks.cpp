@@ -100,7 +100,9 @@ Answer same_workload(const std::vector<RankCapture>& captures) {
     return Answer::yes;
 }
 
-void check_origins(const std::vector<RankCapture>& captures, RanksResult& r) {
+// Warns of what shows the captures are not one job's; true when their code comes from several
+// checkouts, which rules out one workload.
+bool check_origins(const std::vector<RankCapture>& captures, RanksResult& r) {
     // One job runs one checkout; ranks on other machines keep the same path below it.
     std::set<std::string> roots;
     for (const auto& c : captures)
@@ -127,6 +129,7 @@ void check_origins(const std::vector<RankCapture>& captures, RanksResult& r) {
                                      .text("file", c.file)
                                      .text("devices", fmt::format("{}", fmt::join(ids, ", "))));
         }
+    return checkouts.size() > 1;
 }
 
 constexpr std::size_t kRanksForSpread = 5;
@@ -201,8 +204,8 @@ RankOutlier outlier(const RankCapture& c, std::size_t i, std::int64_t delta, con
 RanksResult compare_ranks(std::vector<RankCapture> input, const AnalysisOptions& options) {
     RanksResult r;
     const auto captures = numbered(std::move(input), r);
-    check_origins(captures, r);
-    r.same_workload = same_workload(captures);
+    const bool several_checkouts = check_origins(captures, r);
+    r.same_workload = several_checkouts ? Answer::no : same_workload(captures);
     const bool devices = captures.front().device.has_value();
     if (devices)
         r.notes.push_back(

@@ -35,6 +35,9 @@ ProcessEvidence process_of(const SnapshotContents& a, const SnapshotContents& b,
                                .text("after", fmt::format("{}", fmt::join(after, ", ")));
     const auto ra = project_root_of(a.top_sites), rb = project_root_of(b.top_sites);
     if (other_checkout(ra, rb)) e.roots_differ = Fact(FactKind::roots_differ).text("before", ra).text("after", rb);
+    if (a.main_script && b.main_script && *a.main_script != *b.main_script)
+        e.main_scripts_differ =
+            Fact(FactKind::main_scripts_differ).text("before", *a.main_script).text("after", *b.main_script);
     e.setting_differs = setting_differs(settings_of(a), settings_of(b));
     if (overlap.shared == 0 && a.trace_first_us && b.trace_first_us) {
         if (order_by_steps && *b.trace_last_us < *a.trace_first_us)

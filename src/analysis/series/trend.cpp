@@ -286,7 +286,9 @@ void series_notes(TrendResult& t) {
         t.notes.push_back(Fact(FactKind::warmup_left_out).count("intervals", static_cast<std::int64_t>(t.warmup)));
     if (c.same_process == Answer::no)
         for (const auto& f : c.process_evidence)
-            if (f.kind == FactKind::devices_differ || f.kind == FactKind::roots_differ) t.warnings.push_back(f);
+            if (f.kind == FactKind::devices_differ || f.kind == FactKind::roots_differ ||
+                f.kind == FactKind::main_scripts_differ)
+                t.warnings.push_back(f);
 }
 
 Diagnosis diagnose(const TrendSite& s, const TrendResult& t, std::int64_t distance) {

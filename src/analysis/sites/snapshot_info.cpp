@@ -1,3 +1,5 @@
+#include "main_script.hpp"
+
 #include <memsnap/analysis/sites/live_blocks.hpp>
 #include <memsnap/analysis/sites/snapshot_info.hpp>
 #include <memsnap/analysis/sites/stack_index.hpp>
@@ -158,6 +160,7 @@ SnapshotContents describe_snapshot(const snapshot::Snapshot& snap, const Analysi
     describe_segments(snap, options.device, s);
     describe_trace(snap, options.device, s);
     sample_trace(snap, options.device, s);
+    s.main_script = detail::main_script(snap);
     describe_sites(snap, options, s);
     describe_pools(snap, options.device, s);
     s.allocator_settings = snap.allocator_settings;

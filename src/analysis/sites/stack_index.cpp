@@ -135,12 +135,12 @@ struct StackIndex::Impl {
     struct Capture {
         const Snapshot* snap = nullptr;
         std::string root;
-        std::vector<std::uint32_t> frame_map;                      // FrameId -> CanonFrameId, kUnmapped
-        std::vector<std::uint32_t> stack_map;                      // StackId -> CanonStackId, kUnmapped
-        std::vector<std::uint32_t> first_raw;                      // CanonStackId -> the first StackId + 1 of it
-        std::vector<std::uint8_t> category_map;                    // StackId -> rule + 1, 0 unknown yet
-        std::optional<std::vector<std::int64_t>> parameter_sizes;  // requested, sorted; on first need
-        std::vector<std::uint32_t> file_facts, name_facts;         // StringId -> index + 1 into files/names
+        std::vector<std::uint32_t> frame_map;                   // FrameId -> CanonFrameId, kUnmapped
+        std::vector<std::uint32_t> stack_map;                   // StackId -> CanonStackId, kUnmapped
+        std::vector<std::uint32_t> first_raw;                   // CanonStackId -> the first StackId + 1 of it
+        std::vector<std::uint8_t> category_map;                 // StackId -> rule + 1, 0 unknown yet
+        std::optional<std::vector<std::int64_t>> weight_sizes;  // requested, sorted; on first need
+        std::vector<std::uint32_t> file_facts, name_facts;      // StringId -> index + 1 into files/names
         std::vector<FileFacts> files;
         std::vector<NameFacts> names;
     };
@@ -455,15 +455,19 @@ Category StackIndex::category(std::size_t capture, StackId stack, std::int64_t r
     const auto category = this->category(capture, stack);
     if (category != Category::autocast_cache) return category;
     auto& c = impl_->captures[capture];
-    if (!c.parameter_sizes) {
+    // What a cached weight copy is a copy of: a live parameter, or a live block without a stack
+    // in this capture that records stacks (made before recording began, as weights usually
+    // are). An activation's cast copies a block made while recording.
+    if (!c.weight_sizes) {
         std::vector<std::int64_t> sizes;
         for (const auto& b : c.snap->blocks)
-            if (b.live() && this->category(capture, b.stack) == Category::parameter) sizes.push_back(b.requested_size);
+            if (b.live() && (b.stack == snapshot::no_stack || this->category(capture, b.stack) == Category::parameter))
+                sizes.push_back(b.requested_size);
         std::sort(sizes.begin(), sizes.end());
-        c.parameter_sizes = std::move(sizes);
+        c.weight_sizes = std::move(sizes);
     }
     // Captures without requested sizes give block sizes, rounded to 512 bytes.
-    const auto& sizes = *c.parameter_sizes;
+    const auto& sizes = *c.weight_sizes;
     const auto near = std::lower_bound(sizes.begin(), sizes.end(), 2 * requested - 512);
     return near != sizes.end() && *near <= 2 * requested + 512 ? Category::autocast_cache : Category::activation;
 }

@@ -333,6 +333,7 @@ void replay_into(TraceResult& out, const detail::Replay& r) {
     out.recorded = r.recorded;
     out.truncated = r.truncated;
     out.started_late = r.started_late;
+    out.start_unseen = r.start_unseen;
     out.truncation_evidence = r.truncation_evidence;
     out.disagreements = r.disagreements;
 }

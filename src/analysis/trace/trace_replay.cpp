@@ -41,11 +41,23 @@ std::optional<std::int64_t> max_entries(const Snapshot& snap) {
     return std::nullopt;
 }
 
+struct ForwardCounts {
+    std::int64_t double_allocs = 0, allocs = 0;
+    std::int64_t unseen_with_stack = 0;  // frees of blocks the trace never saw allocated, with a stack
+    // Frees paired with their alloc whose stack is the alloc's, or another (the free's own).
+    std::int64_t frees_with_alloc_stack = 0, frees_with_own_stack = 0;
+};
+
 // Whether the ring buffer lost events, or recording started late (23.9): live blocks that carry
-// a stack were made with history on, so a trace without their alloc lost it; frees of unseen
-// blocks without a stack are of blocks made before recording began.
-void judge_truncation(Replay& r, const Snapshot& snap, std::int64_t allocs, std::int64_t unseen_with_stack,
-                      std::int64_t lost, std::int64_t lost_bytes) {
+// a stack were made with history on, so a trace without their alloc lost it. A free carries the
+// stack of its block's alloc, unless history records every action's own (context="all", the
+// default): then the free of an unseen block carries a stack whenever it was made, so it is
+// evidence of loss only where the trace's paired frees all carry their alloc's stack.
+void judge_truncation(Replay& r, const Snapshot& snap, const ForwardCounts& c, std::int64_t lost,
+                      std::int64_t lost_bytes) {
+    const auto allocs = c.allocs;
+    const bool frees_show_alloc_stack = c.frees_with_own_stack == 0 && c.frees_with_alloc_stack > 0;
+    const auto unseen_with_stack = frees_show_alloc_stack ? c.unseen_with_stack : 0;
     r.recorded = allocs > 0;
     if (!r.recorded) {
         if (!r.events.empty()) r.truncation_evidence.push_back(Fact(FactKind::trace_not_recorded));
@@ -62,10 +74,15 @@ void judge_truncation(Replay& r, const Snapshot& snap, std::int64_t allocs, std:
     }();
     if (full) r.truncation_evidence.push_back(Fact(FactKind::entries_full).count("entries", n));
     r.truncated = lost > 0 || unseen_with_stack > 0 || full;
-    if (!r.truncated && r.frees_unseen > 0) {
-        r.started_late = true;
-        r.truncation_evidence.push_back(Fact(FactKind::recording_started_late).count("frees", r.frees_unseen));
+    if (r.truncated || r.frees_unseen == 0) return;
+    // Frees that carry their own stack say nothing of when their blocks were made.
+    if (c.unseen_with_stack > 0 && !frees_show_alloc_stack) {
+        r.start_unseen = true;
+        r.truncation_evidence.push_back(Fact(FactKind::start_unseen).count("frees", r.frees_unseen));
+        return;
     }
+    r.started_late = true;
+    r.truncation_evidence.push_back(Fact(FactKind::recording_started_late).count("frees", r.frees_unseen));
 }
 
 // The allocations live at a moment of the forward pass, by address: an open-addressing index
@@ -106,10 +123,6 @@ class LiveAllocations {
     }
 };
 
-struct ForwardCounts {
-    std::int64_t double_allocs = 0, allocs = 0, unseen_with_stack = 0;
-};
-
 // Forward: pairs each alloc with the free that completes it, by address; `live` ends with the
 // allocations still live.
 ForwardCounts pair_allocations(Replay& r, LiveAllocations& live) {
@@ -128,6 +141,8 @@ ForwardCounts pair_allocations(Replay& r, LiveAllocations& live) {
         } else if (e.action() == TraceAction::free_completed) {
             if (const auto allocation = live.take(live.key(e.addr))) {
                 r.allocations[*allocation].free_event = i;
+                if (e.stack != snapshot::no_stack)
+                    ++(e.stack == r.allocations[*allocation].stack ? c.frees_with_alloc_stack : c.frees_with_own_stack);
             } else {
                 // Allocated before the trace began. The free's stack is where it was freed (torch
                 // records the context of the free), not where it was made: no site, no category.
@@ -215,7 +230,7 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
     const std::size_t n = r.events.size();
 
     LiveAllocations live(r.allocations);
-    const auto [double_allocs, allocs, unseen_with_stack] = pair_allocations(r, live);
+    const auto counts = pair_allocations(r, live);
 
     // The end: the snapshot's active blocks are what is live. Those the trace did not
     // allocate were there before it.
@@ -248,10 +263,11 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
             a.size = it->second;  // the block as the snapshot has it
     });
     if (missing) r.disagreements.push_back(Fact(FactKind::live_not_in_snapshot).count("allocations", missing));
-    if (double_allocs) r.disagreements.push_back(Fact(FactKind::twice_allocated).count("addresses", double_allocs));
+    if (counts.double_allocs)
+        r.disagreements.push_back(Fact(FactKind::twice_allocated).count("addresses", counts.double_allocs));
 
     count_back(r, allocated_end, reserved_end, counted, snap.source.path);
-    judge_truncation(r, snap, allocs, unseen_with_stack, lost, lost_bytes);
+    judge_truncation(r, snap, counts, lost, lost_bytes);
     if (n > 0 && (r.allocated[0] < 0 || (!r.reserved.empty() && r.reserved[0] < 0)))
         r.disagreements.push_back(Fact(FactKind::negative_start));
     return r;

@@ -94,6 +94,7 @@ struct Replay {
     bool recorded = true;           // the trace holds alloc events
     bool truncated = false;         // the ring buffer lost events
     bool started_late = false;      // recording started after some blocks were made
+    bool start_unseen = false;      // blocks freed were made before the first entry: which of the two, unknown
     Facts truncation_evidence;
     Facts disagreements;
 };

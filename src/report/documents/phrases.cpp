@@ -221,6 +221,9 @@ std::string comparison_phrase(const Fact& f) {
         case FactKind::roots_differ:
             return fmt::format("user code lives under {} before and {} after: another checkout or machine",
                                v(f, "before"), v(f, "after"));
+        case FactKind::main_scripts_differ:
+            return fmt::format("the processes ran different main scripts ({} before, {} after): two processes",
+                               v(f, "before"), v(f, "after"));
         case FactKind::setting_differs:
             return fmt::format("allocator setting {} differs ({} before, {} after)", v(f, "name"), v(f, "before"),
                                v(f, "after"));
@@ -614,6 +617,12 @@ std::string replay_phrase(const Fact& f) {
             return fmt::format(
                 "recording started after some blocks were made: the trace frees {} blocks it never saw "
                 "allocated, and every live block with a stack has its alloc event",
+                f.integer("frees"));
+        case FactKind::start_unseen:
+            return fmt::format(
+                "the trace frees {} blocks it never saw allocated, made before its first entry: recording started "
+                "after they were made, or the ring buffer dropped older entries. Which cannot be told: each free "
+                "carries the stack where it was freed (context=\"all\"), not where its block was made",
                 f.integer("frees"));
         case FactKind::replay_disagrees:
             return fmt::format("{}: the replay gives {}, the snapshot {}", v(f, "what"), v(f, "replayed"),

@@ -207,7 +207,9 @@ void add_ooms(Node& root, const SnapshotInfo& s) {
         const auto when = fmt::format(
             "on device {}{}", o.device,
             s.trace_first_us && o.time_us >= 0
-                ? fmt::format(", {:.3f} s into the trace", static_cast<double>(o.time_us - *s.trace_first_us) / 1e6)
+                // The first event of all devices' traces: trace --device N counts from N's own.
+                ? fmt::format(", {:.3f} s {}", static_cast<double>(o.time_us - *s.trace_first_us) / 1e6,
+                              s.trace_devices > 1 ? "after the first trace event of any device" : "into the trace")
                 : "");
         ooms.add(oom(o, s.ooms.frame_table, when));
     }

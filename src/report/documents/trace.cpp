@@ -36,15 +36,19 @@ void add_header(Node& root, const TraceResult& t) {
     if (t.time_first_us >= 0 && t.time_last_us >= 0)
         root.add("span", Value::seconds(static_cast<double>(t.time_last_us - t.time_first_us) / 1e6)).people_only();
     if (t.ordered())
-        root.add("ring_buffer",
-                 Value::text_of(!t.recorded   ? "not judged: the trace holds no alloc events"
-                                : t.truncated ? "truncated: the trace does not reach back to the start"
-                                              : "complete as far as the trace shows"),
-                 "ring buffer")
+        root.add(
+                "ring_buffer",
+                Value::text_of(!t.recorded      ? "not judged: the trace holds no alloc events"
+                               : t.truncated    ? "truncated: the trace does not reach back to the start"
+                               : t.start_unseen ? "not shown complete: some blocks it frees were made before its first "
+                                                  "entry (recording started late, or entries were dropped)"
+                                                : "complete as far as the trace shows"),
+                "ring buffer")
             .people_only();
     root.add("truncated", Value::flag(t.truncated)).machines_only();
     root.add("recorded", Value::flag(t.recorded)).machines_only();
     root.add("started_late", Value::flag(t.started_late)).machines_only();
+    root.add("start_unseen", Value::flag(t.start_unseen)).machines_only();
     root.add(facts("truncation_evidence", t.truncation_evidence, "recording"));
     root.add(facts("disagreements", t.disagreements, "disagrees"));
     root.add("iterations_text",

@@ -42,6 +42,7 @@ struct ProcessEvidence {
     std::int64_t overlap_apart = 0;      // events both cover in time while sharing none
     std::optional<Fact> devices_differ;  // FactKind::devices_differ
     std::optional<Fact> roots_differ;    // FactKind::roots_differ
+    std::optional<Fact> main_scripts_differ;
     std::optional<Fact> setting_differs;
     std::optional<Fact> versions_differ;  // FactKind::versions_differ
     std::optional<Fact> counter_falls;

@@ -38,6 +38,7 @@ enum class FactKind : std::uint16_t {
     nothing_shared,        // before, after: live blocks, none at the same address
     devices_differ,        // before, after (device lists)
     roots_differ,          // before, after: project roots of different checkouts
+    main_scripts_differ,   // before, after: the files the processes ran as __main__
     setting_differs,       // name, before, after
     versions_differ,       // before, after: summary layouts of torch versions that differ
     counter_falls,         // metric, before, after (ranges)
@@ -103,6 +104,7 @@ enum class FactKind : std::uint16_t {
     lost_history,            // blocks, bytes
     trace_not_recorded,      //
     recording_started_late,  // frees
+    start_unseen,            // frees: of blocks made before the trace's first entry, cause unknown
     replay_disagrees,        // what, replayed, snapshot
     live_not_in_snapshot,    // allocations the trace leaves live that the snapshot does not hold
     negative_start,          // counted back from the snapshot, memory before the trace is negative

@@ -89,9 +89,10 @@ struct TotalsInput {
 
 struct TotalsReading {
     std::optional<ChangeCall> allocated, reserved, non_releasable;
-    bool live_blocks_grew = false;               // past zero, certainly
-    std::optional<ByteRange> live_blocks_delta;  // when the count is known
-    Facts evidence;                              // one fact per figure used
+    bool live_blocks_grew = false;                // past zero, certainly
+    std::optional<ByteRange> live_blocks_delta;   // when the count is known
+    std::optional<ByteRange> live_blocks_before;  // the same
+    Facts evidence;                               // one fact per figure used
     bool new_ooms = false, new_retries = false;
 };
 

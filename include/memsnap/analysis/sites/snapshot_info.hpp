@@ -63,6 +63,7 @@ struct SnapshotContents {
     std::map<std::string, std::int64_t> trace_events_by_action;
     std::int64_t trace_events_with_stack = 0;
     std::optional<std::int64_t> trace_first_us, trace_last_us;
+    std::optional<std::string> main_script;  // the file the process ran as __main__, by its stacks
     // A sample of the trace's events, the same events in every capture that holds them: hashes
     // of (time, address, size, action, device) that fall in one 64th of the hash range (every
     // event when there are few), sorted. Two captures of one process share some; see

@@ -57,8 +57,9 @@ class StackIndex {
     Category category(std::size_t capture, snapshot::StackId stack);
     // The category of one allocation of `requested` bytes with that stack. autocast caches only
     // the low-precision copies of leaf tensors that require grad, parameters: a cast is
-    // autocast_cache only when a live parameter of the capture asks twice its bytes (fp32 to
-    // bf16/fp16); any other cast dies with backward and is an activation.
+    // autocast_cache only when a live block of the capture asks twice its bytes (fp32 to
+    // bf16/fp16) and is a parameter or was made before recording began (no stack); any other
+    // cast copies a block made while recording, dies with backward and is an activation.
     Category category(std::size_t capture, snapshot::StackId stack, std::int64_t requested);
 
     std::span<const CanonFrameId> frames(CanonStackId stack) const;

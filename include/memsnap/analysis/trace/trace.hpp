@@ -107,6 +107,9 @@ struct TraceResult {
     bool truncated = false;
     // Recording started after some blocks were made: their frees, without a stack, come first.
     bool started_late = false;
+    // The trace frees blocks made before its first entry, and whether recording started late or
+    // the ring buffer dropped older entries cannot be told (frees carry their own stack).
+    bool start_unseen = false;
     Facts truncation_evidence;
     // Where the replayed end state and the snapshot disagree (empty: they agree).
     Facts disagreements;
