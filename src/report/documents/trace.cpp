@@ -38,8 +38,9 @@ void add_header(Node& root, const TraceResult& t) {
     if (t.ordered())
         root.add(
                 "ring_buffer",
-                Value::text_of(!t.recorded      ? "not judged: the trace holds no alloc events"
-                               : t.truncated    ? "truncated: the trace does not reach back to the start"
+                Value::text_of(!t.recorded   ? "not judged: the trace holds no alloc events"
+                               : t.truncated ? "truncated: the trace does not reach back to the start (the ring buffer "
+                                               "wrapped, or recording was restarted)"
                                : t.start_unseen ? "not shown complete: some blocks it frees were made before its first "
                                                   "entry (recording started late, or entries were dropped)"
                                                 : "complete as far as the trace shows"),
