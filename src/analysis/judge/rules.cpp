@@ -104,6 +104,25 @@ Verdict reserved_verdict(const PairReading& r, bool behaviour) {
 
 }  // namespace
 
+namespace {
+
+// A level that says which way it moved: in no known order (the captures contradict the order
+// given) it has no direction, and the captures are a set whose levels differ, as in a trend.
+Verdict without_direction(Verdict v, const Comparability& c) {
+    if (c.order_known) return v;
+    switch (v) {
+        case Verdict::growth:
+        case Verdict::shape_growth:
+        case Verdict::cache_growth:
+        case Verdict::shrink:
+            return Verdict::differs;
+        default:
+            return v;
+    }
+}
+
+}  // namespace
+
 PairVerdict judge_pair(const PairReading& r) {
     PairVerdict out;
     const auto& t = *r.totals;
@@ -142,6 +161,7 @@ PairVerdict judge_pair(const PairReading& r) {
         const bool placed = !r.weights || w.stays + w.first_appearance + w.more_bytes > w.unplaced;
         out.evidence.push_back(growth_reason(c, placed));
     }
+    out.verdict = without_direction(out.verdict, c);
     return out;
 }
 
@@ -149,7 +169,10 @@ bool part_of_leak(std::int64_t delta_bytes, const SiteWeights& w, std::int64_t t
     return delta_bytes > threshold || delta_bytes * 50 >= w.stays;
 }
 
-Verdict judge_site(SiteShape shape, bool has_stack, Verdict overall, const Comparability& c, bool carries_leak) {
+namespace {
+
+Verdict judge_site_in_order(SiteShape shape, bool has_stack, Verdict overall, const Comparability& c,
+                            bool carries_leak) {
     switch (shape) {
         case SiteShape::freed:  // "freed" only where one process is shown; else its level fell
             return c.behaviour_allowed() ? Verdict::freed : Verdict::shrink;
@@ -163,6 +186,12 @@ Verdict judge_site(SiteShape shape, bool has_stack, Verdict overall, const Compa
     if (!has_stack || !c.behaviour_allowed()) return Verdict::growth;
     if (shape == SiteShape::first_appearance) return Verdict::one_time_growth;
     return overall == Verdict::leak && carries_leak ? Verdict::leak : Verdict::growth;
+}
+
+}  // namespace
+
+Verdict judge_site(SiteShape shape, bool has_stack, Verdict overall, const Comparability& c, bool carries_leak) {
+    return without_direction(judge_site_in_order(shape, has_stack, overall, c, carries_leak), c);
 }
 
 Verdict judge_series(const SeriesShape& s, bool behaviour_allowed, bool ordered) {

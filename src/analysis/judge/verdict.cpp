@@ -62,7 +62,8 @@ constexpr std::array<VerdictInfo, 15> kVerdicts = {{
     {Verdict::differs, "differs", false, "the levels differ, with no direction",
      "trend: captures in no known order (a set, not a series) whose values lie further apart than the noise floor, "
      "so that neither growth nor shrink can be said; or, compared as levels, a first and last point within the "
-     "noise floor of each other with points between past it.",
+     "noise floor of each other with points between past it. diff: two captures that contradict the order given "
+     "(a trace clock or a counter runs backwards), whose levels would otherwise read as growth or shrink.",
      ""},
 }};
 
