@@ -942,6 +942,24 @@ TEST_SUITE("real") {
         CHECK(r.outliers.empty());
     }
 
+    TEST_CASE("fresh-eyes findings: a rank's categories add up to its difference from the median rank") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto snap = real("constructor-sun-gnn_3dev_expandable_oom.pickle");
+        const auto r = analysis::compare_ranks(analysis::devices_as_ranks(snap, "gnn.pickle", {}), {});
+        REQUIRE_FALSE(r.outliers.empty());
+        for (const auto& o : r.outliers) {
+            CAPTURE(o.rank);
+            std::int64_t sum = 0;
+            for (const auto& [category, bytes] : o.categories) sum += bytes;
+            CHECK(sum == o.delta_bytes);
+        }
+        // Device 2 holds no copy of the primary's module: its parameters show below the median rank's.
+        const auto two = std::find_if(r.outliers.begin(), r.outliers.end(), [](const auto& o) { return o.rank == 2; });
+        REQUIRE(two != r.outliers.end());
+        CHECK(std::any_of(two->categories.begin(), two->categories.end(),
+                          [](const auto& c) { return c.first == Category::parameter && c.second < 0; }));
+    }
+
     TEST_CASE("fresh-eyes findings: far fewer allocations holding more bytes are no shape growth") {
         if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         const auto dir = test::real_dir() / "summaries";
@@ -950,6 +968,29 @@ TEST_SUITE("real") {
             stats::read_stats_text(test::read_text(dir / "sglang-serving_torch2x_full.txt"), "after.txt"));
         // 595 live allocations to 21, allocated up 37 MiB: other allocations, not the same grown.
         CHECK(d.primary().verdict == Verdict::growth);
+    }
+
+    TEST_CASE("fresh-eyes findings: backward's gradients of activations are autograd_detail / leaf gradients stay") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto peak_bytes = [](const analysis::TraceResult& t, Category c) {
+            return t.peak.usage.category_bytes[static_cast<std::size_t>(c)];
+        };
+        // Attention backward (BmmBackward0, DivBackward0) on 2 MiB leaves: its 512 MiB buffers are
+        // gradients of activations; the leaves' own gradients are 2 MiB.
+        const auto tiny = analysis::analyze_trace(real("silmont2000-a2_tiny.pickle"), {}, {});
+        CHECK(peak_bytes(tiny, Category::autograd_detail) > std::int64_t{2} << 30);
+        // (block sizes: rounded up to 512 bytes)
+        CHECK(peak_bytes(tiny, Category::gradient) == doctest::Approx(std::int64_t{2} << 20).epsilon(0.001));
+        // A model's parameter gradients are its parameters' sizes: as many bytes as the parameters.
+        for (const char* name : {"a0kuma-ckpt_plain.pickle", "a0kuma-ckpt_checkpointed.pickle"}) {
+            CAPTURE(name);
+            const auto t = analysis::analyze_trace(real(name), {}, {});
+            CHECK(std::abs(peak_bytes(t, Category::gradient) - peak_bytes(t, Category::parameter)) <= 4096);
+        }
+        // At the end of a training step only .grad survives backward: every gradient stays one.
+        const auto step = analysis::describe_snapshot(real("nothanmin-a2_train_step.pickle"), test::all_sites());
+        CHECK(step.categories[static_cast<std::size_t>(Category::gradient)].bytes > std::int64_t{3} << 30);
+        CHECK(step.categories[static_cast<std::size_t>(Category::autograd_detail)].bytes == 0);
     }
 
 }  // TEST_SUITE

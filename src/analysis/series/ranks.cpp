@@ -164,6 +164,7 @@ void medians(const std::vector<RankCapture>& captures, RanksResult& r) {
 }
 
 RankOutlier outlier(const RankCapture& c, std::size_t i, std::int64_t delta, const RanksResult& r,
+                    const RankCapture& median_rank,
                     const std::vector<std::map<detail::RelativeSite, const SiteUsage*>>& by_site,
                     const std::map<detail::RelativeSite, const SiteUsage*>& any_site,
                     const std::map<detail::RelativeSite, std::int64_t>& site_median) {
@@ -190,8 +191,10 @@ RankOutlier outlier(const RankCapture& c, std::size_t i, std::int64_t delta, con
         return a.site < b.site;
     });
     if (o.sites.size() > kOutlierSites) o.sites.resize(kOutlierSites);
+    // Against the median rank's categories, not each category's median: the differences add up
+    // to the rank's own (a DataParallel primary's parameters show, as its replicas lack them).
     for (std::size_t k = 0; k < category_count; ++k) {
-        const std::int64_t d = c.info.categories[k].bytes - r.median.category_bytes[k];
+        const std::int64_t d = c.info.categories[k].bytes - median_rank.info.categories[k].bytes;
         if (d != 0) o.categories.emplace_back(static_cast<Category>(k), d);
     }
     std::sort(o.categories.begin(), o.categories.end(),
@@ -243,6 +246,11 @@ RanksResult compare_ranks(std::vector<RankCapture> input, const AnalysisOptions&
         }
         site_median[key] = median_of(bytes);
     }
+    // The rank at the median of allocated memory (an observed one: median_of takes the lower
+    // middle).
+    const auto& median_rank = *std::find_if(captures.begin(), captures.end(), [&](const RankCapture& c) {
+        return c.info.totals.allocated_bytes == r.median.allocated_bytes;
+    });
     for (std::size_t i = 0; i < captures.size(); ++i) {
         const auto& c = captures[i];
         RankSummary s;
@@ -256,7 +264,7 @@ RanksResult compare_ranks(std::vector<RankCapture> input, const AnalysisOptions&
         const std::int64_t delta = c.info.totals.allocated_bytes - r.median.allocated_bytes;
         // A rank stands out only among replicas shown to run one workload.
         if (magnitude(delta) <= r.noise_bytes || r.same_workload != Answer::yes) continue;
-        r.outliers.push_back(outlier(c, i, delta, r, by_site, any_site, site_median));
+        r.outliers.push_back(outlier(c, i, delta, r, median_rank, by_site, any_site, site_median));
     }
     std::stable_sort(r.outliers.begin(), r.outliers.end(), [](const RankOutlier& a, const RankOutlier& b) {
         return magnitude(a.delta_bytes) > magnitude(b.delta_bytes);

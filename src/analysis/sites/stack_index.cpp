@@ -140,6 +140,7 @@ struct StackIndex::Impl {
         std::vector<std::uint32_t> first_raw;                   // CanonStackId -> the first StackId + 1 of it
         std::vector<std::uint8_t> category_map;                 // StackId -> rule + 1, 0 unknown yet
         std::optional<std::vector<std::int64_t>> weight_sizes;  // requested, sorted; on first need
+        std::optional<std::vector<std::int64_t>> leaf_sizes;    // the same
         std::vector<std::uint32_t> file_facts, name_facts;      // StringId -> index + 1 into files/names
         std::vector<FileFacts> files;
         std::vector<NameFacts> names;
@@ -453,23 +454,38 @@ Category StackIndex::category(std::size_t capture, StackId stack) {
 
 Category StackIndex::category(std::size_t capture, StackId stack, std::int64_t requested) {
     const auto category = this->category(capture, stack);
-    if (category != Category::autocast_cache) return category;
+    if (category != Category::autocast_cache && category != Category::gradient) return category;
     auto& c = impl_->captures[capture];
-    // What a cached weight copy is a copy of: a live parameter, or a live block without a stack
-    // in this capture that records stacks (made before recording began, as weights usually
-    // are). An activation's cast copies a block made while recording.
-    if (!c.weight_sizes) {
+    // Captures without requested sizes give block sizes, rounded to 512 bytes.
+    const auto within = [](const std::vector<std::int64_t>& sizes, std::int64_t bytes) {
+        const auto near = std::lower_bound(sizes.begin(), sizes.end(), bytes - 512);
+        return near != sizes.end() && *near <= bytes + 512;
+    };
+    const auto sizes_of = [&](auto keep) {
         std::vector<std::int64_t> sizes;
         for (const auto& b : c.snap->blocks)
-            if (b.live() && (b.stack == snapshot::no_stack || this->category(capture, b.stack) == Category::parameter))
-                sizes.push_back(b.requested_size);
+            if (b.live() && keep(b)) sizes.push_back(b.requested_size);
         std::sort(sizes.begin(), sizes.end());
-        c.weight_sizes = std::move(sizes);
+        return sizes;
+    };
+    if (category == Category::autocast_cache) {
+        // What a cached weight copy is a copy of: a live parameter, or a live block without a
+        // stack in this capture that records stacks (made before recording began, as weights
+        // usually are). An activation's cast copies a block made while recording.
+        if (!c.weight_sizes)
+            c.weight_sizes = sizes_of([&](const snapshot::Block& b) {
+                return b.stack == snapshot::no_stack || this->category(capture, b.stack) == Category::parameter;
+            });
+        return within(*c.weight_sizes, 2 * requested) ? Category::autocast_cache : Category::activation;
     }
-    // Captures without requested sizes give block sizes, rounded to 512 bytes.
-    const auto& sizes = *c.weight_sizes;
-    const auto near = std::lower_bound(sizes.begin(), sizes.end(), 2 * requested - 512);
-    return near != sizes.end() && *near <= 2 * requested + 512 ? Category::autocast_cache : Category::activation;
+    // A gradient that backward leaves in .grad has the size of its leaf (a parameter, or any
+    // tensor that requires grad), which lives as long as it does. What backward makes in no
+    // live block's size are gradients of activations, the engine's temporaries. With nothing
+    // live, no telling.
+    if (!c.leaf_sizes)
+        c.leaf_sizes =
+            sizes_of([&](const snapshot::Block& b) { return this->category(capture, b.stack) != Category::gradient; });
+    return c.leaf_sizes->empty() || within(*c.leaf_sizes, requested) ? Category::gradient : Category::autograd_detail;
 }
 
 std::span<const CanonFrameId> StackIndex::frames(CanonStackId stack) const {

@@ -88,9 +88,10 @@ constexpr PatternText kPatterns[] = {
      kCacheGrowthFix},
     {Pattern::device_full,
      "the device was full of live tensors: neither the cache nor the device had the free memory the request needed",
-     "find what holds the memory (the live sites and categories below): for activations, reduce the batch size or "
-     "sequence length, or use activation checkpointing or mixed precision; for parameters, gradients and optimizer "
-     "state, shard the model (FSDP, ZeRO)"},
+     "find what holds the memory (the live sites and categories below): for activations and the gradients of "
+     "activations that backward makes (autograd_detail), reduce the batch size or sequence length, or use "
+     "activation checkpointing or mixed precision; for parameters, gradients and optimizer state, shard the model "
+     "(FSDP, ZeRO)"},
     {Pattern::fragmentation_oom,
      "fragmentation: the cache held enough free memory in all, but no free block of the request's size on its "
      "stream, and the device could not give a new segment",

@@ -28,6 +28,7 @@ constexpr double kMinWidth = 0.3;       // narrower boxes are not drawn (their b
 constexpr std::array<const char*, analysis::category_count> kCategoryColors = {
     "#8fbcd4",  // parameter
     "#d4a373",  // gradient
+    "#e8c39e",  // autograd_detail
     "#b5a1d6",  // optimizer_state
     "#f2c14e",  // activation
     "#9ccc8c",  // autocast_cache
@@ -228,7 +229,7 @@ std::string legend_svg(bool differential, double y) {
         return out;
     }
     for (std::size_t k = 0; k < analysis::category_count; ++k)
-        swatch(kCategoryColors[k], analysis::to_string(static_cast<analysis::Category>(k)), 130);
+        swatch(kCategoryColors[k], analysis::to_string(static_cast<analysis::Category>(k)), 118);  // ten in 1200
     return out;
 }
 

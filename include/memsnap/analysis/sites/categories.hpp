@@ -13,6 +13,7 @@ namespace memsnap::analysis {
 enum class Category : std::uint8_t {
     parameter,
     gradient,
+    autograd_detail,  // made in backward, not a parameter's gradient: gradients of activations
     optimizer_state,
     activation,
     autocast_cache,
@@ -21,7 +22,7 @@ enum class Category : std::uint8_t {
     workspace,
     unknown,
 };
-inline constexpr std::size_t category_count = 9;
+inline constexpr std::size_t category_count = 10;
 std::string_view to_string(Category category);
 // Every category, in report order.
 std::span<const Category> all_categories();
