@@ -53,6 +53,7 @@ int check_same_peaks(const snapshot::Snapshot& snap) {
             const auto &a = fast->live[i], &b = full->live[i];
             CHECK(a.address == b.address);
             CHECK(a.size == b.size);
+            CHECK(a.asked() == b.asked());
             CHECK(a.stack == b.stack);
             CHECK(a.alloc_event.has_value() == b.alloc_event.has_value());
             if (a.alloc_event && b.alloc_event) CHECK(*a.alloc_event == *b.alloc_event);

@@ -456,7 +456,9 @@ Category StackIndex::category(std::size_t capture, StackId stack, std::int64_t r
     const auto category = this->category(capture, stack);
     if (category != Category::autocast_cache && category != Category::gradient) return category;
     auto& c = impl_->captures[capture];
-    // Captures without requested sizes give block sizes, rounded to 512 bytes.
+    // Captures without requested sizes give block sizes, rounded to 512 bytes; a trace's
+    // allocations are as large as their blocks, which the allocator may round further (large
+    // blocks to 2 MiB): a live block is known by both sizes.
     const auto within = [](const std::vector<std::int64_t>& sizes, std::int64_t bytes) {
         const auto near = std::lower_bound(sizes.begin(), sizes.end(), bytes - 512);
         return near != sizes.end() && *near <= bytes + 512;
@@ -464,7 +466,10 @@ Category StackIndex::category(std::size_t capture, StackId stack, std::int64_t r
     const auto sizes_of = [&](auto keep) {
         std::vector<std::int64_t> sizes;
         for (const auto& b : c.snap->blocks)
-            if (b.live() && keep(b)) sizes.push_back(b.requested_size);
+            if (b.live() && keep(b)) {
+                sizes.push_back(b.requested_size);
+                if (b.size != b.requested_size) sizes.push_back(b.size);
+            }
         std::sort(sizes.begin(), sizes.end());
         return sizes;
     };

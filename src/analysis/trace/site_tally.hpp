@@ -25,7 +25,7 @@ class SiteTally {
         site_of_.reserve(allocations.size());
         for (const auto& a : allocations) {
             const auto canon = index.stack(0, a.stack);
-            const auto category = index.category(0, a.stack, a.size);
+            const auto category = index.category(0, a.stack, a.asked());
             const auto [at, added] = ids.try_emplace({site_token(index, canon, a.size), category},
                                                      static_cast<std::uint32_t>(sites_.size()));
             if (added) {

@@ -243,7 +243,7 @@ StackProfile stacks_at(const Snapshot& snap, const Replay& r, StackIndex& index,
     StackTotals by_stack;
     for (const auto& a : r.allocations) {
         if (at_peak ? !a.live_at(peak) : a.free_event.has_value()) continue;
-        auto& s = by_stack[{index.stack(0, a.stack), index.category(0, a.stack, a.size)}];
+        auto& s = by_stack[{index.stack(0, a.stack), index.category(0, a.stack, a.asked())}];
         s.first += a.size;
         ++s.second;
     }
@@ -264,6 +264,7 @@ TraceResult history_trace(TraceResult out, const Snapshot& snap, const AnalysisO
         if (!b.live() || snap.segments[b.segment].device != out.device || b.stack == snapshot::no_stack) continue;
         Allocation a;
         a.size = b.size;
+        a.requested = b.requested_size;
         a.stack = b.stack;
         live.allocations.push_back(a);
     }

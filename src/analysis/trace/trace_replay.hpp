@@ -37,9 +37,12 @@ struct Allocation {
     snapshot::StackId stack;
     EventIndex alloc_event;                   // none: made before the trace begins
     EventIndex free_event;                    // none: live at the end
+    std::int64_t requested = 0;               // the bytes asked for; 0: as `size`
     bool live_at(std::size_t moment) const {  // before event `moment`
         return (!alloc_event || *alloc_event < moment) && (!free_event || *free_event >= moment);
     }
+    // What a category is judged by, as a snapshot's block is judged by its requested size.
+    std::int64_t asked() const { return requested != 0 ? requested : size; }
 };
 
 // A reserved address range: a segment, or a mapped part of an expandable one.
