@@ -77,12 +77,13 @@ void add_totals(Node& parent, const analysis::MemoryTotals& t, bool with_notes) 
     parent.add("internal_waste_bytes", Value::bytes(t.internal_waste_bytes), "internal waste")
         .with_note(note("size - requested of live blocks"));
     parent.add("inactive_split_bytes", Value::bytes(t.inactive_split_bytes), "inactive split")
-        .with_note(note("free blocks in segments that hold live blocks (torch's inactive_split_bytes)"));
+        .with_note(note("free blocks in segments that hold live blocks (torch's inactive_split_bytes); those of "
+                        "expandable segments are releasable too, the others are not"));
     parent.add("external_fragmentation_bytes", Value::bytes(t.inactive_split_bytes)).machines_only();  // earlier name
     parent.add("releasable_bytes", Value::bytes(t.releasable_bytes), "releasable cache")
         .with_note(note("what empty_cache() returns: whole free segments, free pages of expandable segments"));
     parent.add("non_releasable_bytes", Value::bytes(t.non_releasable_bytes), "non-releasable")
-        .with_note(note("the rest of the cache"));
+        .with_note(note("the rest of the cache: what empty_cache() keeps"));
     auto& pending = parent.add("pending_free_bytes", Value::bytes(t.pending_free_bytes), "pending free")
                         .with_note(note("freed, still in use on another stream: not allocated, not requested"));
     if (t.pending_free_bytes == 0) pending.machines_only();

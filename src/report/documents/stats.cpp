@@ -36,6 +36,12 @@ Value optional_range(std::string_view key, const std::optional<ByteRange>& r) {
     return r ? range_of(key, *r) : Value::none();
 }
 
+// A value cudaMallocAsync does not track (its tables give 0): null, and said so to people.
+Value tracked_or_none(const stats::StatsTable& t, std::string_view key, const std::optional<ByteRange>& r) {
+    if (!r || (t.layout.cuda_malloc_async && !stats::tracked_value(t, key))) return Value::none();
+    return range_of(key, *r);
+}
+
 Node table_record(const analysis::StatsInfo& info, std::size_t i) {
     const auto& t = info.capture.tables[i];
     auto r = Node::object("", Layout::facts);
@@ -48,12 +54,16 @@ Node table_record(const analysis::StatsInfo& info, std::size_t i) {
     r.add("line", Value::count(static_cast<std::int64_t>(t.line))).machines_only();
     r.add("step", Value::optional<std::int64_t>(t.step, Value::count)).machines_only();
     r.add("layout", Value::text_of(t.layout.text())).in_headline();
-    r.add(stats::keys::num_ooms, optional_range(stats::keys::num_ooms, t.num_ooms), "OOMs");
-    r.add(stats::keys::num_alloc_retries, optional_range(stats::keys::num_alloc_retries, t.num_alloc_retries),
-          "allocation retries");
+    const bool async = t.layout.cuda_malloc_async;
+    const auto counter = [&](const char* key, const std::optional<ByteRange>& value, const char* label) {
+        // cudaMallocAsync counts no OOMs or retries: its 0 is no value.
+        r.add(key, async ? Value::none() : optional_range(key, value), label);
+    };
+    counter(stats::keys::num_ooms, t.num_ooms, "OOMs");
+    counter(stats::keys::num_alloc_retries, t.num_alloc_retries, "allocation retries");
     auto& stats = r.add(Node::object("stats", Layout::facts));
     for (const auto& [key, value] : t.stats) {
-        auto& n = stats.add(std::string(key), range_of(key, value), std::string(key));
+        auto& n = stats.add(std::string(key), tracked_or_none(t, key, value), std::string(key));
         if (!key_metric(key)) n.machines_only();
     }
     // The totals a query compares across captures, by the names snapshots give them.
@@ -61,8 +71,8 @@ Node table_record(const analysis::StatsInfo& info, std::size_t i) {
     totals.record = "total";
     for (const char* name :
          {"allocated_bytes", "reserved_bytes", "active_bytes", "requested_bytes", "inactive_split_bytes"})
-        if (const auto at = t.stats.find(std::string(name) + ".all.current"); at != t.stats.end())
-            totals.add(name, Value::range((*at).second));
+        if (const auto* value = stats::tracked_value(t, std::string(name) + ".all.current"))
+            totals.add(name, Value::range(*value));
     r.add(sentences("warnings", t.warnings, "warnings"));
     return r;
 }
