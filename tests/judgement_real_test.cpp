@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -459,6 +460,13 @@ TEST_SUITE("real") {
         CHECK(casts.category(0, cast, 2 * 1024 * 1024) == Category::autocast_cache);
         CHECK(casts.category(0, cast, 2 * 1024 * 1024 + 4096) == Category::activation);
         CHECK(casts.category(0, cast, 128 << 20) == Category::activation);
+        // Crafted sizes at the edge of 64 bits: no window around them overflows.
+        CHECK(casts.category(0, cast, std::numeric_limits<std::int64_t>::max()) == Category::activation);
+        const auto engine = m.stack({{"??", 0, "torch::autograd::Engine::evaluate_function(...)"}});
+        analysis::StackIndex grads({&m.model()}, {}, {});
+        CHECK(grads.category(0, engine, 4 * 1024 * 1024) == Category::gradient);  // its leaf's size
+        CHECK(grads.category(0, engine, 64 << 20) == Category::autograd_detail);
+        CHECK(grads.category(0, engine, std::numeric_limits<std::int64_t>::max()) == Category::autograd_detail);
     }
 
     TEST_CASE("two runs of one script: same addresses and stacks prove nothing / behaviour only with the caveat") {

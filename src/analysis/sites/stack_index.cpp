@@ -2,6 +2,7 @@
 
 #include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/error.hpp>
+#include <memsnap/util/checked.hpp>
 #include <memsnap/util/hash.hpp>
 #include <memsnap/util/id_index.hpp>
 #include <memsnap/util/pattern.hpp>
@@ -459,9 +460,12 @@ Category StackIndex::category(std::size_t capture, StackId stack, std::int64_t r
     // Captures without requested sizes give block sizes, rounded to 512 bytes; a trace's
     // allocations are as large as their blocks, which the allocator may round further (large
     // blocks to 2 MiB): a live block is known by both sizes.
-    const auto within = [](const std::vector<std::int64_t>& sizes, std::int64_t bytes) {
-        const auto near = std::lower_bound(sizes.begin(), sizes.end(), bytes - 512);
-        return near != sizes.end() && *near <= bytes + 512;
+    // Wide: a crafted size near 2^63 must not overflow the window (or twice it, for a cast).
+    const auto within = [](const std::vector<std::int64_t>& sizes, util::Wide bytes) {
+        const util::Wide low = std::max<util::Wide>(bytes - 512, std::numeric_limits<std::int64_t>::min());
+        if (low > std::numeric_limits<std::int64_t>::max()) return false;
+        const auto near = std::lower_bound(sizes.begin(), sizes.end(), static_cast<std::int64_t>(low));
+        return near != sizes.end() && util::Wide{*near} <= bytes + 512;
     };
     const auto sizes_of = [&](auto keep) {
         std::vector<std::int64_t> sizes;
@@ -481,7 +485,7 @@ Category StackIndex::category(std::size_t capture, StackId stack, std::int64_t r
             c.weight_sizes = sizes_of([&](const snapshot::Block& b) {
                 return b.stack == snapshot::no_stack || this->category(capture, b.stack) == Category::parameter;
             });
-        return within(*c.weight_sizes, 2 * requested) ? Category::autocast_cache : Category::activation;
+        return within(*c.weight_sizes, 2 * util::Wide{requested}) ? Category::autocast_cache : Category::activation;
     }
     // A gradient that backward leaves in .grad has the size of its leaf (a parameter, or any
     // tensor that requires grad), which lives as long as it does. What backward makes in no
