@@ -338,7 +338,8 @@ TEST_SUITE("real") {
             {"silmont2000-a2_tiny.pickle", "trace_peak_memory.py:12 custom_scaled_dot_product_attention",
              Category::workspace},
             {"silmont2000-a2_tiny.pickle", "trace_peak_memory.py:35 main", Category::unknown},
-            {"yiyi-llm-inference_opt1.3b_torch2.0.pickle", "pytorch_backend.py:321 mha", Category::activation},
+            // 8519680 bytes under a Python-only stack: cuBLAS's default workspace, made by the first matmul
+            {"yiyi-llm-inference_opt1.3b_torch2.0.pickle", "pytorch_backend.py:321 mha", Category::workspace},
         };
         for (const auto& e : table) {
             CAPTURE(std::string(e.file));
@@ -467,6 +468,17 @@ TEST_SUITE("real") {
         CHECK(grads.category(0, engine, 4 * 1024 * 1024) == Category::gradient);  // its leaf's size
         CHECK(grads.category(0, engine, 64 << 20) == Category::autograd_detail);
         CHECK(grads.category(0, engine, std::numeric_limits<std::int64_t>::max()) == Category::autograd_detail);
+        // cuBLAS's default workspace under a forward: told by its size where no C++ frame names it.
+        constexpr std::int64_t workspace = 8'519'680;
+        const auto python_forward = m.stack({{"/home/u/proj/model.py", 40, "forward"}});
+        const auto cpp_forward = m.stack({{"??", 0, "at::native::mm(...)"}, {"/home/u/proj/model.py", 40, "forward"}});
+        analysis::StackIndex sized({&m.model()}, {}, {});
+        CHECK(sized.category(0, python_forward, workspace) == Category::workspace);
+        CHECK(sized.category(0, python_forward, workspace + 512) == Category::activation);
+        CHECK(sized.category(0, cpp_forward, workspace) == Category::activation);
+        const auto yiyi = test::describe(real("yiyi-llm-inference_opt1.3b_torch2.0.pickle"), test::all_sites());
+        CHECK(yiyi.categories[static_cast<std::size_t>(Category::workspace)].bytes == workspace);
+        CHECK(yiyi.categories[static_cast<std::size_t>(Category::activation)].bytes == 0);
     }
 
     TEST_CASE("two runs of one script: same addresses and stacks prove nothing / behaviour only with the caveat") {

@@ -251,6 +251,7 @@ RanksResult compare_ranks(std::vector<RankCapture> input, const AnalysisOptions&
     const auto& median_rank = *std::find_if(captures.begin(), captures.end(), [&](const RankCapture& c) {
         return c.info.totals.allocated_bytes == r.median.allocated_bytes;
     });
+    r.median_rank = *median_rank.rank;
     for (std::size_t i = 0; i < captures.size(); ++i) {
         const auto& c = captures[i];
         RankSummary s;

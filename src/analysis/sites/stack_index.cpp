@@ -455,6 +455,16 @@ Category StackIndex::category(std::size_t capture, StackId stack) {
 
 Category StackIndex::category(std::size_t capture, StackId stack, std::int64_t requested) {
     const auto category = this->category(capture, stack);
+    // cuBLAS's default workspace (CUBLAS_WORKSPACE_CONFIG :4096:2:16:8), made by the first matmul
+    // of a forward. With C++ frames the workspace rule tells it; a stack of Python frames only
+    // names the forward, and its size is all that tells it apart.
+    constexpr std::int64_t kCublasDefaultWorkspace = 4096 * 1024 * 2 + 16 * 1024 * 8;
+    if (category == Category::activation && requested == kCublasDefaultWorkspace) {
+        const auto frames = impl_->captures[capture].snap->stacks.frames(stack);
+        if (std::all_of(frames.begin(), frames.end(),
+                        [&](snapshot::FrameId f) { return impl_->frames[impl_->map_frame(capture, f)].role.python; }))
+            return Category::workspace;
+    }
     if (category != Category::autocast_cache && category != Category::gradient) return category;
     auto& c = impl_->captures[capture];
     // Captures without requested sizes give block sizes, rounded to 512 bytes; a trace's

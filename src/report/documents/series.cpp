@@ -223,14 +223,15 @@ Node rank_row(const analysis::RankSummary& k, const analysis::RanksResult& r) {
     return row;
 }
 
-Node outlier_record(const analysis::RankOutlier& o) {
+Node outlier_record(const analysis::RankOutlier& o, std::int64_t median_rank) {
     auto r = Node::object("", Layout::facts);
     r.add("rank", Value::count(o.rank)).in_headline();
     r.add("verdict", Value::verdict(analysis::to_string(o.verdict))).in_headline();
     r.add("file", Value::text_of(o.file)).machines_only();
     r.add("allocated_bytes", Value::bytes(o.allocated_bytes), "allocated").in_headline();
     r.add("delta_bytes", Value::signed_bytes(o.delta_bytes), "against the median").in_headline();
-    auto& cats = r.add(Node::object("categories", Layout::line, "categories"));
+    auto& cats =
+        r.add(Node::object("categories", Layout::line, fmt::format("categories against rank {}", median_rank)));
     for (const auto& [category, delta] : o.categories)
         cats.add(std::string(analysis::to_string(category)), Value::signed_bytes(delta),
                  std::string(analysis::to_string(category)));
@@ -255,6 +256,7 @@ Document ranks(const analysis::RanksResult& r) {
     doc.title = fmt::format("ranks: {} captures (ranks from {})", r.ranks.size(), r.rank_source);
     auto& root = doc.root;
     root.add("rank_source", Value::word(r.rank_source)).machines_only();
+    root.add("median_rank", Value::count(r.median_rank)).machines_only();
     auto& median = root.add(Node::object("median", Layout::line, "median of the ranks"));
     median.add("allocated_bytes", Value::bytes(r.median.allocated_bytes), "allocated");
     median.add("reserved_bytes", Value::bytes(r.median.reserved_bytes), "reserved");
@@ -284,7 +286,7 @@ Document ranks(const analysis::RanksResult& r) {
         : r.same_workload == analysis::Answer::unknown
             ? "No rank is called an outlier: whether the ranks are replicas is not known"
             : "No rank stands out"));
-    for (const auto& o : r.outliers) outliers.add(outlier_record(o));
+    for (const auto& o : r.outliers) outliers.add(outlier_record(o, r.median_rank));
     auto& top = root.add(Node::list("top_sites_text", Layout::table, "Top sites per rank")).people_only();
     for (const auto& k : r.ranks)
         for (const auto& s : k.top_sites) {

@@ -45,12 +45,13 @@ struct RankOutlier {
     std::string file;
     std::int64_t allocated_bytes = 0, delta_bytes = 0;          // against the median rank
     std::vector<SiteDelta> sites;                               // by |delta|, beyond the noise
-    std::vector<std::pair<Category, std::int64_t>> categories;  // delta against the median
+    std::vector<std::pair<Category, std::int64_t>> categories;  // delta against the median rank's
 };
 
 struct RanksResult {
     std::string rank_source;         // "file names", "devices" or "order given"
     std::vector<RankSummary> ranks;  // by rank
+    std::int64_t median_rank = 0;    // the rank at the median of allocated: outliers' categories against its
     struct Median {
         std::int64_t allocated_bytes = 0, reserved_bytes = 0, active_bytes = 0, inactive_split_bytes = 0;
         std::array<std::int64_t, category_count> category_bytes{};
