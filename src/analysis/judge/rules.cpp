@@ -102,10 +102,6 @@ Verdict reserved_verdict(const PairReading& r, bool behaviour) {
     return Verdict::cache_growth;
 }
 
-}  // namespace
-
-namespace {
-
 // A level that says which way it moved: in no known order (the captures contradict the order
 // given) it has no direction, and the captures are a set whose levels differ, as in a trend.
 Verdict without_direction(Verdict v, const Comparability& c) {
