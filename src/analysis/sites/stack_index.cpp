@@ -29,14 +29,14 @@ const char* const default_hidden_frames =
 namespace {
 
 using snapshot::FrameId;
+using snapshot::Snapshot;
+using snapshot::StackId;
 
 // Compiled once per process (RE2 matches from many threads at once).
 const util::Pattern& default_hidden_pattern() {
     static const util::Pattern pattern{default_hidden_frames, "default hidden frames"};
     return pattern;
 }
-using snapshot::Snapshot;
-using snapshot::StackId;
 
 constexpr std::uint32_t kUnmapped = std::numeric_limits<std::uint32_t>::max();
 const CanonStackId kAllHidden{1};  // recorded, every frame dropped
