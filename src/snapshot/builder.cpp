@@ -355,6 +355,12 @@ EventField event_field(std::string_view key) {
     }
 }
 
+// torch's "N/A", compared inline. Trace entries that share their "N/A" strings read bytes far
+// back in the input, and the call to memcmp that waited for them took about 6% of the read.
+bool is_no_compile_context(std::string_view text) {
+    return text.size() == 3 && text[0] == 'N' && text[1] == '/' && text[2] == 'A';
+}
+
 }  // namespace
 
 std::optional<Value> ModelBuilder::on_dict_literal(const Document& doc, std::span<const Value> kv) {
@@ -438,8 +444,8 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
     // which no lookup by position finds.
     if (compile_context != nullptr) {
         seen_compile_context_ = true;
-        const bool known_none =
-            no_compile_context_ != StringId{} && is_string(compile_context) && doc.text(*compile_context) == "N/A";
+        const bool known_none = no_compile_context_ != StringId{} && is_string(compile_context) &&
+                                is_no_compile_context(doc.text(*compile_context));
         if (!known_none) {
             const StringId id = intern(doc, compile_context);
             if (out_.strings.view(id) == "N/A")
