@@ -66,6 +66,11 @@ class LiveRuns {
     }
     // The entry of the allocation live at `address`, if one is.
     std::optional<std::uint32_t> find(std::int64_t address) const { return index_.find(hash(address), at(address)); }
+    [[gnu::always_inline]] void prefetch(std::int64_t address) const { index_.prefetch(hash(address)); }
+    // An index larger than a core's own cache: its lookups wait for memory unless asked for
+    // ahead. Asked ahead always, this pass took 13% less time on the ctx128 forward scaled to
+    // 400 MiB (an index of 8 MiB) and 4-5% more on training steps (indexes of 2 MiB and less).
+    bool index_out_of_cache() const { return index_.bytes() > (std::size_t{2} << 20); }
     std::size_t size() const { return index_.size(); }   // live now
     std::size_t ids() const { return entries_.size(); }  // entry ids are below this
 
@@ -158,7 +163,9 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     freed.reserve(std::min(trace.size() / 2, LiveRuns::kReservedAtMost));  // address space, as LiveRuns
     using MadeBefore = std::pair<std::uint32_t, Allocation>;               // freed at this trace position
     std::vector<MadeBefore> made_before_trace;
+    constexpr std::uint32_t ahead = 8;
     for (std::uint32_t i = 0; i < end; ++i) {
+        if (i + ahead < end && live.index_out_of_cache()) live.prefetch(trace[i + ahead].addr);
         if (trace.device_at(i) != device) continue;
         ++events;
         last = i;
