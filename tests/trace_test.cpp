@@ -154,15 +154,16 @@ TEST_SUITE("real") {
             if (!t.truncated) CHECK(t.timeline.front().allocated >= 0);
         }
         // One training step: live blocks with a stack (parameters, made with history on) have
-        // no alloc event, so the ring buffer lost them; its one Optimizer.step is one
-        // iteration, too few to judge per iteration.
+        // no alloc event, so the ring buffer lost them; its one Optimizer.step spans the
+        // optimizer's step alone, no iteration.
         const auto step = trace(real("nothanmin-a2_train_step.pickle"));
         CHECK(step.truncated);
         REQUIRE_FALSE(step.truncation_evidence.empty());
         CHECK(step.truncation_evidence.front().kind == analysis::FactKind::lost_history);
         CHECK(step.iteration_source == analysis::IterationSource::optimizer_step);
-        CHECK(step.iterations == 1);
+        CHECK(step.iterations == 0);
         CHECK_FALSE(step.iterations_judged);
+        for (const auto& s : step.sites) CHECK(s.per_iteration.empty());
         for (const auto& s : step.sites) CHECK(s.verdict == analysis::Verdict::live);
         CHECK_FALSE(trace(real("silmont2000-a2_forward_fp32.pickle")).truncated);
         // The layers of one forward pass repeat but are no loop over the trace: not iterations.
@@ -260,6 +261,29 @@ TEST_SUITE("real") {
                                                                                                                : "csv"),
                                report::render(t, format, {}));
         }
+    }
+
+    TEST_CASE("trace: Optimizer.step annotations cut iterations from one step to the next and not to its END") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // The same five copies, each annotated as the optimizer's step (START at its first event,
+        // END after its leak): four iterations run from one START to the next; the last START
+        // to its END is one step of the optimizer.
+        auto s = repeated_with_leak(real("silmont2000-a2_forward_fp32.pickle"), 5);
+        for (auto& a : s.annotations) a.name = s.strings.intern("Optimizer.step#AdamW.step");
+        const auto t = trace(s);
+        CHECK(t.iteration_source == analysis::IterationSource::optimizer_step);
+        CHECK(t.iterations == 4);
+        REQUIRE_FALSE(t.sites.empty());
+        CHECK(t.sites.front().site.label() == "/home/user/project/train.py:88 train_step");
+        CHECK(t.sites.front().per_iteration == std::vector<std::int64_t>(4, 1));
+        CHECK(t.sites.front().current_allocations == 1);
+        // One optimizer step alone makes no iteration.
+        auto one = repeated_with_leak(real("silmont2000-a2_forward_fp32.pickle"), 1);
+        for (auto& a : one.annotations) a.name = one.strings.intern("Optimizer.step#AdamW.step");
+        const auto single = trace(one);
+        CHECK(single.iteration_source == analysis::IterationSource::optimizer_step);
+        CHECK(single.iterations == 0);
+        for (const auto& site : single.sites) CHECK(site.per_iteration.empty());
     }
 
     // The capture records context="all": each free carries the stack where it was freed.

@@ -41,8 +41,12 @@ bool in_family(std::string_view name, Family family) {
     return false;
 }
 
-// The STARTs of one family's annotations, and the END of the last one.
+// The STARTs of one family's annotations, and the END of the last one where an annotation
+// spans a whole iteration. Optimizer.step spans the optimizer's step alone: from one START to
+// the next is an iteration (the forward and backward between them), but from the last START
+// to its END is one step of the optimizer, no iteration (one START makes none).
 std::vector<std::size_t> from_annotations(const snapshot::Snapshot& snap, const Replay& r, int device, Family family) {
+    const bool spans_iteration = family != Family::optimizer;
     std::vector<std::size_t> starts;
     std::optional<std::int64_t> last_end;
     for (const auto& a : snap.annotations) {
@@ -53,7 +57,7 @@ std::vector<std::size_t> from_annotations(const snapshot::Snapshot& snap, const 
     }
     std::sort(starts.begin(), starts.end());
     starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-    if (!starts.empty() && last_end) {
+    if (spans_iteration && !starts.empty() && last_end) {
         const std::size_t end = r.events.first_at(*last_end + 1);
         if (end > starts.back()) starts.push_back(end);
     }
