@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 using namespace memsnap;
@@ -188,6 +189,7 @@ void check_formats(const analysis::SnapshotDiff& d) {
     CHECK(json.at("verdict") == analysis::to_string(d.verdict));
     for (const auto format : {report::Format::text, report::Format::markdown, report::Format::csv})
         CHECK_FALSE(test::render(d, format).empty());
+    test::check_markdown_blocks(test::render(d, report::Format::markdown));
 }
 
 void audit_pair(const Capture& a, const Capture& b, bool filters) {

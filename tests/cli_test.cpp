@@ -272,6 +272,31 @@ TEST_CASE("CLI on memory_summary and memory_stats captures" * doctest::test_suit
     CHECK(mixed.exit_code == 1);
 }
 
+TEST_CASE("Markdown of real diffs and traces renders as written / tables after a blank line" *
+          doctest::test_suite("real")) {
+    if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+    const auto snaps = test::real_dir() / "snapshots";
+    const auto sums = test::real_dir() / "summaries";
+    const auto q = [](const std::filesystem::path& p) { return test::quote(p); };
+    for (const auto& args :
+         {"diff " + q(snaps / "a0kuma-ckpt_plain.pickle") + " " + q(snaps / "a0kuma-ckpt_checkpointed.pickle"),
+          "diff " + q(snaps / "silmont2000-a2_forward_fp32.pickle") + " " +
+              q(snaps / "silmont2000-a2_forward_bf16.pickle"),
+          "diff " + q(sums / "gpt-neo-generation_pair_before.txt") + " " +
+              q(sums / "gpt-neo-generation_pair_after.txt"),
+          "trace " + q(snaps / "nothanmin-a2_train_step.pickle"),
+          "info " + q(snaps / "wedsonlin-a2_medium128_training.pickle"),
+          "trend --steps 1,2,3 " + q(snaps / "silmont2000-a2_tiny.pickle") + " " +
+              q(snaps / "silmont2000-a2_forward_fp32.pickle") + " " +
+              q(snaps / "silmont2000-a2_forward_bf16.pickle")}) {
+        CAPTURE(args);
+        const auto run = test::run_memsnap(args + " --format markdown");
+        REQUIRE(run.exit_code == 0);
+        CHECK(run.out.find('|') != std::string::npos);  // tables were written
+        test::check_markdown_blocks(run.out);
+    }
+}
+
 TEST_CASE("CLI on real memory_summary captures" * doctest::test_suite("real")) {
     if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
     const auto real = test::real_dir() / "summaries";

@@ -79,6 +79,32 @@ inline std::vector<std::filesystem::path> files_in(const std::filesystem::path& 
 
 // Compares `actual` with tests/golden/<name>. With MEMSNAP_UPDATE_GOLDEN=1 in the
 // environment the golden file is rewritten instead, so updates arrive as a reviewable diff.
+// Markdown that renders as written: a table starts after a blank line (after a list item it
+// would be more of the item's text, after </details> more of the HTML), and no <details>
+// block is empty.
+inline void check_markdown_blocks(const std::string& markdown) {
+    std::istringstream in(markdown);
+    std::string line, previous;
+    bool open_details = false, details_text = false;
+    while (std::getline(in, line)) {
+        if (line.starts_with("|") && !previous.empty() && !previous.starts_with("|")) {
+            CAPTURE(previous);
+            CAPTURE(line);
+            FAIL_CHECK("a table right after a line that is not blank");
+        }
+        if (line.starts_with("<details>")) {
+            open_details = true;
+            details_text = false;
+        } else if (line == "</details>") {
+            CHECK(details_text);
+            open_details = false;
+        } else if (open_details && !line.empty()) {
+            details_text = true;
+        }
+        previous = line;
+    }
+}
+
 inline void check_golden(const std::string& name, const std::string& actual) {
     const auto path = golden_dir() / name;
     if (const char* update = std::getenv("MEMSNAP_UPDATE_GOLDEN"); update && *update == '1') {

@@ -25,13 +25,33 @@ class MarkdownWriter {
     void document(const Document& d) {
         out_ += fmt::format("## {}\n\n", md::html(d.title));
         body(d.root, 3);
-        sink_(out_);
+        flush();
     }
 
   private:
     const RenderOptions& options_;
     const Sink& sink_;
     std::string out_;
+    bool flushed_ = false, flushed_blank_ = false;  // what was handed to sink_ ended a block
+    int aside_ = 0;                                 // writing a record's details aside: kept
+
+    void flush() {
+        if (out_.empty() || aside_ > 0) return;
+        flushed_ = true;
+        flushed_blank_ = out_.ends_with("\n\n");
+        sink_(out_);
+        out_.clear();
+    }
+
+    // A table starts a block of its own: right after a list item it would be read as more of
+    // the item's text, and after </details> as more of the HTML.
+    void blank_line() {
+        if (out_.empty()) {
+            if (flushed_ && !flushed_blank_) out_ += "\n";
+        } else if (!out_.ends_with("\n\n")) {
+            out_ += out_.ends_with('\n') ? "\n" : "\n\n";
+        }
+    }
 
     static std::string value(const Value& v) {
         switch (v.kind) {
@@ -86,6 +106,7 @@ class MarkdownWriter {
                 head += " " + md::cell(label_of(cell)) + " |";
                 rule += is_numeric(cell.value) ? "---:|" : "---|";
             }
+        blank_line();
         out_ += head + "\n" + rule + "\n";
         for (std::size_t i = 0; i < list.size(); ++i) {
             const Node item = list.item(i);
@@ -187,6 +208,7 @@ class MarkdownWriter {
                         head += " " + md::cell(label_of(cell)) + " |";
                         rule += is_numeric(cell.value) ? "---:|" : "---|";
                     }
+                blank_line();
                 out_ += head + "\n" + rule + "\n";
             }
             std::string line = "|";
@@ -208,16 +230,19 @@ class MarkdownWriter {
         for (std::size_t i = 0; i < list.size(); ++i) {
             const Node item = list.item(i);
             if (!for_people(item)) continue;
-            out_ += fmt::format("\n<details><summary>{}</summary>\n\n", summary(item));
             Node details = Node::object("", Layout::facts);
             for (const auto& field : item.items)
                 if (!field.headline) details.items.push_back(field);
+            // Written aside first: a record whose table row says all gets no empty <details>.
+            std::string written;
+            std::swap(written, out_);
+            ++aside_;
             body(details, level + 1);
-            out_ += "\n</details>\n";
-            if (i % 64 == 63) {
-                sink_(out_);
-                out_.clear();
-            }
+            --aside_;
+            std::swap(written, out_);
+            if (written.find_first_not_of(" \n") != std::string::npos)
+                out_ += fmt::format("\n<details><summary>{}</summary>\n\n{}\n</details>\n", summary(item), written);
+            if (i % 64 == 63) flush();
         }
     }
 };
