@@ -473,8 +473,9 @@ std::string note_phrase(const Fact& f) {
                    "hold the memory of both captures: if they are separate runs, read the verdicts as levels";
         case FactKind::stacks_before_recording:
             return fmt::format(
-                "the live blocks were allocated before recording started (the trace holds {} stacks): blocks are "
-                "grouped by size alone; start _record_memory_history() before the model is built to see their sites",
+                "the live blocks were allocated before recording started (the traces hold {} events with a stack): "
+                "blocks are grouped by size alone; start _record_memory_history() before the model is built to see "
+                "their sites",
                 f.integer("trace_stacks"));
         case FactKind::no_stacks_recorded:
             return "no allocation stacks were recorded: blocks are grouped by size alone (record with "
