@@ -222,8 +222,11 @@ TEST_SUITE("unit") {
         const auto fit = [&](std::vector<std::int64_t> y, std::vector<std::int64_t> blocks = {}) {
             return analysis::fit_series(x, y, blocks.empty() ? nullptr : &blocks, 0, 0, true);
         };
-        CHECK(fit({5, 5, 5, 5, 5}).verdict == analysis::Verdict::stable);
+        const auto flat = fit({5, 5, 5, 5, 5});
+        CHECK(flat.verdict == analysis::Verdict::stable);
+        CHECK_FALSE(flat.r2_defined);  // nothing moved: no R² (null, not 1.00)
         const auto steady = fit({0, 10, 20, 30, 40});
+        CHECK(steady.r2_defined);
         CHECK(steady.verdict == analysis::Verdict::leak);
         CHECK(steady.slope_bytes_per_step == doctest::Approx(10));
         CHECK(steady.r2 == doctest::Approx(1));

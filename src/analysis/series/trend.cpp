@@ -204,6 +204,7 @@ Fact fit_fact(const TrendSeries& s, bool steps_known, bool ordered, bool shape_j
         .real("slope", s.fit.slope_bytes_per_step)
         .flag("per_step", steps_known)
         .real("r2", s.fit.r2)
+        .flag("r2_defined", s.fit.r2_defined)
         .flag("ordered", ordered)
         .flag("shape_judged", shape_judged)
         .text("verdict", std::string(to_string(s.fit.verdict)));

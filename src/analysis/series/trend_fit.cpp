@@ -65,7 +65,8 @@ SeriesFit fit_series(const std::vector<std::int64_t>& steps, const std::vector<s
     }
     const long double slope = sxx > 0 ? sxy / sxx : 0;
     f.slope_bytes_per_step = static_cast<double>(slope);
-    f.r2 = syy > 0 && sxx > 0 ? static_cast<double>((sxy * sxy) / (sxx * syy)) : 1.0;
+    f.r2_defined = syy > 0 && sxx > 0;
+    f.r2 = f.r2_defined ? static_cast<double>((sxy * sxy) / (sxx * syy)) : 1.0;
     std::size_t not_down = 0;
     for (std::size_t i = from + 1; i < bytes.size(); ++i) not_down += bytes[i] - bytes[i - 1] >= -noise;
     f.monotonic_share = static_cast<double>(not_down) / static_cast<double>(n - 1);

@@ -394,9 +394,11 @@ std::string series_phrase(const Fact& f) {
                     "not judged between these captures): {}",
                     v(f, "name"), v(f, "first"), v(f, "last"), util::rate(f.fraction("slope"), f.is("per_step")),
                     v(f, "verdict"));
-            return fmt::format("{}: {} → {}, {} by least squares (R² {:.2f}): {}", v(f, "name"), v(f, "first"),
-                               v(f, "last"), util::rate(f.fraction("slope"), f.is("per_step")), f.fraction("r2"),
-                               v(f, "verdict"));
+            return fmt::format(
+                "{}: {} → {}, {} by least squares ({}): {}", v(f, "name"), v(f, "first"), v(f, "last"),
+                util::rate(f.fraction("slope"), f.is("per_step")),
+                f.is("r2_defined") ? fmt::format("R² {:.2f}", f.fraction("r2")) : std::string("no R²: nothing moved"),
+                v(f, "verdict"));
         case FactKind::site_steady:
             return fmt::format("{} grows {} steadily (R² {:.2f}, {}% of intervals not down)", v(f, "site"),
                                util::rate(f.fraction("slope"), f.is("per_step")), f.fraction("r2"),

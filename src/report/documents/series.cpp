@@ -33,7 +33,7 @@ void add_fit(Node& out, const analysis::SeriesFit& f, const FitShown& shown) {
     else
         out.add("slope_bytes_per_step", Value::none()).machines_only();
     if (shown.ordered && shown.shape_judged) {
-        out.add("r2", Value::number(f.r2, 2), "R²");
+        out.add("r2", f.r2_defined ? Value::number(f.r2, 2) : Value::none(), "R²");
         out.add("monotonic_share", Value::share(f.monotonic_share), "not down");
     } else {
         for (const char* key : {"r2", "monotonic_share"}) out.add(key, Value::none()).machines_only();

@@ -31,7 +31,8 @@ namespace memsnap::analysis {
 // The fit of one series of byte counts over the steps (the points after --warmup).
 struct SeriesFit {
     double slope_bytes_per_step = 0;         // least squares; per capture when steps are unknown
-    double r2 = 0;                           // 1 for a series that does not move
+    double r2 = 0;                           // 1 for a series that does not move, for the rules
+    bool r2_defined = false;                 // false when nothing moves: no R² to show (null)
     double monotonic_share = 1;              // share of intervals that did not decrease
     std::optional<std::int64_t> first_step;  // the first step with any bytes
     Verdict verdict = Verdict::stable;
