@@ -5,6 +5,7 @@
 #include "support.hpp"
 #include "variants.hpp"
 
+#include <memsnap/analysis/diff/snapshot_diff.hpp>
 #include <memsnap/analysis/series/ranks.hpp>
 #include <memsnap/analysis/series/trend.hpp>
 #include <memsnap/analysis/sites/snapshot_info.hpp>
@@ -126,6 +127,34 @@ TEST_SUITE("real") {
             const auto t = analysis::trend_snapshots(series_of(base, names), options, {{}, 2});
             check_three_changes(t, names);
         }
+    }
+
+    TEST_CASE("trend: shared trace events of a long trace are counted in a sample and say so") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // A series keeps a sample of each trace (one event in 64 by hash): the count of shared
+        // events is of that sample, which the fact says; a diff walks every event.
+        const auto snap =
+            snapshot::load_snapshot((test::real_dir() / "snapshots" / "nothanmin-a2_train_step.pickle").string());
+        std::vector<analysis::SeriesCapture> series;
+        for (int i = 0; i < 3; ++i)
+            series.push_back({fmt::format("step{}.pickle", i), analysis::describe_snapshot(snap, {})});
+        const auto t = analysis::trend_snapshots(std::move(series), {}, {{1, 2, 3}, 0});
+        const auto shared =
+            std::find_if(t.comparability.process_evidence.begin(), t.comparability.process_evidence.end(),
+                         [](const analysis::Fact& f) { return f.kind == analysis::FactKind::traces_share_events; });
+        REQUIRE(shared != t.comparability.process_evidence.end());
+        CHECK(shared->is("sampled"));
+        const auto events = static_cast<std::int64_t>(snap.events.size());
+        CHECK(shared->integer("events") > 0);
+        CHECK(shared->integer("events") < events / 16);
+        analysis::AnalysisOptions options;
+        const auto d = analysis::diff_snapshots(snap, snap, options);
+        const auto whole =
+            std::find_if(d.comparability.process_evidence.begin(), d.comparability.process_evidence.end(),
+                         [](const analysis::Fact& f) { return f.kind == analysis::FactKind::traces_share_events; });
+        REQUIRE(whole != d.comparability.process_evidence.end());
+        CHECK_FALSE(whole->is("sampled"));
+        CHECK(whole->integer("events") == events);
     }
 
     TEST_CASE("ranks: one rank of four real captures holds an injected allocation") {

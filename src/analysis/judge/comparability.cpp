@@ -84,7 +84,8 @@ void judge_process(const ProcessEvidence& e, Comparability& out) {
     }
     if (e.shared_events > 0) {
         out.same_process = Answer::yes;
-        out.process_evidence.push_back(Fact(FactKind::traces_share_events).count("events", e.shared_events));
+        out.process_evidence.push_back(
+            Fact(FactKind::traces_share_events).count("events", e.shared_events).flag("sampled", e.shared_sampled));
         return;
     }
     out.same_process = Answer::unknown;

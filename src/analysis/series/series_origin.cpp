@@ -26,6 +26,7 @@ ProcessEvidence process_of(const SnapshotContents& a, const SnapshotContents& b,
     ProcessEvidence e;
     const auto overlap = share_trace_events(a, b);
     e.shared_events = overlap.shared;
+    e.shared_sampled = overlap.sampled;
     e.overlap_apart = overlap.apart;
     // As in a diff: a capture of nothing holds no device to differ.
     const auto before = devices(a), after = devices(b);

@@ -179,6 +179,7 @@ SampleOverlap share_trace_events(const SnapshotContents& before, const SnapshotC
     const auto& b = after.trace_sample;
     std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
     out.shared = static_cast<std::int64_t>(common.size());
+    out.sampled = !before.trace_sample_all || !after.trace_sample_all;
     if (out.shared > 0 || !before.trace_first_us || !after.trace_first_us) return out;
     const auto from = std::max(*before.trace_first_us, *after.trace_first_us);
     const auto to = std::min(*before.trace_last_us, *after.trace_last_us);

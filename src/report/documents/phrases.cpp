@@ -189,6 +189,11 @@ std::string growth_reason(const Fact& f) {
 std::string comparison_phrase(const Fact& f) {
     switch (f.kind) {
         case FactKind::traces_share_events:
+            if (f.is("sampled"))
+                return fmt::format(
+                    "the traces share {} of the events sampled from both (one in 64, by time, address, size and "
+                    "action): one process",
+                    f.integer("events"));
             return fmt::format("the traces share {} events (time, address, size, action): one process",
                                f.integer("events"));
         case FactKind::traces_overlap_apart:

@@ -87,6 +87,7 @@ struct SnapshotContents {
 // earlier one's time window while sharing none (traces of two processes recorded at once).
 struct SampleOverlap {
     std::int64_t shared = 0;  // sampled events in both (every shared event when both samples are whole)
+    bool sampled = false;     // `shared` counts a sample (one in 64), not every shared event
     std::int64_t apart = 0;   // sampled events of the second within the first's window, when none is shared
 };
 SampleOverlap share_trace_events(const SnapshotContents& before, const SnapshotContents& after);
