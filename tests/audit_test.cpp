@@ -150,6 +150,18 @@ void check_sums(const analysis::SnapshotDiff& d) {
     std::int64_t sites = d.sites_not_listed_delta_bytes;
     for (const auto& s : d.sites) sites += s.delta_bytes;
     CHECK(sites == d.totals.allocated.delta);
+    // A site's stacks shown and the rest add up to its change.
+    for (const auto& s : d.sites) {
+        if (s.stacks.empty()) continue;
+        std::int64_t blocks = s.stacks_not_shown.delta_blocks, bytes = s.stacks_not_shown.delta_bytes;
+        for (const auto& st : s.stacks) {
+            blocks += st.delta_blocks;
+            bytes += st.delta_bytes;
+        }
+        CAPTURE(s.site.label());
+        CHECK(blocks == s.delta_blocks);
+        CHECK(bytes == s.delta_bytes);
+    }
 }
 
 void check_frames(const analysis::SnapshotDiff& d, const snapshot::Snapshot& a, const snapshot::Snapshot& b) {

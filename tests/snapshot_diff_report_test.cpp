@@ -191,13 +191,13 @@ TEST_CASE("snapshot diff report: csv golden / hand-built diff" * doctest::test_s
           "rank,growth_bytes_per_step,verdict,filename,line,name,user_code,compiled_graph,has_stack,category,before_"
           "bytes,"
           "after_bytes,delta_bytes,before_blocks,after_blocks,delta_blocks,new_blocks,gone_blocks,survivor_blocks,"
-          "share,pattern,summary,fix");
+          "share,pattern,summary,fix,stacks_not_shown,stacks_not_shown_blocks,stacks_not_shown_bytes");
     CHECK(rows[1] ==
           "1,786432.000,leak,model.py,17,forward,true,false,true,activation,104857600,419430400,314572800,100,400,300,"
           "305,"
           "5,95,0.750000,retained_graph_site,likely part of a retained autograd graph (see the overall diagnosis): "
           "saved activations of a forward pass that is never freed,\"keep Python numbers or detached copies: "
-          "`loss.item()`, `out.detach().cpu()`; wrap evaluation in `with torch.no_grad():`\"");
+          "`loss.item()`, `out.detach().cpu()`; wrap evaluation in `with torch.no_grad():`\",0,0,0");
     CHECK(rows[2].find(",\"<lambda> | a, \"\"b\"\"\",") != std::string::npos);
     CHECK(rows[3].starts_with("3,-10485.760,freed,,0,<no stack>,"));
     CHECK(rows[3].find(",0.000000,") != std::string::npos);

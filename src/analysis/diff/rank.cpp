@@ -61,8 +61,13 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
         change.reason = j.reason;
         change.share = j.share;
         if (stacks_recorded && change.has_stack)
-            for (std::size_t g = 0; g < s.groups.size() && g < 3; ++g) {
+            for (std::size_t g = 0; g < s.groups.size(); ++g) {
                 const auto& [key, counts] = s.groups[g];
+                if (g >= 3) {
+                    const std::int64_t blocks = counts.after - counts.before;
+                    if (blocks != 0) change.stacks_not_shown.add(blocks, blocks * key.size);
+                    continue;
+                }
                 RepresentativeStack rs;
                 rs.size = key.size;
                 rs.delta_blocks = counts.after - counts.before;

@@ -213,6 +213,8 @@ std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const
                                                                                              stacks[id].end());
         std::stable_sort(by_bytes.begin(), by_bytes.end(),
                          [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+        for (std::size_t k = 3; k < by_bytes.size(); ++k)
+            s.stacks_not_shown.add(by_bytes[k].second.first, by_bytes[k].second.second);
         for (std::size_t k = 0; k < by_bytes.size() && k < 3; ++k) {
             RepresentativeStack rs;
             rs.delta_blocks = by_bytes[k].second.first;

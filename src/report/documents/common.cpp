@@ -43,6 +43,21 @@ Node stack(const analysis::RepresentativeStack& s, const std::vector<analysis::F
     return out;
 }
 
+void add_stacks_not_shown(Node& record, const analysis::StacksNotShown& rest, std::string_view unit,
+                          std::string_view group) {
+    record.add("stacks_not_shown", Value::count(rest.groups)).machines_only();
+    record.add("stacks_not_shown_blocks", Value::signed_count(rest.delta_blocks)).machines_only();
+    record.add("stacks_not_shown_bytes", Value::signed_bytes(rest.delta_bytes)).machines_only();
+    if (rest.groups > 0)
+        record
+            .add("more_stacks",
+                 Value::text_of(fmt::format(
+                     "{} {} ({}) in {} more {}{} not shown", util::signed_count(rest.delta_blocks), unit,
+                     util::signed_bytes(rest.delta_bytes), rest.groups, group, rest.groups == 1 ? "" : "s")),
+                 "other stacks")
+            .people_only();
+}
+
 Node sentences(std::string key, const std::vector<std::string>& lines, std::string label) {
     auto out = Node::list(std::move(key), Layout::bullets, std::move(label));
     for (const auto& line : lines) out.add(Node::of("", Value::text_of(line)));

@@ -23,6 +23,10 @@ void add_site(Node& record, const analysis::SiteKey& site, bool headline = true)
 // `shown` false: for machines only (an unchanged stack says nothing to people).
 Node stack(const analysis::RepresentativeStack& stack, const std::vector<analysis::FrameText>& table, std::string label,
            bool shown = true);
+// What the representative stacks leave out, `unit` naming their blocks and `group` one of
+// them: machines get the counts, people a line when there is any.
+void add_stacks_not_shown(Node& record, const analysis::StacksNotShown& rest, std::string_view unit,
+                          std::string_view group);
 // Sentences as bullets under `label` (none shown when empty and `label` is empty).
 Node sentences(std::string key, const std::vector<std::string>& lines, std::string label = {});
 // Categories and sites live at one moment of a trace.

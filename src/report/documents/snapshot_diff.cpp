@@ -166,6 +166,7 @@ Node site_record(const analysis::SiteChange& s, const SnapshotDiff& d) {
                   fmt::format("stack ({} x {})", util::signed_count(st.delta_blocks), util::human_bytes(st.size)),
                   st.delta_blocks != 0));
     }
+    add_stacks_not_shown(r, s.stacks_not_shown, "blocks", "stack-and-size group");
     return r;
 }
 

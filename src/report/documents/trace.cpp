@@ -125,6 +125,7 @@ Node site_record(const analysis::TraceSite& s, const TraceResult& t) {
             st, t.frame_table,
             fmt::format("stack ({}, {})", counted(st.delta_blocks, "allocation"), util::human_bytes(st.delta_bytes)),
             !st.frames.empty()));
+    add_stacks_not_shown(r, s.stacks_not_shown, "allocations", "stack");
     return r;
 }
 

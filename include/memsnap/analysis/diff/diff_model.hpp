@@ -59,6 +59,7 @@ struct SiteChange : SiteCounts {
     const char* reason = nullptr;
     Diagnosis diagnosis;
     std::vector<RepresentativeStack> stacks;  // the biggest changes first, at most 3
+    StacksNotShown stacks_not_shown;          // the site's other (stack, size) groups
 };
 
 struct CategoryChange {

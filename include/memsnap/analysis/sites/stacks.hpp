@@ -22,6 +22,17 @@ struct RepresentativeStack {
     std::vector<std::uint32_t> frames;  // normalised, innermost first, at most kMaxStackFrames
     std::size_t frames_omitted = 0;     // outermost frames past kMaxStackFrames
 };
+// What a site's representative stacks leave out: its other groups, added up.
+struct StacksNotShown {
+    std::int64_t groups = 0;
+    std::int64_t delta_blocks = 0;
+    std::int64_t delta_bytes = 0;
+    void add(std::int64_t blocks, std::int64_t bytes) {
+        ++groups;
+        delta_blocks += blocks;
+        delta_bytes += bytes;
+    }
+};
 // Frames kept of one stack in a report: real stacks hold tens to a hundred or so.
 inline constexpr std::size_t kMaxStackFrames = limits::stack_frames;
 

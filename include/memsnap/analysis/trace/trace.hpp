@@ -75,6 +75,7 @@ struct TraceSite : TraceCounts {
     // unfinished last one: its own tensors). Otherwise live.
     Verdict verdict = Verdict::live;
     std::vector<RepresentativeStack> stacks;  // frames in TraceResult::frame_table
+    StacksNotShown stacks_not_shown;          // the site's other stacks
 };
 
 struct TimelinePoint {
