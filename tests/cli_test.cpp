@@ -324,6 +324,16 @@ TEST_CASE("CLI on real memory_summary captures" * doctest::test_suite("real")) {
                                 test::quote(real / "gpt-neo-generation_pair_before.txt") + " " +
                                 test::quote(real / "gpt-neo-generation_pair_after.txt"))
                   .exit_code == 0);
+    // cudaMallocAsync counts no OOMs or retries (its table prints 0): info shows none, and a
+    // diff against it compares none, as with every value that backend does not track.
+    const auto async = test::run_memsnap("diff --format json " +
+                                         test::quote(real / "comfyui-docker-log_torch2.8_cudaMallocAsync.txt") + " " +
+                                         test::quote(real / "sglang-serving_torch2x_full.txt"));
+    REQUIRE(async.exit_code == 0);
+    const auto a = nlohmann::json::parse(async.out);
+    CHECK(a.at("metrics").contains("allocated_bytes.all.current"));
+    CHECK_FALSE(a.at("metrics").contains("num_ooms"));
+    CHECK_FALSE(a.at("metrics").contains("num_alloc_retries"));
 }
 
 TEST_CASE("diff of a capture with itself: each side's out-of-memory events under its own name" *
