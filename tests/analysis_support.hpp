@@ -5,6 +5,8 @@
 #include <memsnap/report/render.hpp>
 #include <memsnap/snapshot/model.hpp>
 
+#include <doctest/doctest.h>
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,6 +22,19 @@ inline analysis::AnalysisOptions all_sites(std::optional<std::pair<std::int64_t,
 }
 
 inline analysis::AnalysisOptions with_steps(std::int64_t a, std::int64_t b) { return all_sites(std::make_pair(a, b)); }
+
+// A site's stacks shown and the rest it leaves out add up to `blocks` and `bytes` (its
+// change in a diff, what it holds live in a trace).
+template <class Site>
+void check_stacks_add_up(const Site& site, std::int64_t blocks, std::int64_t bytes) {
+    std::int64_t shown_blocks = site.stacks_not_shown.delta_blocks, shown_bytes = site.stacks_not_shown.delta_bytes;
+    for (const auto& st : site.stacks) {
+        shown_blocks += st.delta_blocks;
+        shown_bytes += st.delta_bytes;
+    }
+    CHECK(shown_blocks == blocks);
+    CHECK(shown_bytes == bytes);
+}
 
 // Pictures are drawn from the diff's stacks (made with AnalysisOptions::stack_samples).
 inline std::string render(const analysis::SnapshotDiff& d, report::Format f = report::Format::text,

@@ -150,16 +150,8 @@ TEST_SUITE("real") {
             CHECK(t.disagreements.empty());
             for (const auto& s : t.sites) CHECK(s.verdict != analysis::Verdict::leak);
             // A site's stacks shown and the rest add up to what it holds live.
-            for (const auto& s : t.sites) {
-                if (s.stacks.empty()) continue;
-                std::int64_t allocations = s.stacks_not_shown.delta_blocks, bytes = s.stacks_not_shown.delta_bytes;
-                for (const auto& st : s.stacks) {
-                    allocations += st.delta_blocks;
-                    bytes += st.delta_bytes;
-                }
-                CHECK(allocations == s.live_allocations);
-                CHECK(bytes == s.live_bytes);
-            }
+            for (const auto& s : t.sites)
+                if (!s.stacks.empty()) test::check_stacks_add_up(s, s.live_allocations, s.live_bytes);
             // The peak is at least what is allocated at the end; the timeline ends at the snapshot.
             CHECK(t.peak.bytes >= t.timeline.back().allocated);
             if (!t.truncated) CHECK(t.timeline.front().allocated >= 0);
