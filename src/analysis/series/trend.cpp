@@ -640,7 +640,7 @@ TrendResult trend_stats(const std::vector<SummarySeriesFile>& files, const Analy
     three_point_rule(t, t.steps.size() - t.warmup);
     judge(t);
     series_notes(t);
-    t.notes.push_back(Fact(FactKind::summary_midpoints));
+    t.notes.push_back(Fact(FactKind::summary_midpoints).flag("fitted", t.comparability.order_known));
     // The warnings of the tables judged (of the device shown).
     for (const auto& f : files)
         for (const auto& [table, text] : f.warnings())

@@ -417,7 +417,10 @@ std::string series_phrase(const Fact& f) {
             return fmt::format("after the jump at {} {}, allocated memory grows steadily: --warmup {} fits from there",
                                f.is("per_step") ? "step" : "capture", f.integer("at"), f.integer("warmup"));
         case FactKind::summary_midpoints:
-            return "summary values are exact to their printed unit; the fit uses the middle of each range";
+            return f.is("fitted") ? "summary values are truncated to their printed unit (each is a range one unit "
+                                    "wide); the fit uses the middle of each range"
+                                  : "summary values are truncated to their printed unit (each is a range one unit "
+                                    "wide)";
         case FactKind::ranks_from_order:
             return "the file names carry no rank (rank3, rank_3, -r3): ranks are numbered in the order given";
         case FactKind::ranks_within_noise:
