@@ -366,6 +366,19 @@ TEST_SUITE("unit") {
             CHECK(t.ooms[0].classification == analysis::Pattern::other_process);
             CHECK(t.ooms[0].device_memory_bytes == 24 * GiB);
         }
+        SUBCASE("a --device-memory below reserved and free together is said to be impossible and not used") {
+            // 1 GiB reserved and 10 MiB free: a device of 512 MiB cannot hold that.
+            const auto t = trace(oom_model(GiB, {{0, GiB}}, 512 * MiB, 10 * MiB), 512 * MiB);
+            REQUIRE(t.ooms.size() == 1);
+            const auto& o = t.ooms[0];
+            CHECK_FALSE(o.device_memory_bytes.has_value());
+            CHECK(o.classification != analysis::Pattern::other_process);
+            const auto too_small = std::find_if(o.evidence.begin(), o.evidence.end(), [](const auto& f) {
+                return f.kind == analysis::FactKind::oom_capacity_too_small;
+            });
+            REQUIRE(too_small != o.evidence.end());
+            CHECK(too_small->integer("held") == GiB + 10 * MiB);
+        }
         SUBCASE("single_huge_request: 100 GiB asked of an 80 GiB device") {
             const auto t = trace(oom_model(GiB, {{0, 100 * MiB}}, 100 * GiB, 70 * GiB), 80 * GiB);
             REQUIRE(t.ooms.size() == 1);

@@ -77,6 +77,7 @@ constexpr std::array kNames = {
     "oom_largest_free",
     "oom_capacity",
     "oom_capacity_unknown",
+    "oom_capacity_too_small",
     "oom_larger_than_held",
     "oom_leak_site",
     "ooms_more",

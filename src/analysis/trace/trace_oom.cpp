@@ -56,6 +56,11 @@ void classify_oom(OomExplanation& oom, const std::string& file) {
     const std::int64_t held = util::or_refuse(util::checked_add(oom.reserved_bytes, oom.device_free_bytes),
                                               "an OOM's reserved and free device bytes", file);
     std::optional<Pattern> pattern;
+    if (oom.device_memory_bytes && *oom.device_memory_bytes < held) {
+        ev.push_back(
+            Fact(FactKind::oom_capacity_too_small).bytes("capacity", *oom.device_memory_bytes).bytes("held", held));
+        oom.device_memory_bytes.reset();
+    }
     if (oom.device_memory_bytes) {
         const std::int64_t capacity = *oom.device_memory_bytes;
         const std::int64_t elsewhere =

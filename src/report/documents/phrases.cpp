@@ -587,6 +587,11 @@ std::string oom_phrase(const Fact& f) {
         case FactKind::oom_capacity:
             return fmt::format("the device holds {} (--device-memory): {} was neither in this process's cache nor free",
                                v(f, "capacity"), v(f, "other"));
+        case FactKind::oom_capacity_too_small:
+            return fmt::format(
+                "--device-memory {} is less than this process's reserved memory and the free memory together ({}): "
+                "it cannot be the device's capacity, and is not used",
+                v(f, "capacity"), v(f, "held"));
         case FactKind::oom_capacity_unknown:
             return "whether another process held memory on the device cannot be told without its capacity "
                    "(--device-memory)";

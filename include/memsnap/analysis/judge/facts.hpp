@@ -91,13 +91,14 @@ enum class FactKind : std::uint16_t {
     // Peaks (diff, from the traces).
     peak_higher,  // side, bytes, other, delta
     // Out-of-memory events.
-    oom_request,           // requested, device_free, allocated, reserved, cache_free
-    oom_largest_free,      // largest, largest_same_stream, stream
-    oom_capacity,          // capacity, other
-    oom_capacity_unknown,  //
-    oom_larger_than_held,  // held
-    oom_leak_site,         // site, allocations, bytes, held, held_allocations
-    ooms_more,             // total, explained
+    oom_request,             // requested, device_free, allocated, reserved, cache_free
+    oom_largest_free,        // largest, largest_same_stream, stream
+    oom_capacity,            // capacity, other
+    oom_capacity_unknown,    //
+    oom_capacity_too_small,  // capacity, held: --device-memory below this process's reserved + the free
+    oom_larger_than_held,    // held
+    oom_leak_site,           // site, allocations, bytes, held, held_allocations
+    ooms_more,               // total, explained
     // Trace.
     frees_unseen,            // frees
     entries_full,            // entries: the trace holds max_entries
