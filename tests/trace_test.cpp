@@ -169,6 +169,22 @@ TEST_SUITE("real") {
         for (const auto& s : step.sites) CHECK(s.per_iteration.empty());
         for (const auto& s : step.sites) CHECK(s.verdict == analysis::Verdict::live);
         CHECK_FALSE(trace(real("silmont2000-a2_forward_fp32.pickle")).truncated);
+        // Recording started late (stacks="all": every traced allocation has a stack): the live
+        // blocks without one were made before the first entry, and the trace counts them so.
+        for (const char* name : {"kkaitlyn111-a2_ctx128_forward.pickle", "silmont2000-a2_forward_fp32.pickle"}) {
+            CAPTURE(name);
+            const auto snap = real(name);
+            std::int64_t blocks = 0, bytes = 0;
+            for (const auto& b : snap.blocks)
+                if (b.active() && b.stack == snapshot::no_stack) {
+                    ++blocks;
+                    bytes += b.size;
+                }
+            const auto t = trace(snap);
+            CHECK(blocks > 0);
+            CHECK(t.live_before_trace_blocks == blocks);
+            CHECK(t.live_before_trace_bytes == bytes);
+        }
         // The layers of one forward pass repeat but are no loop over the trace: not iterations.
         for (const char* name : {"kkaitlyn111-a2_ctx128_forward.pickle", "silmont2000-a2_forward_fp32.pickle"}) {
             CAPTURE(name);

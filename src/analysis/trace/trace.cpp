@@ -337,6 +337,11 @@ void replay_into(TraceResult& out, const detail::Replay& r) {
     out.truncated = r.truncated;
     out.started_late = r.started_late;
     out.start_unseen = r.start_unseen;
+    for (const auto& a : r.allocations)
+        if (!a.alloc_event && !a.free_event) {
+            ++out.live_before_trace_blocks;
+            out.live_before_trace_bytes += a.size;
+        }
     out.truncation_evidence = r.truncation_evidence;
     out.disagreements = r.disagreements;
 }

@@ -46,6 +46,16 @@ void add_header(Node& root, const TraceResult& t) {
                                                 : "complete as far as the trace shows"),
                 "ring buffer")
             .people_only();
+    if (t.live_before_trace_blocks > 0)
+        root.add("before_trace",
+                 Value::text_of(fmt::format("{} ({}) live at the end were made before the first entry: when and "
+                                            "where the trace cannot say",
+                                            counted(t.live_before_trace_blocks, "block"),
+                                            util::human_bytes(t.live_before_trace_bytes))),
+                 "before it")
+            .people_only();
+    root.add("live_before_trace_blocks", Value::count(t.live_before_trace_blocks)).machines_only();
+    root.add("live_before_trace_bytes", Value::bytes(t.live_before_trace_bytes)).machines_only();
     root.add("truncated", Value::flag(t.truncated)).machines_only();
     root.add("recorded", Value::flag(t.recorded)).machines_only();
     root.add("started_late", Value::flag(t.started_late)).machines_only();

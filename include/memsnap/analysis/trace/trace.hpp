@@ -111,6 +111,9 @@ struct TraceResult {
     // The trace frees blocks made before its first entry, and whether recording started late or
     // the ring buffer dropped older entries cannot be told (frees carry their own stack).
     bool start_unseen = false;
+    // Live at the end and made before the trace's first entry (no alloc event): what the trace
+    // cannot say when or where it was made.
+    std::int64_t live_before_trace_blocks = 0, live_before_trace_bytes = 0;
     Facts truncation_evidence;
     // Where the replayed end state and the snapshot disagree (empty: they agree).
     Facts disagreements;
