@@ -152,6 +152,11 @@ TEST_SUITE("real") {
             // A site's stacks shown and the rest add up to what it holds live.
             for (const auto& s : t.sites)
                 if (!s.stacks.empty()) test::check_stacks_add_up(s, s.live_allocations, s.live_bytes);
+            // The peak's sites listed and those not listed add up to its categories.
+            std::int64_t listed = t.peak.usage.bytes_not_listed, categories = 0;
+            for (const auto& s : t.peak.usage.sites) listed += s.bytes;
+            for (const auto b : t.peak.usage.category_bytes) categories += b;
+            CHECK(listed == categories);
             // The peak is at least what is allocated at the end; the timeline ends at the snapshot.
             CHECK(t.peak.bytes >= t.timeline.back().allocated);
             if (!t.truncated) CHECK(t.timeline.front().allocated >= 0);

@@ -57,6 +57,11 @@ class SiteTally {
                           [&](std::uint32_t a, std::uint32_t b) {
                               return bytes[a] != bytes[b] ? bytes[a] > bytes[b] : sites_[a].site < sites_[b].site;
                           });
+        for (std::size_t k = limit; k < held.size(); ++k) {
+            ++out.sites_not_listed;
+            out.bytes_not_listed += bytes[held[k]];
+            out.allocations_not_listed += count[held[k]];
+        }
         for (std::size_t k = 0; k < limit; ++k) {
             LiveSite s = sites_[held[k]];
             s.rank = k + 1;

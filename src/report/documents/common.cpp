@@ -82,6 +82,18 @@ void add_usage(Node& parent, const analysis::MomentUsage& usage) {
         add_site(r, s.site);
         r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
     }
+    if (usage.sites_not_listed > 0)
+        parent
+            .add("more_sites",
+                 Value::text_of(fmt::format("{} more {} {} in {} (--top 0 lists all)", usage.sites_not_listed,
+                                            usage.sites_not_listed == 1 ? "site holds" : "sites hold",
+                                            util::human_bytes(usage.bytes_not_listed),
+                                            counted(usage.allocations_not_listed, "allocation"))),
+                 "not listed")
+            .people_only();
+    parent.add("sites_not_listed", Value::count(usage.sites_not_listed)).machines_only();
+    parent.add("sites_not_listed_bytes", Value::bytes(usage.bytes_not_listed)).machines_only();
+    parent.add("sites_not_listed_allocations", Value::count(usage.allocations_not_listed)).machines_only();
 }
 
 Node oom(const analysis::OomExplanation& o, const std::vector<analysis::FrameText>& table, std::string when) {

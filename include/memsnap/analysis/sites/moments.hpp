@@ -22,6 +22,8 @@ struct LiveSite {
 struct MomentUsage {
     std::vector<LiveSite> sites;  // by bytes, at most options.top (0: all)
     std::array<std::int64_t, category_count> category_bytes{};
+    // The sites past those listed, added up.
+    std::int64_t sites_not_listed = 0, bytes_not_listed = 0, allocations_not_listed = 0;
 };
 
 // The most allocated memory of a trace and what held it.
