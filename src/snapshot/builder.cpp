@@ -449,7 +449,7 @@ std::optional<Value> ModelBuilder::make_event(const Document& doc, std::span<con
                                 is_no_compile_context(doc.text(*compile_context));
         if (!known_none) {
             const StringId id = intern(doc, compile_context);
-            if (out_.strings.view(id) == "N/A")
+            if (is_no_compile_context(out_.strings.view(id)))
                 no_compile_context_ = id;
             else
                 note.compile_context = id;

@@ -63,15 +63,15 @@ RankedSites rank_sites(std::vector<SiteGroups> sites, const std::vector<SiteJudg
         if (stacks_recorded && change.has_stack)
             for (std::size_t g = 0; g < s.groups.size(); ++g) {
                 const auto& [key, counts] = s.groups[g];
+                const std::int64_t delta_blocks = counts.after - counts.before;
                 if (g >= 3) {
-                    const std::int64_t blocks = counts.after - counts.before;
-                    if (blocks != 0) change.stacks_not_shown.add(blocks, blocks * key.size);
+                    if (delta_blocks != 0) change.stacks_not_shown.add(delta_blocks, delta_blocks * key.size);
                     continue;
                 }
                 RepresentativeStack rs;
                 rs.size = key.size;
-                rs.delta_blocks = counts.after - counts.before;
-                rs.delta_bytes = rs.delta_blocks * key.size;
+                rs.delta_blocks = delta_blocks;
+                rs.delta_bytes = delta_blocks * key.size;
                 rs.category = key.category;
                 // The frames of the side that holds more of it, as that side recorded them.
                 table.add_recorded_frames(counts.after >= counts.before ? 1 : 0, key.stack, rs);
