@@ -161,6 +161,30 @@ TEST_SUITE("real") {
             CHECK(t.peak.bytes >= t.timeline.back().allocated);
             if (!t.truncated) CHECK(t.timeline.front().allocated >= 0);
         }
+        // A peak is reached by an alloc, and is timed by it: not by the event after (on the OOM
+        // capture, the OOM itself). A diff's peak, found in one pass, is the same moment.
+        for (const char* name : {"constructor-sun-gnn_3dev_expandable_oom.pickle",
+                                 "kkaitlyn111-a2_ctx128_forward.pickle", "nothanmin-a2_train_step.pickle",
+                                 "silmont2000-a2_forward_fp32.pickle", "maphsge4-select-n_llama_4dev.pickle"}) {
+            CAPTURE(name);
+            const auto snap = real(name);
+            const auto t = trace(snap);
+            std::vector<snapshot::TraceEvent> device_events;
+            for (const auto e : snap.events)
+                if (e.device == t.device) device_events.push_back(e);
+            REQUIRE(t.peak.event > 0);
+            REQUIRE(t.peak.event <= device_events.size());
+            const auto reached_by = device_events[t.peak.event - 1];
+            CHECK(reached_by.action() == snapshot::TraceAction::alloc);
+            CHECK(t.peak.time_us == reached_by.time_us);
+            if (t.peak.event < device_events.size())
+                CHECK(device_events[t.peak.event].action() != snapshot::TraceAction::alloc);
+            const auto one_pass = analysis::trace_peak(snap, analysis::AnalysisOptions{});
+            REQUIRE(one_pass);
+            CHECK(one_pass->event == t.peak.event);
+            CHECK(one_pass->time_us == t.peak.time_us);
+            CHECK(one_pass->bytes == t.peak.bytes);
+        }
         // One training step: live blocks with a stack (parameters, made with history on) have
         // no alloc event, so the ring buffer lost them; its one Optimizer.step spans the
         // optimizer's step alone, no iteration.

@@ -244,7 +244,14 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
 
     PeakMoment out;
     out.allocated = static_cast<std::int64_t>(base + high);
-    out.time_us = trace[high_at == end ? last : high_at].time_us;
+    // Timed by the device's event that reached it: the last one before the moment.
+    std::uint32_t reached_by = high_at == end ? last : high_at;
+    for (std::uint32_t i = std::min(high_at, end); i-- > 0;)
+        if (trace.device_at(i) == device) {
+            reached_by = i;
+            break;
+        }
+    out.time_us = trace[reached_by].time_us;
     // Live at the peak, in replay()'s order: the trace's allocations by the event that made
     // them (an alloc, or the free of a block made before the trace), then the snapshot's blocks
     // the trace never saw. Those still live at the end and the blocks made before the trace
@@ -303,7 +310,7 @@ std::optional<PeakMoment> peak_moment_by_replay(const Snapshot& snap, int device
     PeakMoment out;
     out.at = static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
     out.allocated = r.allocated[out.at];
-    out.time_us = out.at < r.events.size() ? r.events[out.at].time_us : r.events.back().time_us;
+    out.time_us = r.events[out.at > 0 ? out.at - 1 : 0].time_us;
     for (auto a : r.allocations)
         if (a.live_at(out.at)) {
             a.free_event = std::nullopt;

@@ -16,7 +16,7 @@ namespace memsnap::analysis::detail {
 struct PeakMoment {
     std::size_t at = 0;          // before the device's event `at`; its number of events: the end
     std::int64_t allocated = 0;  // bytes allocated then
-    std::int64_t time_us = 0;    // of event `at`; at the end, of the last event
+    std::int64_t time_us = 0;    // of the event that reached it (`at` - 1); at 0, of the first event
     // Live then, in the order a full replay makes them. When each is freed is not looked for:
     // free_event is empty.
     std::vector<Allocation> live;

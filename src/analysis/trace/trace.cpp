@@ -50,7 +50,8 @@ std::vector<TimelinePoint> timeline(const Replay& r, std::size_t peak, const std
     for (std::size_t i = 0; i <= n; i += step) keep.insert(i);
     std::vector<TimelinePoint> out;
     for (const std::size_t i : keep) {
-        const std::int64_t time = i < n ? r.events[i].time_us : (n ? r.events[n - 1].time_us : -1);
+        // The state before event i began with event i - 1.
+        const std::int64_t time = n ? r.events[i > 0 ? i - 1 : 0].time_us : -1;
         out.push_back({i, time, r.allocated[i], r.reserved[i]});
     }
     return out;
@@ -421,9 +422,10 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     const auto peak =
         static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
     out.peak.bytes = r.allocated[peak];
-    out.peak.event = peak;
     out.peak.device = out.device;
-    out.peak.time_us = peak < r.events.size() ? r.events[peak].time_us : out.time_last_us;
+    out.peak.event = peak;
+    // Reached by the event before it, when that event happened.
+    out.peak.time_us = r.events.empty() ? -1 : r.events[peak > 0 ? peak - 1 : 0].time_us;
     out.peak.usage = tally.usage([peak](const Allocation& a) { return a.live_at(peak); }, options.top);
 
     if (trace_options.stacks != TraceOptions::Stacks::none)
@@ -506,8 +508,8 @@ std::optional<Peak> trace_peak(const Snapshot& snap, const AnalysisOptions& opti
     const SiteTally tally(moment->live, index);
     Peak peak;
     peak.bytes = moment->allocated;
-    peak.event = moment->at;
     peak.device = device;
+    peak.event = moment->at;
     peak.time_us = moment->time_us;
     peak.usage = tally.usage([](const Allocation&) { return true; }, options.top == 0 ? 10 : options.top);
     return peak;

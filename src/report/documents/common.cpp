@@ -165,6 +165,10 @@ Node headline(const analysis::Facts& list) {
     return out;
 }
 
+Value reached_by_event(const analysis::Peak& p) {
+    return p.event > 0 ? Value::count(static_cast<std::int64_t>(p.event) - 1) : Value::none();
+}
+
 Node peak(std::string key, const std::optional<analysis::Peak>& p, std::string label) {
     if (!p) return Node::of(std::move(key), Value::none()).machines_only();
     auto out = Node::object(std::move(key), Layout::section, std::move(label));
@@ -172,6 +176,7 @@ Node peak(std::string key, const std::optional<analysis::Peak>& p, std::string l
     out.add("device", Value::count(p->device)).machines_only();
     out.add("time_us", time_us(p->time_us)).machines_only();
     out.add("event", Value::count(static_cast<std::int64_t>(p->event))).machines_only();
+    out.add("reached_by_event", reached_by_event(*p)).machines_only();
     add_usage(out, p->usage);
     return out;
 }

@@ -43,6 +43,8 @@ void comparability_lines(Node& root, const analysis::Comparability& comparabilit
 void pair_comparability(Node& root, const analysis::Comparability& comparability);
 // The first lines' facts (OOMs elsewhere, a higher peak, caveats), for people before the rest.
 Node headline(const analysis::Facts& facts);
+// The event that brought allocated bytes to a peak; null when the trace begins at its peak.
+Value reached_by_event(const analysis::Peak& p);
 // A peak of allocated memory and what held it (the shape of trace's "peak"); null when none.
 Node peak(std::string key, const std::optional<analysis::Peak>& peak, std::string label);
 

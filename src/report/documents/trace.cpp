@@ -92,13 +92,18 @@ void add_peak(Node& root, const TraceResult& t) {
         root.add("peak", Value::none()).machines_only();
         return;
     }
-    auto& peak = root.add(
-        Node::object("peak", Layout::section,
-                     fmt::format("Peak {} allocated, {} into the trace (event {})", util::human_bytes(t.peak.bytes),
-                                 seconds_since(t.time_first_us, t.peak.time_us), t.peak.event)));
+    // The bytes before event N were reached by event N - 1, at its time.
+    const auto title =
+        t.peak.event == 0
+            ? fmt::format("Peak {} allocated at the trace's start, before its first event",
+                          util::human_bytes(t.peak.bytes))
+            : fmt::format("Peak {} allocated, {} into the trace (reached by event {})", util::human_bytes(t.peak.bytes),
+                          seconds_since(t.time_first_us, t.peak.time_us), t.peak.event - 1);
+    auto& peak = root.add(Node::object("peak", Layout::section, title));
     peak.add("bytes", Value::bytes(t.peak.bytes)).machines_only();
     peak.add("time_us", time_us(t.peak.time_us)).machines_only();
     peak.add("event", Value::count(static_cast<std::int64_t>(t.peak.event))).machines_only();
+    peak.add("reached_by_event", reached_by_event(t.peak)).machines_only();
     add_usage(peak, t.peak.usage);
 }
 

@@ -26,11 +26,13 @@ struct MomentUsage {
     std::int64_t sites_not_listed = 0, bytes_not_listed = 0, allocations_not_listed = 0;
 };
 
-// The most allocated memory of a trace and what held it.
+// The most allocated memory of a trace and what held it: held before the device's event
+// `event` (a position in its trace; its number of events: the end), since the event before
+// it, at `time_us` (the first event's time when the trace begins at its peak).
 struct Peak {
     std::int64_t bytes = 0;
     std::int64_t time_us = -1;
-    std::size_t event = 0;  // position in the device's trace
+    std::size_t event = 0;
     int device = 0;
     MomentUsage usage;
 };

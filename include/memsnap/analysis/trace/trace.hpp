@@ -79,8 +79,8 @@ struct TraceSite : TraceCounts {
 };
 
 struct TimelinePoint {
-    std::size_t event = 0;  // position in the device's trace; the first point is before it
-    std::int64_t time_us = -1;
+    std::size_t event = 0;      // bytes before the device's event at this position (the end: after the last)
+    std::int64_t time_us = -1;  // when they began: the time of the event before (of event 0 for the first)
     std::int64_t allocated = 0, reserved = 0;
 };
 
