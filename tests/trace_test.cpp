@@ -179,6 +179,16 @@ TEST_SUITE("real") {
             CHECK(t.peak.time_us == reached_by.time_us);
             if (t.peak.event < device_events.size())
                 CHECK(device_events[t.peak.event].action() != snapshot::TraceAction::alloc);
+            // Counts of a site per iteration only where there are iterations (none is judged
+            // here; the leak of one allocation per iteration below is).
+            const auto j = nlohmann::json::parse(report::render(t, report::Format::json, {}));
+            const bool judged = j.at("iterations_judged");
+            for (const auto& site : j.at("sites")) {
+                CHECK(site.at("leak_allocations_per_iteration").is_null() == !judged);
+                CHECK(site.at("leak_bytes_per_iteration").is_null() == !judged);
+                CHECK(site.at("warmup_allocations").is_null() == j.at("iteration_starts").empty());
+                CHECK(site.at("current_allocations").is_null() == j.at("iteration_starts").empty());
+            }
             const auto one_pass = analysis::trace_peak(snap, analysis::AnalysisOptions{});
             REQUIRE(one_pass);
             CHECK(one_pass->event == t.peak.event);
