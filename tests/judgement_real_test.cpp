@@ -681,8 +681,19 @@ TEST_SUITE("real") {
         const auto one = std::find_if(r.outliers.begin(), r.outliers.end(), [](const auto& o) { return o.rank == 1; });
         REQUIRE(one != r.outliers.end());
         CHECK(one->verdict == Verdict::cache_growth);
+        // Its cache is what the OOM left: said beside the verdict, and counted in JSON.
+        CHECK(one->ooms == 1);
+        for (const auto& o : r.outliers)
+            if (o.rank != 1) CHECK(o.ooms == 0);
         // The report says so first, before any rank's levels, and that its levels came after.
         const auto text = report::render(r, report::Format::text, {});
+        const auto verdict_line = text.find("#1    CACHE_GROWTH");
+        REQUIRE(verdict_line != std::string::npos);
+        CHECK(text.find("ran out of memory          these levels are what its out-of-memory error left, not what "
+                        "filled the device: memsnap trace --device 1 shows that moment",
+                        verdict_line) != std::string::npos);
+        const auto json = nlohmann::json::parse(report::render(r, report::Format::json, {}));
+        for (const auto& o : json.at("outliers")) CHECK(o.at("ooms") == (o.at("rank") == 1 ? 1 : 0));
         const auto said = text.find("Out of memory\n  - rank 1 (device 1) ran out of memory");
         REQUIRE(said != std::string::npos);
         CHECK(said < text.find("Per rank"));

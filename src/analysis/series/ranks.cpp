@@ -178,6 +178,8 @@ RankOutlier outlier(const RankCapture& c, std::size_t i, std::int64_t delta, con
     o.verdict = delta > 0 ? Verdict::growth : cache_above ? Verdict::cache_growth : Verdict::shrink;
     o.allocated_bytes = c.info.totals.allocated_bytes;
     o.delta_bytes = delta;
+    o.ooms = c.info.oom_events;
+    o.device = c.device;
     for (const auto& [key, median] : site_median) {
         const auto at = by_site[i].find(key);
         const std::int64_t bytes = at == by_site[i].end() ? 0 : at->second->bytes;

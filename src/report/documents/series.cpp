@@ -230,6 +230,16 @@ Node outlier_record(const analysis::RankOutlier& o, std::int64_t median_rank) {
     r.add("file", Value::text_of(o.file)).machines_only();
     r.add("allocated_bytes", Value::bytes(o.allocated_bytes), "allocated").in_headline();
     r.add("delta_bytes", Value::signed_bytes(o.delta_bytes), "against the median").in_headline();
+    r.add("ooms", Value::count(o.ooms)).machines_only();
+    if (o.ooms > 0)
+        r.add("after_oom",
+              Value::text_of(fmt::format("these levels are what {} left, not what filled the device: {} shows "
+                                         "that moment",
+                                         o.ooms == 1 ? "its out-of-memory error" : "its out-of-memory errors",
+                                         o.device ? fmt::format("memsnap trace --device {}", *o.device)
+                                                  : std::string("memsnap trace on its file"))),
+              "ran out of memory")
+            .people_only();
     auto& cats =
         r.add(Node::object("categories", Layout::line, fmt::format("categories against rank {}", median_rank)));
     for (const auto& [category, delta] : o.categories)

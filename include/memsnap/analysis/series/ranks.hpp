@@ -46,6 +46,10 @@ struct RankOutlier {
     std::int64_t allocated_bytes = 0, delta_bytes = 0;          // against the median rank
     std::vector<SiteDelta> sites;                               // by |delta|, beyond the noise
     std::vector<std::pair<Category, std::int64_t>> categories;  // delta against the median rank's
+    // Out-of-memory events in the rank's trace: its snapshot came after them, so its levels are
+    // what they left (a cache the failed step's tensors were freed into), not what filled it.
+    std::int64_t ooms = 0;
+    std::optional<int> device;  // when the ranks are one capture's devices
 };
 
 struct RanksResult {
