@@ -210,7 +210,10 @@ TEST_SUITE("real") {
         CHECK_FALSE(trace(real("silmont2000-a2_forward_fp32.pickle")).truncated);
         // Recording started late (stacks="all": every traced allocation has a stack): the live
         // blocks without one were made before the first entry, and the trace counts them so.
-        for (const char* name : {"kkaitlyn111-a2_ctx128_forward.pickle", "silmont2000-a2_forward_fp32.pickle"}) {
+        // So it says, whether or not the trace frees such a block (fp32 frees none), and the
+        // ring buffer is complete only since then.
+        for (const char* name : {"kkaitlyn111-a2_ctx128_forward.pickle", "silmont2000-a2_forward_fp32.pickle",
+                                 "silmont2000-a2_forward_bf16.pickle"}) {
             CAPTURE(name);
             const auto snap = real(name);
             std::int64_t blocks = 0, bytes = 0;
@@ -223,7 +226,13 @@ TEST_SUITE("real") {
             CHECK(blocks > 0);
             CHECK(t.live_before_trace_blocks == blocks);
             CHECK(t.live_before_trace_bytes == bytes);
+            CHECK(t.started_late);
+            CHECK_FALSE(t.truncated);
+            const auto text = report::render(t, report::Format::text, {});
+            CHECK(text.find("ring buffer  complete since recording started") != std::string::npos);
         }
+        // Block history of torch 2.0 (no stacks on its trace's allocs) shows no such thing.
+        CHECK_FALSE(trace(real("yiyi-llm-inference_opt1.3b_torch2.0.pickle")).started_late);
         // The layers of one forward pass repeat but are no loop over the trace: not iterations.
         for (const char* name : {"kkaitlyn111-a2_ctx128_forward.pickle", "silmont2000-a2_forward_fp32.pickle"}) {
             CAPTURE(name);

@@ -86,6 +86,7 @@ constexpr std::array kNames = {
     "lost_history",
     "trace_not_recorded",
     "recording_started_late",
+    "recording_started_late_live",
     "start_unseen",
     "replay_disagrees",
     "live_not_in_snapshot",

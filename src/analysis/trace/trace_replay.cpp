@@ -43,6 +43,7 @@ std::optional<std::int64_t> max_entries(const Snapshot& snap) {
 
 struct ForwardCounts {
     std::int64_t double_allocs = 0, allocs = 0;
+    std::int64_t allocs_with_stack = 0;
     std::int64_t unseen_with_stack = 0;  // frees of blocks the trace never saw allocated, with a stack
     // Frees paired with their alloc whose stack is the alloc's, or another (the free's own).
     std::int64_t frees_with_alloc_stack = 0, frees_with_own_stack = 0;
@@ -53,8 +54,10 @@ struct ForwardCounts {
 // stack of its block's alloc, unless history records every action's own (context="all", the
 // default): then the free of an unseen block carries a stack whenever it was made, so it is
 // evidence of loss only where the trace's paired frees all carry their alloc's stack.
+// Live blocks without a stack or an alloc event were made before recording, where every traced
+// alloc carries a stack: recording started late, whether or not the trace frees any such block.
 void judge_truncation(Replay& r, const Snapshot& snap, const ForwardCounts& c, std::int64_t lost,
-                      std::int64_t lost_bytes) {
+                      std::int64_t lost_bytes, std::int64_t made_unrecorded) {
     const auto allocs = c.allocs;
     const bool frees_show_alloc_stack = c.frees_with_own_stack == 0 && c.frees_with_alloc_stack > 0;
     const auto unseen_with_stack = frees_show_alloc_stack ? c.unseen_with_stack : 0;
@@ -74,7 +77,15 @@ void judge_truncation(Replay& r, const Snapshot& snap, const ForwardCounts& c, s
     }();
     if (full) r.truncation_evidence.push_back(Fact(FactKind::entries_full).count("entries", n));
     r.truncated = lost > 0 || unseen_with_stack > 0 || full;
-    if (r.truncated || r.frees_unseen == 0) return;
+    if (r.truncated) return;
+    if (r.frees_unseen == 0) {
+        if (made_unrecorded > 0 && c.allocs_with_stack == allocs) {
+            r.started_late = true;
+            r.truncation_evidence.push_back(
+                Fact(FactKind::recording_started_late_live).count("blocks", made_unrecorded));
+        }
+        return;
+    }
     // Frees that carry their own stack say nothing of when their blocks were made.
     if (c.unseen_with_stack > 0 && !frees_show_alloc_stack) {
         r.start_unseen = true;
@@ -131,6 +142,7 @@ ForwardCounts pair_allocations(Replay& r, LiveAllocations& live) {
         const auto e = r.events[i];
         if (e.action() == TraceAction::alloc) {
             ++c.allocs;
+            c.allocs_with_stack += e.stack != snapshot::no_stack;
             const auto key = live.key(e.addr);
             if (const auto earlier = live.take(key)) {
                 r.allocations[*earlier].free_event = i;  // its free fell out of the trace
@@ -234,7 +246,7 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
 
     // The end: the snapshot's active blocks are what is live. Those the trace did not
     // allocate were there before it.
-    std::int64_t allocated_end = 0, reserved_end = 0, lost = 0, lost_bytes = 0;
+    std::int64_t allocated_end = 0, reserved_end = 0, lost = 0, lost_bytes = 0, made_unrecorded = 0;
     std::map<std::int64_t, std::int64_t> snapshot_blocks;  // address -> size
     for (const auto& seg : snap.segments) {
         if (seg.device != device) continue;
@@ -249,6 +261,8 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
                 if (b.stack != snapshot::no_stack && b.live()) {
                     ++lost;
                     lost_bytes += b.size;
+                } else if (b.live()) {
+                    ++made_unrecorded;
                 }
             }
         }
@@ -267,7 +281,7 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
         r.disagreements.push_back(Fact(FactKind::twice_allocated).count("addresses", counts.double_allocs));
 
     count_back(r, allocated_end, reserved_end, counted, snap.source.path);
-    judge_truncation(r, snap, counts, lost, lost_bytes);
+    judge_truncation(r, snap, counts, lost, lost_bytes, made_unrecorded);
     if (n > 0 && (r.allocated[0] < 0 || (!r.reserved.empty() && r.reserved[0] < 0)))
         r.disagreements.push_back(Fact(FactKind::negative_start));
     return r;

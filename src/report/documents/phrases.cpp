@@ -635,6 +635,11 @@ std::string replay_phrase(const Fact& f) {
                 "recording started after some blocks were made: the trace frees {} blocks it never saw "
                 "allocated, and every live block with a stack has its alloc event",
                 f.integer("frees"));
+        case FactKind::recording_started_late_live:
+            return fmt::format(
+                "recording started after some blocks were made: {} live blocks have neither an alloc event nor a "
+                "stack, while every alloc the trace holds has one",
+                f.integer("blocks"));
         case FactKind::start_unseen:
             return fmt::format(
                 "the trace frees {} blocks it never saw allocated, made before its first entry: recording started "

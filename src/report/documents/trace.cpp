@@ -43,6 +43,7 @@ void add_header(Node& root, const TraceResult& t) {
                                                "wrapped, or recording was restarted)"
                                : t.start_unseen ? "not shown complete: some blocks it frees were made before its first "
                                                   "entry (recording started late, or entries were dropped)"
+                               : t.started_late ? "complete since recording started, as far as the trace shows"
                                                 : "complete as far as the trace shows"),
                 "ring buffer")
             .people_only();
@@ -60,8 +61,6 @@ void add_header(Node& root, const TraceResult& t) {
     root.add("recorded", Value::flag(t.recorded)).machines_only();
     root.add("started_late", Value::flag(t.started_late)).machines_only();
     root.add("start_unseen", Value::flag(t.start_unseen)).machines_only();
-    root.add(facts("truncation_evidence", t.truncation_evidence, "recording"));
-    root.add(facts("disagreements", t.disagreements, "disagrees"));
     root.add("iterations_text",
              Value::text_of(fmt::format("{} ({}){}", t.iterations, analysis::to_string(t.iteration_source),
                                         t.iterations_judged || t.iterations == 0 ? "" : ": too few to judge by")),
@@ -84,6 +83,9 @@ void add_header(Node& root, const TraceResult& t) {
                                             util::human_bytes(*lo), util::human_bytes(*hi))))
             .people_only();
     }
+    // Lists after the header's lines, which they would split.
+    root.add(facts("truncation_evidence", t.truncation_evidence, "recording"));
+    root.add(facts("disagreements", t.disagreements, "disagrees"));
 }
 
 void add_peak(Node& root, const TraceResult& t) {

@@ -100,20 +100,21 @@ enum class FactKind : std::uint16_t {
     oom_leak_site,           // site, allocations, bytes, held, held_allocations
     ooms_more,               // total, explained
     // Trace.
-    frees_unseen,            // frees
-    entries_full,            // entries: the trace holds max_entries
-    lost_history,            // blocks, bytes
-    trace_not_recorded,      //
-    recording_started_late,  // frees
-    start_unseen,            // frees: of blocks made before the trace's first entry, cause unknown
-    replay_disagrees,        // what, replayed, snapshot
-    live_not_in_snapshot,    // allocations the trace leaves live that the snapshot does not hold
-    negative_start,          // counted back from the snapshot, memory before the trace is negative
-    twice_allocated,         // addresses
-    iterations_none,         // why: none, repeats_not_loop (repeats), too_few (iterations)
-    iterations_many,         // iterations, listed
-    truncated_warmup,        //
-    block_history_only,      // torch <= 2.0: a history per block, no trace events
+    frees_unseen,                 // frees
+    entries_full,                 // entries: the trace holds max_entries
+    lost_history,                 // blocks, bytes
+    trace_not_recorded,           //
+    recording_started_late,       // frees
+    recording_started_late_live,  // blocks: live, made before the first entry, without a stack
+    start_unseen,                 // frees: of blocks made before the trace's first entry, cause unknown
+    replay_disagrees,             // what, replayed, snapshot
+    live_not_in_snapshot,         // allocations the trace leaves live that the snapshot does not hold
+    negative_start,               // counted back from the snapshot, memory before the trace is negative
+    twice_allocated,              // addresses
+    iterations_none,              // why: none, repeats_not_loop (repeats), too_few (iterations)
+    iterations_many,              // iterations, listed
+    truncated_warmup,             //
+    block_history_only,           // torch <= 2.0: a history per block, no trace events
     // Ranks and series.
     ranks_from_order,    //
     ranks_within_noise,  // noise
