@@ -157,6 +157,15 @@ TEST_SUITE("real") {
             for (const auto& s : t.peak.usage.sites) listed += s.bytes;
             for (const auto b : t.peak.usage.category_bytes) categories += b;
             CHECK(listed == categories);
+            // The live sites listed and those not listed add up to what is allocated at the end,
+            // all of them listed or three.
+            for (const auto& some : {t, trace(real(name), std::nullopt, 3)}) {
+                std::int64_t live = some.sites_not_listed_bytes, allocations = some.sites_not_listed_allocations;
+                for (const auto& s : some.sites) live += s.live_bytes, allocations += s.live_allocations;
+                CHECK(live == some.timeline.back().allocated);
+                CHECK(allocations >= static_cast<std::int64_t>(some.sites_total));
+                CHECK((some.sites_not_listed_allocations == 0) == (some.sites.size() == some.sites_total));
+            }
             // The peak is at least what is allocated at the end; the timeline ends at the snapshot.
             CHECK(t.peak.bytes >= t.timeline.back().allocated);
             if (!t.truncated) CHECK(t.timeline.front().allocated >= 0);

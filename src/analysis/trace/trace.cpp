@@ -101,8 +101,9 @@ std::vector<OomExplanation> ooms_of(const Snapshot& snap, const Replay& r, int d
 // The allocations live at the end, by site, with what each iteration left; the first
 // `limit` sites by rank are kept. Sites times iterations can be far more than the
 // allocations, so counts per iteration are kept sparse, as sorted (site, iteration) records.
-std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const detail::Iterations& it,
-                                  StackIndex& index, FrameTableBuilder& frames, std::size_t limit, std::size_t& total) {
+// `out` gets the sites and how many there are, and what those past `limit` hold.
+void live_sites(const Replay& r, const SiteTally& tally, const detail::Iterations& it, StackIndex& index,
+                FrameTableBuilder& frames, std::size_t limit, TraceResult& out) {
     struct Made {  // one live allocation
         std::uint32_t site;
         std::size_t iteration;  // complete iterations only
@@ -180,9 +181,13 @@ std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const
             return a.leak_bytes_per_iteration > b.leak_bytes_per_iteration;
         return a.live_bytes != b.live_bytes ? a.live_bytes > b.live_bytes : tally.site(x).site < tally.site(y).site;
     };
-    total = ranked.size();
+    out.sites_total = ranked.size();
     const std::size_t kept = std::min(limit, ranked.size());
     std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(kept), ranked.end(), before);
+    for (auto id = ranked.begin() + static_cast<std::ptrdiff_t>(kept); id != ranked.end(); ++id) {
+        out.sites_not_listed_bytes += all[*id].live_bytes;
+        out.sites_not_listed_allocations += all[*id].live_allocations;
+    }
     ranked.resize(kept);
 
     // The biggest stacks of the kept sites, up to three each.
@@ -197,7 +202,6 @@ std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const
         ++st.first;
         st.second += a.size;
     }
-    std::vector<TraceSite> out;
     const std::size_t listed_from = complete > kMaxIterationsListed ? complete - kMaxIterationsListed : 0;
     for (const auto id : ranked) {
         const auto& c = all[id];
@@ -224,10 +228,9 @@ std::vector<TraceSite> live_sites(const Replay& r, const SiteTally& tally, const
             frames.add_frames(by_bytes[k].first, rs);
             s.stacks.push_back(std::move(rs));
         }
-        s.rank = out.size() + 1;
-        out.push_back(std::move(s));
+        s.rank = out.sites.size() + 1;
+        out.sites.push_back(std::move(s));
     }
-    return out;
 }
 
 std::size_t sites_limit(const AnalysisOptions& options) {
@@ -278,7 +281,7 @@ TraceResult history_trace(TraceResult out, const Snapshot& snap, const AnalysisO
                                       out.device),
                           snap.source.path);
     const SiteTally tally(live.allocations, index);
-    out.sites = live_sites(live, tally, detail::Iterations{}, index, frames, sites_limit(options), out.sites_total);
+    live_sites(live, tally, detail::Iterations{}, index, frames, sites_limit(options), out);
     out.notes.push_back(Fact(FactKind::block_history_only));
     if (trace_options.stacks != TraceOptions::Stacks::none) out.stacks = live_stacks(snap, options);
     return out;
@@ -432,7 +435,7 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
         out.stacks = stacks_at(snap, r, index, trace_options.stacks == TraceOptions::Stacks::peak);
     out.ooms =
         ooms_of(snap, r, out.device, index, tally, frames, options, trace_options, kMaxOomsExplained, out.ooms_total);
-    out.sites = live_sites(r, tally, it, index, frames, sites_limit(options), out.sites_total);
+    live_sites(r, tally, it, index, frames, sites_limit(options), out);
     add_leak_evidence(out.ooms, out.sites);
     timeline_into(out, r, it, peak);
     out.notes = trace_notes(out, it);

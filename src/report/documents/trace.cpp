@@ -187,14 +187,21 @@ Document trace(const TraceResult& t) {
         return oom(t.ooms[i], t.frame_table, seconds_since(t.time_first_us, t.ooms[i].time_us));
     };
     doc.root.add("ooms_total", Value::count(static_cast<std::int64_t>(t.ooms_total))).machines_only();
-    auto& sites = doc.root.add(
-        Node::list("sites", Layout::records,
-                   fmt::format("Live at the end, by site ({} of {} sites)", t.sites.size(), t.sites_total)));
+    const auto not_listed = t.sites_total - t.sites.size();
+    auto& sites = doc.root.add(Node::list(
+        "sites", Layout::records,
+        not_listed == 0
+            ? fmt::format("Live at the end, by site ({} of {} sites)", t.sites.size(), t.sites_total)
+            : fmt::format("Live at the end, by site ({} of {} sites; the other {} hold {} in {})", t.sites.size(),
+                          t.sites_total, not_listed, util::human_bytes(t.sites_not_listed_bytes),
+                          counted(t.sites_not_listed_allocations, "allocation"))));
     sites.primary = true;
     sites.prototype = std::make_shared<const Node>(site_record(analysis::TraceSite{}, t));  // CSV header of none
     sites.count = t.sites.size();
     sites.make = [&t](std::size_t i) { return site_record(t.sites[i], t); };
     doc.root.add("sites_total", Value::count(static_cast<std::int64_t>(t.sites_total))).machines_only();
+    doc.root.add("sites_not_listed_bytes", Value::bytes(t.sites_not_listed_bytes)).machines_only();
+    doc.root.add("sites_not_listed_allocations", Value::count(t.sites_not_listed_allocations)).machines_only();
     add_timeline(doc.root, t);
     doc.root.add(facts("notes", t.notes, "Notes"));
     return doc;

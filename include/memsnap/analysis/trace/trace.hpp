@@ -130,6 +130,7 @@ struct TraceResult {
     std::size_t ooms_total = 0;
     std::vector<TraceSite> sites;  // still live at the end, leaks first, then by bytes
     std::size_t sites_total = 0;
+    std::int64_t sites_not_listed_bytes = 0, sites_not_listed_allocations = 0;  // past those listed
     std::vector<TimelinePoint> timeline;               // at most 1000 points, the peak and the OOMs included
     std::vector<std::int64_t> allocated_by_iteration;  // the most allocated in each iteration
     std::vector<FrameText> frame_table;
