@@ -211,6 +211,12 @@ TEST_SUITE("real") {
         CHECK(step.truncated);
         REQUIRE_FALSE(step.truncation_evidence.empty());
         CHECK(step.truncation_evidence.front().kind == analysis::FactKind::lost_history);
+        // The blocks the ring buffer lost are among those from before its first entry, and their
+        // stacks say where they were made.
+        CHECK(step.live_before_trace_with_stack == step.truncation_evidence.front().integer("blocks"));
+        CHECK(step.live_before_trace_with_stack < step.live_before_trace_blocks);
+        CHECK(report::render(step, report::Format::text, {})
+                  .find("the trace cannot say when; 656 of them carry the stack that made them") != std::string::npos);
         CHECK(step.iteration_source == analysis::IterationSource::optimizer_step);
         CHECK(step.iterations == 0);
         CHECK_FALSE(step.iterations_judged);
@@ -237,6 +243,7 @@ TEST_SUITE("real") {
             CHECK(t.live_before_trace_bytes == bytes);
             CHECK(t.started_late);
             CHECK_FALSE(t.truncated);
+            CHECK(t.live_before_trace_with_stack == 0);
             const auto text = report::render(t, report::Format::text, {});
             CHECK(text.find("ring buffer  complete since recording started") != std::string::npos);
         }

@@ -345,6 +345,7 @@ void replay_into(TraceResult& out, const detail::Replay& r) {
         if (!a.alloc_event && !a.free_event) {
             ++out.live_before_trace_blocks;
             out.live_before_trace_bytes += a.size;
+            out.live_before_trace_with_stack += a.stack != snapshot::no_stack;
         }
     out.truncation_evidence = r.truncation_evidence;
     out.disagreements = r.disagreements;

@@ -49,10 +49,13 @@ void add_header(Node& root, const TraceResult& t) {
             .people_only();
     if (t.live_before_trace_blocks > 0)
         root.add("before_trace",
-                 Value::text_of(fmt::format("{} ({}) live at the end were made before the first entry: when and "
-                                            "where the trace cannot say",
-                                            counted(t.live_before_trace_blocks, "block"),
-                                            util::human_bytes(t.live_before_trace_bytes))),
+                 Value::text_of(fmt::format(
+                     "{} ({}) live at the end were made before the first entry: {}",
+                     counted(t.live_before_trace_blocks, "block"), util::human_bytes(t.live_before_trace_bytes),
+                     t.live_before_trace_with_stack == 0
+                         ? std::string("when and where the trace cannot say")
+                         : fmt::format("the trace cannot say when; {} of them carry the stack that made them",
+                                       t.live_before_trace_with_stack))),
                  "before it")
             .people_only();
     root.add("live_before_trace_blocks", Value::count(t.live_before_trace_blocks)).machines_only();

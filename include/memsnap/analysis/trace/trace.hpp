@@ -114,6 +114,7 @@ struct TraceResult {
     // Live at the end and made before the trace's first entry (no alloc event): what the trace
     // cannot say when or where it was made.
     std::int64_t live_before_trace_blocks = 0, live_before_trace_bytes = 0;
+    std::int64_t live_before_trace_with_stack = 0;  // of those blocks, the ones whose stack says where
     Facts truncation_evidence;
     // Where the replayed end state and the snapshot disagree (empty: they agree).
     Facts disagreements;
