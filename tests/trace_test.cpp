@@ -217,6 +217,19 @@ TEST_SUITE("real") {
         CHECK(step.live_before_trace_with_stack < step.live_before_trace_blocks);
         CHECK(report::render(step, report::Format::text, {})
                   .find("the trace cannot say when; 656 of them carry the stack that made them") != std::string::npos);
+        // At its peak the step before's gradients, made before the first entry, are still live:
+        // zero_grad frees them later, which names them (327 of them, one per parameter).
+        const auto gradients = std::find_if(
+            step.peak.usage.sites.begin(), step.peak.usage.sites.end(),
+            [](const analysis::LiveSite& s) { return s.site.name.find("freed by zero_grad") != std::string::npos; });
+        REQUIRE(gradients != step.peak.usage.sites.end());
+        CHECK(gradients->category == analysis::Category::gradient);
+        CHECK(gradients->allocations == 327);
+        CHECK(step.peak.usage.category_bytes[static_cast<std::size_t>(analysis::Category::gradient)] ==
+              gradients->bytes);
+        const auto one_pass = analysis::trace_peak(real("nothanmin-a2_train_step.pickle"), analysis::AnalysisOptions{});
+        REQUIRE(one_pass);
+        CHECK(one_pass->usage.category_bytes == step.peak.usage.category_bytes);
         CHECK(step.iteration_source == analysis::IterationSource::optimizer_step);
         CHECK(step.iterations == 0);
         CHECK_FALSE(step.iterations_judged);

@@ -189,7 +189,8 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
         } else if (!earlier) {
             // Made before the trace began. The free's stack is where it was freed: no site.
             const auto size = block_size(e.size);
-            made_before_trace.push_back({i, {e.addr, size, snapshot::no_stack, std::nullopt, std::nullopt, e.size}});
+            made_before_trace.push_back(
+                {i, {e.addr, size, snapshot::no_stack, std::nullopt, std::nullopt, e.stack, e.size}});
             total -= size;
             sizes += size;
         }
@@ -214,7 +215,8 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
                 size_at_end[*id] = b.size;
                 in_snapshot[*id] = true;
             } else {
-                untraced.push_back({b.address, b.size, b.stack, std::nullopt, std::nullopt, b.requested_size});
+                untraced.push_back(
+                    {b.address, b.size, b.stack, std::nullopt, std::nullopt, snapshot::no_stack, b.requested_size});
                 sizes += std::max<std::int64_t>(b.size, 0);
             }
         }
@@ -261,7 +263,8 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     for (const auto& f : freed)
         if (f.made_at < high_at && high_at <= f.freed_at) {
             const auto e = trace[f.made_at];
-            freed_later.push_back({e.addr, block_size(e.size), e.stack, f.made_at, std::nullopt, e.size});
+            freed_later.push_back(
+                {e.addr, block_size(e.size), e.stack, f.made_at, std::nullopt, snapshot::no_stack, e.size});
         }
     std::ranges::sort(freed_later, {}, [](const Allocation& a) { return *a.alloc_event; });
     auto later = freed_later.begin();
@@ -285,7 +288,8 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
         if (e.made_at >= high_at) return;
         add_made_before(e.made_at);
         // The request, from its alloc event: an entry keeps only the block's size.
-        out.live.push_back({e.address, e.size, e.stack, e.made_at, std::nullopt, trace[e.made_at].size});
+        out.live.push_back(
+            {e.address, e.size, e.stack, e.made_at, std::nullopt, snapshot::no_stack, trace[e.made_at].size});
     });
     add_made_before(end);
     out.live.insert(out.live.end(), untraced.begin(), untraced.end());

@@ -21,10 +21,15 @@ namespace memsnap::analysis::detail {
 class SiteTally {
   public:
     SiteTally(const std::vector<Allocation>& allocations, StackIndex& index) : allocations_(allocations) {
-        std::map<std::pair<std::uint64_t, Category>, std::uint32_t> ids;
+        SiteIds ids;
         site_of_.reserve(allocations.size());
         for (const auto& a : allocations) {
             const auto canon = index.stack(0, a.stack);
+            if (a.stack == snapshot::no_stack && a.freed_by != snapshot::no_stack &&
+                freed_by_zero_grad(index, index.stack(0, a.freed_by))) {
+                site_of_.push_back(previous_gradients(ids));
+                continue;
+            }
             const auto category = index.category(0, a.stack, a.asked());
             const auto [at, added] = ids.try_emplace({site_token(index, canon, a.size), category},
                                                      static_cast<std::uint32_t>(sites_.size()));
@@ -77,6 +82,30 @@ class SiteTally {
     std::uint32_t site_of(std::size_t allocation) const { return site_of_[allocation]; }
 
   private:
+    using SiteIds = std::map<std::pair<std::uint64_t, Category>, std::uint32_t>;
+
+    // A block made before the trace has no site, but where `zero_grad` frees it, it is a
+    // gradient of the step before (optimizer.zero_grad and Module.zero_grad set them to None).
+    static bool freed_by_zero_grad(const StackIndex& index, CanonStackId stack) {
+        const auto frames = index.frames(stack);
+        return std::any_of(frames.begin(), frames.end(),
+                           [&](CanonFrameId f) { return index.frame(f).name == "zero_grad"; });
+    }
+    // Those blocks' one site. Stack sites' tokens and size classes (the top bit) stay below
+    // this token.
+    std::uint32_t previous_gradients(SiteIds& ids) {
+        const auto [at, added] =
+            ids.try_emplace({std::uint64_t{3} << 62, Category::gradient}, static_cast<std::uint32_t>(sites_.size()));
+        if (added) {
+            LiveSite s;
+            s.site.name = "<made before the trace, freed by zero_grad: gradients of the step before>";
+            s.site.category = Category::gradient;
+            s.category = Category::gradient;
+            sites_.push_back(std::move(s));
+        }
+        return at->second;
+    }
+
     const std::vector<Allocation>& allocations_;
     std::vector<LiveSite> sites_;         // one per (site, category), unranked
     std::vector<std::uint32_t> site_of_;  // per allocation

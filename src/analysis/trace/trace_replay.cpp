@@ -148,7 +148,7 @@ ForwardCounts pair_allocations(Replay& r, LiveAllocations& live) {
                 r.allocations[*earlier].free_event = i;  // its free fell out of the trace
                 ++c.double_allocs;
             }
-            r.allocations.push_back({e.addr, block_size(e.size), e.stack, i, std::nullopt, e.size});
+            r.allocations.push_back({e.addr, block_size(e.size), e.stack, i, std::nullopt, snapshot::no_stack, e.size});
             live.insert(key, r.allocations.size() - 1);
         } else if (e.action() == TraceAction::free_completed) {
             if (const auto allocation = live.take(live.key(e.addr))) {
@@ -158,7 +158,8 @@ ForwardCounts pair_allocations(Replay& r, LiveAllocations& live) {
             } else {
                 // Allocated before the trace began. The free's stack is where it was freed (torch
                 // records the context of the free), not where it was made: no site, no category.
-                r.allocations.push_back({e.addr, block_size(e.size), snapshot::no_stack, std::nullopt, i, e.size});
+                r.allocations.push_back(
+                    {e.addr, block_size(e.size), snapshot::no_stack, std::nullopt, i, e.stack, e.size});
                 ++r.frees_unseen;
                 c.unseen_with_stack += e.stack != snapshot::no_stack;
             }
@@ -256,7 +257,8 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
             allocated_end += b.size;
             snapshot_blocks[b.address] = b.size;
             if (!live.find(b.address)) {
-                r.allocations.push_back({b.address, b.size, b.stack, std::nullopt, std::nullopt, b.requested_size});
+                r.allocations.push_back(
+                    {b.address, b.size, b.stack, std::nullopt, std::nullopt, snapshot::no_stack, b.requested_size});
                 // Made with history on, yet its alloc is not in the trace: the ring buffer lost it.
                 if (b.stack != snapshot::no_stack && b.live()) {
                     ++lost;

@@ -37,6 +37,7 @@ struct Allocation {
     snapshot::StackId stack;
     EventIndex alloc_event;                   // none: made before the trace begins
     EventIndex free_event;                    // none: live at the end
+    snapshot::StackId freed_by;               // made before the trace: the stack its free carries
     std::int64_t requested = 0;               // the bytes asked for; 0: as `size`
     bool live_at(std::size_t moment) const {  // before event `moment`
         return (!alloc_event || *alloc_event < moment) && (!free_event || *free_event >= moment);
