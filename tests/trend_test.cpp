@@ -405,6 +405,11 @@ TEST_SUITE("cli") {
         const auto summary = test::quote(test::fixtures_dir() / "summaries" / "series_trend_7_steps.txt");
         CHECK(test::run_memsnap("trend " + summary + all).exit_code == 1);
         CHECK(test::run_memsnap("ranks " + summary + " " + summary).exit_code == 1);
+        // One capture of one device is no ranks: said with the file and what it holds (exit 2).
+        const auto one = test::run_memsnap("ranks " + test::quote(files[0]));
+        CHECK(one.exit_code == 2);
+        CHECK(one.err.find(files[0] + ": ranks needs two ranks or more: the capture holds memory on one "
+                                      "device (0); give one capture per rank") != std::string::npos);
         CHECK(test::run_memsnap("info --format json" + all).exit_code == 1);
         // A summary log alone is a series of its own.
         const auto log = test::run_memsnap("trend --warmup 1 --format json " + summary);

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace memsnap::analysis {
 
@@ -333,7 +334,8 @@ Result run_ranks(const Request& rq) {
     if (files.size() == 1 && files[0].skipped.empty() && !rq.options.device) {
         const auto capture = rq.load(files[0]);
         require_snapshot(capture, "ranks needs snapshots");
-        if (devices_of(capture.snapshot()).size() > 1) {
+        const auto devices = devices_of(capture.snapshot());
+        if (devices.size() > 1) {
             auto result = compare_ranks(devices_as_ranks(capture.snapshot(), files[0].path, rq.options), rq.options);
             Result out;
             out.warnings = result.warnings;
@@ -341,6 +343,17 @@ Result run_ranks(const Request& rq) {
             out.value = std::move(result);
             return out;
         }
+        // A trace may record devices that hold no memory in the snapshot: they are no ranks.
+        std::set<int> traced;
+        const auto& events = capture.snapshot().events;
+        for (std::size_t i = 0; i < events.size(); ++i) traced.insert(events.device_at(i));
+        throw input_error(
+            fmt::format("ranks needs two ranks or more: the capture holds memory on {}{}; give one capture per rank",
+                        devices.empty() ? std::string("no device") : fmt::format("one device ({})", *devices.begin()),
+                        traced.size() > devices.size()
+                            ? fmt::format(", though its trace records {} devices", traced.size())
+                            : std::string()),
+            files[0].path);
     }
     auto read = read_each<RankCapture>(files, [&](std::size_t i) {
         const auto capture = rq.load(files[i]);
