@@ -700,6 +700,92 @@ TEST_SUITE("real") {
         CHECK(text.find("its snapshot was taken after") != std::string::npos);
     }
 
+    TEST_CASE("fresh-eyes findings 7: one side without stacks / peaks of other devices / blocks larger than asked") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto snapshots = test::real_dir() / "snapshots";
+        const auto path = [&](const char* name) { return test::quote(snapshots / name); };
+        const auto diff_json = [&](const char* a, const char* b) {
+            const auto run = test::run_memsnap("diff --format json " + path(a) + " " + path(b));
+            REQUIRE(run.exit_code == 0);
+            return nlohmann::json::parse(run.out);
+        };
+        const auto one_side = [](const nlohmann::json& j) -> std::string {
+            for (const auto& f : j.at("headline"))
+                if (f.at("fact") == "stacks_one_side") return f.at("side");
+            return "";
+        };
+        // A capture that records no stacks beside one that does: said first, for the side
+        // without, as the site and category tables set attributed memory against it.
+        const char* stacked = "kkaitlyn111-a2_ctx128_forward.pickle";
+        const char* bare = "kkaitlyn111-a2_segments_no_frames.pickle";
+        const auto forward = diff_json(stacked, bare);
+        CHECK(forward.at("stacks_recorded_before") == true);
+        CHECK(forward.at("stacks_recorded_after") == false);
+        CHECK(one_side(forward) == "second");
+        CHECK(one_side(diff_json(bare, stacked)) == "first");
+        CHECK(one_side(diff_json(stacked, "kkaitlyn111-a2_small_forward_compiled.pickle")).empty());
+        // Neither records stacks (grouped by size alone, said in the notes): no side to name.
+        const auto neither = diff_json("silmont2000-a2_forward_fp32.pickle", "silmont2000-a2_forward_bf16.pickle");
+        CHECK(neither.at("stacks_recorded") == false);
+        CHECK(one_side(neither).empty());
+
+        // Peaks of different devices are named so.
+        const auto devices =
+            diff_json("maphsge4-select-n_llama_4dev.pickle", "constructor-sun-gnn_3dev_expandable_oom.pickle");
+        bool peak_named = false;
+        for (const auto& f : devices.at("headline"))
+            if (f.at("fact") == "peak_higher") {
+                peak_named = true;
+                CHECK(f.at("device") == 1);
+                CHECK(f.at("other_device") == 0);
+                CHECK(f.at("text").get<std::string>().find("the peaks are of different devices") != std::string::npos);
+            }
+        CHECK(peak_named);
+
+        // The rank that ran out of memory comes first among the outliers, whatever its level.
+        const auto ranks =
+            test::run_memsnap("ranks --format json " + path("constructor-sun-gnn_3dev_expandable_oom.pickle"));
+        REQUIRE(ranks.exit_code == 0);
+        const auto outliers = nlohmann::json::parse(ranks.out).at("outliers");
+        REQUIRE(outliers.size() >= 2);
+        CHECK(outliers.at(0).at("rank") == 1);
+        CHECK(outliers.at(0).at("ooms") == 1);
+
+        // Traced allocations live at the end in blocks larger than their request rounded to 512
+        // bytes, counted from the capture itself: the trace says how many, and what that means.
+        for (const char* name : {"nothanmin-a2_train_step.pickle", "wedsonlin-a2_medium128_training.pickle",
+                                 "silmont2000-a2_forward_fp32.pickle"}) {
+            CAPTURE(name);
+            const auto snap = real(name);
+            std::map<std::int64_t, std::int64_t> requested;  // address -> its last alloc's request, while live
+            for (const auto e : snap.events) {
+                if (e.device != 0) continue;
+                if (e.action() == snapshot::TraceAction::alloc) requested[e.addr] = e.size;
+                if (e.action() == snapshot::TraceAction::free_completed) requested.erase(e.addr);
+            }
+            std::int64_t larger = 0, by = 0;
+            for (const auto& seg : snap.segments)
+                if (seg.device == 0)
+                    for (const auto& b : snap.blocks_of(seg)) {
+                        const auto at = requested.find(b.address);
+                        if (!b.active() || at == requested.end()) continue;
+                        const std::int64_t rounded = (at->second + 511) / 512 * 512;
+                        if (b.size > rounded) ++larger, by += b.size - rounded;
+                    }
+            const auto run = test::run_memsnap("trace --format json " + path(name));
+            REQUIRE(run.exit_code == 0);
+            const auto traced = nlohmann::json::parse(run.out);
+            std::int64_t said = 0, said_bytes = 0;
+            for (const auto& f : traced.at("notes"))
+                if (f.at("fact") == "larger_blocks") {
+                    said = f.at("allocations");
+                    said_bytes = f.at("bytes");
+                }
+            CHECK(said == larger);
+            CHECK(said_bytes == by);
+        }
+    }
+
     TEST_CASE("fresh-eyes findings: cudaMallocAsync's untracked zeros are no values") {
         if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         const auto dir = test::real_dir() / "summaries";

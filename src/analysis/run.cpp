@@ -188,7 +188,9 @@ void add_traces(const snapshot::Snapshot& before, const snapshot::Snapshot& afte
                                 .text("side", later ? "second" : "first")
                                 .bytes("bytes", high.bytes)
                                 .bytes("other", low.bytes)
-                                .bytes("delta", high.bytes - low.bytes));
+                                .bytes("delta", high.bytes - low.bytes)
+                                .count("device", high.device)
+                                .count("other_device", low.device));
 }
 
 Result run_diff(const Request& rq) {

@@ -69,7 +69,8 @@ struct StatsTable {
 // A table's value of `key` as something to judge by, or null. Under cudaMallocAsync the
 // allocator tracks only the current and peak bytes; its other cells print 0, which the reader
 // keeps exactly as printed, but they are no values: no "0 live allocations", no counter that
-// grows from 0.
+// grows from 0. num_ooms and num_alloc_retries are found in their fields, and are none under
+// cudaMallocAsync, which counts neither.
 const ByteRange* tracked_value(const StatsTable& table, std::string_view key);
 
 // Receives the tables of a file one at a time, in file order (a reader that holds none).

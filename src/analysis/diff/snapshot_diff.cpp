@@ -132,6 +132,13 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     auto old_blocks = collect_blocks(before, 0, index, options.device);
     auto new_blocks = collect_blocks(after, 1, index, options.device);
     diff.stacks_recorded = old_blocks.any_recorded || new_blocks.any_recorded;
+    diff.stacks_recorded_before = old_blocks.any_recorded;
+    diff.stacks_recorded_after = new_blocks.any_recorded;
+    // One side without stacks: its memory has no site, so every site of the other reads as gone
+    // or new and its categories as moved to unknown. Said first, before those tables.
+    if (diff.stacks_recorded && diff.stacks_recorded_before != diff.stacks_recorded_after)
+        diff.headline.push_back(
+            Fact(FactKind::stacks_one_side).text("side", diff.stacks_recorded_before ? "second" : "first"));
     diff.pending_free_before = old_blocks.pending_free_bytes;
     diff.pending_free_after = new_blocks.pending_free_bytes;
     auto match = match_blocks(old_blocks, new_blocks);

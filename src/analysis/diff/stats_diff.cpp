@@ -51,10 +51,8 @@ std::map<std::string, ByteRange> values_of(const stats::StatsTable& t) {
     std::map<std::string, ByteRange> out;
     for (const auto& [key, range] : t.stats)
         if (stats::tracked_value(t, key)) out.emplace(key, range);
-    // cudaMallocAsync counts neither (its tables print 0), as info shows them: no values.
-    if (t.layout.cuda_malloc_async) return out;
-    if (t.num_ooms) out[stats::keys::num_ooms] = *t.num_ooms;
-    if (t.num_alloc_retries) out[stats::keys::num_alloc_retries] = *t.num_alloc_retries;
+    for (const char* counter : {stats::keys::num_ooms, stats::keys::num_alloc_retries})
+        if (const auto* value = stats::tracked_value(t, counter)) out[counter] = *value;
     return out;
 }
 

@@ -269,7 +269,9 @@ RanksResult compare_ranks(std::vector<RankCapture> input, const AnalysisOptions&
         if (magnitude(delta) <= r.noise_bytes || r.same_workload != Answer::yes) continue;
         r.outliers.push_back(outlier(c, i, delta, r, median_rank, by_site, any_site, site_median));
     }
+    // A rank that ran out of memory first, whatever its levels: what filled it is the question.
     std::stable_sort(r.outliers.begin(), r.outliers.end(), [](const RankOutlier& a, const RankOutlier& b) {
+        if ((a.ooms > 0) != (b.ooms > 0)) return a.ooms > 0;
         return magnitude(a.delta_bytes) > magnitude(b.delta_bytes);
     });
     if (r.outliers.empty() && r.same_workload == Answer::yes)

@@ -440,6 +440,9 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     add_leak_evidence(out.ooms, out.sites);
     timeline_into(out, r, it, peak);
     out.notes = trace_notes(out, it);
+    if (r.larger_blocks > 0)
+        out.notes.push_back(
+            Fact(FactKind::larger_blocks).count("allocations", r.larger_blocks).bytes("bytes", r.larger_by_bytes));
     return out;
 }
 

@@ -273,10 +273,15 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
     live.for_each([&](std::size_t index) {
         auto& a = r.allocations[index];
         const auto it = snapshot_blocks.find(a.address);
-        if (it == snapshot_blocks.end() || it->second < a.size)
+        if (it == snapshot_blocks.end() || it->second < a.size) {
             ++missing;
-        else
-            a.size = it->second;  // the block as the snapshot has it
+            return;
+        }
+        if (it->second > a.size) {
+            ++r.larger_blocks;
+            r.larger_by_bytes += it->second - a.size;
+        }
+        a.size = it->second;  // the block as the snapshot has it
     });
     if (missing) r.disagreements.push_back(Fact(FactKind::live_not_in_snapshot).count("allocations", missing));
     if (counts.double_allocs)

@@ -95,10 +95,13 @@ struct Replay {
     std::vector<std::int64_t> allocated, reserved;
     std::vector<Allocation> allocations;
     std::int64_t frees_unseen = 0;  // frees of blocks allocated before the trace
-    bool recorded = true;           // the trace holds alloc events
-    bool truncated = false;         // the ring buffer lost events
-    bool started_late = false;      // recording started after some blocks were made
-    bool start_unseen = false;      // blocks freed were made before the first entry: which of the two, unknown
+    // Traced allocations live at the end whose block is larger than their request rounded up
+    // (the allocator did not split it), and by how much in all.
+    std::int64_t larger_blocks = 0, larger_by_bytes = 0;
+    bool recorded = true;       // the trace holds alloc events
+    bool truncated = false;     // the ring buffer lost events
+    bool started_late = false;  // recording started after some blocks were made
+    bool start_unseen = false;  // blocks freed were made before the first entry: which of the two, unknown
     Facts truncation_evidence;
     Facts disagreements;
 };

@@ -490,6 +490,12 @@ std::string note_phrase(const Fact& f) {
         case FactKind::no_stacks_recorded:
             return "no allocation stacks were recorded: blocks are grouped by size alone (record with "
                    "torch.cuda.memory._record_memory_history() to see sites)";
+        case FactKind::stacks_one_side:
+            return fmt::format(
+                "the {} capture records no allocation stacks: its memory has no sites and no categories but "
+                "unknown, so the site and category changes set the other capture's sites against unattributed "
+                "memory and say nothing of how those sites changed (record both with _record_memory_history())",
+                v(f, "side"));
         case FactKind::focus_filter:
             return "--focus keeps only matching stacks: sites do not add up to the totals";
         case FactKind::pending_free:
@@ -513,6 +519,12 @@ std::string note_phrase(const Fact& f) {
             return fmt::format("the {} capture records {} on device {}", v(f, "side") == "before" ? "first" : "second",
                                plural(f.integer("events"), "out-of-memory event"), f.integer("device"));
         case FactKind::peak_higher:
+            if (f.integer("device") != f.integer("other_device"))
+                return fmt::format(
+                    "the {} capture's trace peaks higher: {} on device {} against {} on device {} "
+                    "({}; the peaks are of different devices)",
+                    v(f, "side"), v(f, "bytes"), f.integer("device"), v(f, "other"), f.integer("other_device"),
+                    util::signed_bytes(f.integer("delta")));
             return fmt::format("the {} capture's trace peaks higher: {} against {} ({})", v(f, "side"), v(f, "bytes"),
                                v(f, "other"), util::signed_bytes(f.integer("delta")));
         default:
@@ -657,6 +669,13 @@ std::string replay_phrase(const Fact& f) {
         case FactKind::negative_start:
             return "counted back from the snapshot, memory before the first entry would be negative: the trace does "
                    "not match the snapshot's blocks and segments";
+        case FactKind::larger_blocks:
+            return fmt::format(
+                "{} allocations live at the end hold blocks larger than they asked for ({} more in all: the allocator "
+                "did not split them); the trace gives only what each allocation asked for, so an allocation freed "
+                "within it counts as its request rounded up to 512 bytes, and the peak and the timeline may lie "
+                "below torch's allocated bytes by such remainders",
+                f.integer("allocations"), v(f, "bytes"));
         case FactKind::twice_allocated:
             return fmt::format(
                 "{} address(es) allocated twice without a free in between: their frees are not in the "
@@ -740,8 +759,8 @@ std::string_view phrase(Advice a) {
         case Advice::growth_cannot_tell:
             return "The captures hold different amounts of memory; whether that is a leak cannot be told from them.";
         case Advice::growth_one_run:
-            return "To judge a leak, take both captures in one run with torch.cuda.memory._record_memory_history() "
-                   "on, a few hundred steps apart: trace events both captures hold show one process.";
+            return "To judge a leak, take the captures in one run with torch.cuda.memory._record_memory_history() "
+                   "on, a few hundred steps apart: trace events the captures share show one process.";
         case Advice::growth_summaries:
             return "Two summaries cannot show one process or one workload: log memory_summary() every N steps into one "
                    "file and run `memsnap trend` on it, or take snapshots with stacks.";
@@ -761,14 +780,13 @@ std::string_view phrase(Advice a) {
                    "does not lower the peak a step needs.";
         case Advice::order_contradicted:
             return "The captures contradict the order given (a trace clock or a cumulative counter runs backwards): "
-                   "give them in the order they were taken, or take both in one run.";
+                   "give them in the order they were taken, or take them in one run.";
         case Advice::cache_levels:
-            return "The second capture's allocator holds more free cache, and live memory did not grow. Compared as "
+            return "Live memory did not grow; the captures differ in the free cache the allocator keeps. Compared as "
                    "levels, whether the cache grew in one run or another run reached a higher peak (another batch or "
                    "precision) cannot be told; neither is a leak.";
         case Advice::shrink_levels:
-            return "The second capture holds less memory: compared as levels, this says nothing of memory freed over "
-                   "time.";
+            return "Less memory than before: compared as levels, this says nothing of memory freed over time.";
         case Advice::shrink_nothing:
             return "Memory went down between the captures: no growth to explain.";
         case Advice::stable_nothing:

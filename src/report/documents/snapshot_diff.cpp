@@ -113,6 +113,8 @@ void add_diagnosis(Node& root, const SnapshotDiff& d) {
     auto& overall = root.add(diagnosis(d.overall));
     overall.label = "Diagnosis";
     root.add("stacks_recorded", Value::flag(d.stacks_recorded)).machines_only();
+    root.add("stacks_recorded_before", Value::flag(d.stacks_recorded_before)).machines_only();
+    root.add("stacks_recorded_after", Value::flag(d.stacks_recorded_after)).machines_only();
     if (!d.convergence) {
         root.add("convergence", Value::none()).machines_only();
         return;

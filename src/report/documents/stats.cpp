@@ -37,9 +37,9 @@ Value optional_range(std::string_view key, const std::optional<ByteRange>& r) {
 }
 
 // A value cudaMallocAsync does not track (its tables give 0) is none, a dash in text.
-Value tracked_or_none(const stats::StatsTable& t, std::string_view key, const std::optional<ByteRange>& r) {
-    if (t.layout.cuda_malloc_async && !stats::tracked_value(t, key)) return Value::none();
-    return optional_range(key, r);
+Value tracked_or_none(const stats::StatsTable& t, std::string_view key) {
+    const auto* value = stats::tracked_value(t, key);
+    return value ? range_of(key, *value) : Value::none();
 }
 
 Node table_record(const analysis::StatsInfo& info, std::size_t i) {
@@ -54,13 +54,11 @@ Node table_record(const analysis::StatsInfo& info, std::size_t i) {
     r.add("line", Value::count(static_cast<std::int64_t>(t.line))).machines_only();
     r.add("step", Value::optional<std::int64_t>(t.step, Value::count)).machines_only();
     r.add("layout", Value::text_of(t.layout.text())).in_headline();
-    // cudaMallocAsync counts no OOMs or retries either: tracked_value keeps none of them.
-    r.add(stats::keys::num_ooms, tracked_or_none(t, stats::keys::num_ooms, t.num_ooms), "OOMs");
-    r.add(stats::keys::num_alloc_retries, tracked_or_none(t, stats::keys::num_alloc_retries, t.num_alloc_retries),
-          "allocation retries");
+    r.add(stats::keys::num_ooms, tracked_or_none(t, stats::keys::num_ooms), "OOMs");
+    r.add(stats::keys::num_alloc_retries, tracked_or_none(t, stats::keys::num_alloc_retries), "allocation retries");
     auto& stats = r.add(Node::object("stats", Layout::facts));
     for (const auto& [key, value] : t.stats) {
-        auto& n = stats.add(std::string(key), tracked_or_none(t, key, value), std::string(key));
+        auto& n = stats.add(std::string(key), tracked_or_none(t, key), std::string(key));
         if (!key_metric(key)) n.machines_only();
     }
     // The totals a query compares across captures, by the names snapshots give them.

@@ -101,8 +101,9 @@ struct SnapshotDiff {
     // none for a side without a trace.
     std::optional<Peak> peak_before, peak_after;
     std::array<CategoryChange, category_count> categories{};
-    bool stacks_recorded = true;                                   // false: grouped by block size alone
-    std::int64_t pending_free_before = 0, pending_free_after = 0;  // counted apart
+    bool stacks_recorded = true;                                       // false: grouped by block size alone
+    bool stacks_recorded_before = true, stacks_recorded_after = true;  // each side's live blocks, one at least
+    std::int64_t pending_free_before = 0, pending_free_after = 0;      // counted apart
     std::int64_t live_blocks_before = 0, live_blocks_after = 0;
     std::int64_t survivors = 0, new_blocks = 0, gone_blocks = 0;
     std::optional<Convergence> convergence;

@@ -83,13 +83,14 @@ enum class FactKind : std::uint16_t {
     caveat_same_workload,     // behaviour judged on the same sites, one process not shown
     stacks_before_recording,  // trace_stacks: live blocks made before recording started
     no_stacks_recorded,       //
+    stacks_one_side,          // side: the capture that records none ("first" or "second")
     focus_filter,             //
     pending_free,             // before, after
     shares_unknown,           // delta, threshold
     oom_elsewhere,            // device, events: an OOM on a device not shown
     oom_in_capture,           // side, device, events: a capture of a diff records OOMs
     // Peaks (diff, from the traces).
-    peak_higher,  // side, bytes, other, delta
+    peak_higher,  // side, bytes, other, delta, device, other_device
     // Out-of-memory events.
     oom_request,             // requested, device_free, allocated, reserved, cache_free
     oom_largest_free,        // largest, largest_same_stream, stream
@@ -111,6 +112,7 @@ enum class FactKind : std::uint16_t {
     live_not_in_snapshot,         // allocations the trace leaves live that the snapshot does not hold
     negative_start,               // counted back from the snapshot, memory before the trace is negative
     twice_allocated,              // addresses
+    larger_blocks,                // allocations, bytes: live at the end in blocks larger than asked for
     iterations_none,              // why: none, repeats_not_loop (repeats), too_few (iterations)
     iterations_many,              // iterations, listed
     truncated_warmup,             //
