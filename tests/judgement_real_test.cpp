@@ -724,10 +724,36 @@ TEST_SUITE("real") {
         CHECK(one_side(forward) == "second");
         CHECK(one_side(diff_json(bare, stacked)) == "first");
         CHECK(one_side(diff_json(stacked, "kkaitlyn111-a2_small_forward_compiled.pickle")).empty());
+        // A capture whose live blocks predate recording (its trace has stacks) is told so, and
+        // an empty capture has no memory to attribute.
+        const auto before_recording =
+            diff_json("wedsonlin-a2_medium128_inference.pickle", "wedsonlin-a2_medium128_training.pickle");
+        REQUIRE(one_side(before_recording) == "first");
+        for (const auto& f : before_recording.at("headline"))
+            if (f.at("fact") == "stacks_one_side") {
+                CHECK(f.at("trace_stacks").get<std::int64_t>() > 0);
+                CHECK(f.at("text").get<std::string>().find("made before recording started") != std::string::npos);
+            }
+        for (const auto& f : forward.at("headline"))
+            if (f.at("fact") == "stacks_one_side") CHECK(f.at("trace_stacks") == 0);
+        CHECK(one_side(diff_json("angelolmn-hitsbe_empty.pickle", "silmont2000-a2_tiny.pickle")).empty());
         // Neither records stacks (grouped by size alone, said in the notes): no side to name.
         const auto neither = diff_json("silmont2000-a2_forward_fp32.pickle", "silmont2000-a2_forward_bf16.pickle");
         CHECK(neither.at("stacks_recorded") == false);
         CHECK(one_side(neither).empty());
+
+        // So does a trend, of the captures without.
+        const auto trend = test::run_memsnap("trend --format json --steps 100,200,300 " +
+                                             path("kkaitlyn111-a2_small_forward_compiled.pickle") + " " +
+                                             path(stacked) + " " + path(bare));
+        REQUIRE(trend.exit_code == 0);
+        const auto series = nlohmann::json::parse(trend.out);
+        REQUIRE_FALSE(series.at("notes").empty());
+        const auto& first_note = series.at("notes").at(0);
+        CHECK(first_note.at("fact") == "stacks_some_captures");
+        CHECK(first_note.at("captures") == 1);
+        CHECK(first_note.at("of") == 3);
+        CHECK(first_note.at("files").get<std::string>().find(bare) != std::string::npos);
 
         // Peaks of different devices are named so.
         const auto devices =
@@ -741,6 +767,13 @@ TEST_SUITE("real") {
                 CHECK(f.at("text").get<std::string>().find("the peaks are of different devices") != std::string::npos);
             }
         CHECK(peak_named);
+
+        // An OOM's time counts from the first event of the traces read: one device's with --device.
+        const auto oom_capture = path("constructor-sun-gnn_3dev_expandable_oom.pickle");
+        CHECK(test::run_memsnap("info --device 1 " + oom_capture)
+                  .out.find("1.451 s after device 1's first trace event") != std::string::npos);
+        CHECK(test::run_memsnap("info " + oom_capture).out.find("2.734 s after the first trace event of any device") !=
+              std::string::npos);
 
         // The rank that ran out of memory comes first among the outliers, whatever its level.
         const auto ranks =

@@ -134,11 +134,16 @@ SnapshotDiff diff_snapshots(const Snapshot& before, const Snapshot& after, const
     diff.stacks_recorded = old_blocks.any_recorded || new_blocks.any_recorded;
     diff.stacks_recorded_before = old_blocks.any_recorded;
     diff.stacks_recorded_after = new_blocks.any_recorded;
-    // One side without stacks: its memory has no site, so every site of the other reads as gone
-    // or new and its categories as moved to unknown. Said first, before those tables.
-    if (diff.stacks_recorded && diff.stacks_recorded_before != diff.stacks_recorded_after)
-        diff.headline.push_back(
-            Fact(FactKind::stacks_one_side).text("side", diff.stacks_recorded_before ? "second" : "first"));
+    // One side's live memory without stacks: it has no site, so every site of the other reads
+    // as gone or new and its categories as moved to unknown. Said first, before those tables,
+    // with why: no stacks recorded, or blocks made before recording began.
+    if (diff.stacks_recorded && diff.stacks_recorded_before != diff.stacks_recorded_after) {
+        const bool first = !diff.stacks_recorded_before;
+        if (!(first ? old_blocks : new_blocks).live.empty())
+            diff.headline.push_back(Fact(FactKind::stacks_one_side)
+                                        .text("side", first ? "first" : "second")
+                                        .count("trace_stacks", trace_stacks(first ? before : after, options.device)));
+    }
     diff.pending_free_before = old_blocks.pending_free_bytes;
     diff.pending_free_after = new_blocks.pending_free_bytes;
     auto match = match_blocks(old_blocks, new_blocks);

@@ -68,6 +68,7 @@ constexpr std::array kNames = {
     "stacks_before_recording",
     "no_stacks_recorded",
     "stacks_one_side",
+    "stacks_some_captures",
     "focus_filter",
     "pending_free",
     "shares_unknown",

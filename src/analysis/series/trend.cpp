@@ -424,6 +424,16 @@ TrendResult trend_snapshots(std::vector<SeriesCapture> captures, const AnalysisO
     judge(t);
     jump_note(t);
     series_notes(t);
+    // Captures without stacks beside ones with: their memory has no site, so the sites and
+    // categories of the others read as gone, and theirs as unknown. Said first.
+    std::vector<std::string> bare;
+    for (const auto i : choice.order)
+        if (captures[i].info.blocks_with_frames == 0) bare.push_back(captures[i].file);
+    if (!bare.empty() && bare.size() < choice.order.size())
+        t.notes.insert(t.notes.begin(), Fact(FactKind::stacks_some_captures)
+                                            .count("captures", static_cast<std::int64_t>(bare.size()))
+                                            .count("of", static_cast<std::int64_t>(choice.order.size()))
+                                            .text("files", fmt::format("{}", fmt::join(bare, ", "))));
     return t;
 }
 

@@ -492,10 +492,21 @@ std::string note_phrase(const Fact& f) {
                    "torch.cuda.memory._record_memory_history() to see sites)";
         case FactKind::stacks_one_side:
             return fmt::format(
-                "the {} capture records no allocation stacks: its memory has no sites and no categories but "
-                "unknown, so the site and category changes set the other capture's sites against unattributed "
-                "memory and say nothing of how those sites changed (record both with _record_memory_history())",
-                v(f, "side"));
+                "the {} capture's live blocks carry no allocation stack ({}): its memory has no sites and no "
+                "categories but unknown, so the site and category changes set the other capture's sites against "
+                "unattributed memory and say nothing of how those sites changed",
+                v(f, "side"),
+                f.integer("trace_stacks") > 0
+                    ? fmt::format("they were made before recording started, as its trace holds {} events with a "
+                                  "stack: start _record_memory_history() before the model is built",
+                                  f.integer("trace_stacks"))
+                    : std::string("it records none: record with _record_memory_history()"));
+        case FactKind::stacks_some_captures:
+            return fmt::format(
+                "{} of the {} captures record no allocation stacks ({}): their memory has no sites and no "
+                "categories but unknown, so the site and category trends set the others' sites against "
+                "unattributed memory and say nothing of how those sites changed",
+                f.integer("captures"), f.integer("of"), v(f, "files"));
         case FactKind::focus_filter:
             return "--focus keeps only matching stacks: sites do not add up to the totals";
         case FactKind::pending_free:

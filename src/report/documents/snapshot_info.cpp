@@ -208,9 +208,12 @@ void add_ooms(Node& root, const SnapshotInfo& s) {
         const auto when = fmt::format(
             "on device {}{}", o.device,
             s.trace_first_us && o.time_us >= 0
-                // The first event of all devices' traces: trace --device N counts from N's own.
+                // From the first event of the traces read: --device N reads N's alone.
                 ? fmt::format(", {:.3f} s {}", static_cast<double>(o.time_us - *s.trace_first_us) / 1e6,
-                              s.trace_devices > 1 ? "after the first trace event of any device" : "into the trace")
+                              s.device && s.trace_devices > 1
+                                  ? fmt::format("after device {}'s first trace event", *s.device)
+                              : s.trace_devices > 1 ? std::string("after the first trace event of any device")
+                                                    : std::string("into the trace"))
                 : "");
         ooms.add(oom(o, s.ooms.frame_table, when));
     }

@@ -135,11 +135,9 @@ Node site_record(const analysis::TraceSite& s, const TraceResult& t) {
                                       s.per_iteration_first ? fmt::format(" from #{}", s.per_iteration_first + 1) : "",
                                       run_lengths(s.per_iteration), s.warmup_allocations, s.current_allocations)))
             .people_only();
-    // Before the first iteration and in the last only where iterations were found; a leak's
-    // rate only where they were judged: else a 0 or every allocation would read as a finding.
-    const auto if_iterations = [&](std::int64_t n) {
-        return t.iteration_starts.empty() ? Value::none() : Value::count(n);
-    };
+    // Before the first iteration and in the last only where a whole iteration was found; a
+    // leak's rate only where they were judged: else a 0 or every allocation would read as a finding.
+    const auto if_iterations = [&](std::int64_t n) { return t.iterations == 0 ? Value::none() : Value::count(n); };
     r.add("warmup_allocations", if_iterations(s.warmup_allocations)).machines_only();
     r.add("current_allocations", if_iterations(s.current_allocations)).machines_only();
     r.add("leak_allocations_per_iteration",

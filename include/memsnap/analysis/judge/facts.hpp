@@ -83,7 +83,8 @@ enum class FactKind : std::uint16_t {
     caveat_same_workload,     // behaviour judged on the same sites, one process not shown
     stacks_before_recording,  // trace_stacks: live blocks made before recording started
     no_stacks_recorded,       //
-    stacks_one_side,          // side: the capture that records none ("first" or "second")
+    stacks_one_side,          // side ("first" or "second"), trace_stacks: its live blocks carry no stack
+    stacks_some_captures,     // captures, of, files: those of a trend that record none
     focus_filter,             //
     pending_free,             // before, after
     shares_unknown,           // delta, threshold
