@@ -768,6 +768,18 @@ TEST_SUITE("real") {
             }
         CHECK(peak_named);
 
+        // A pool's reserved bytes are its allocated, pending-free and free blocks (segments that
+        // are not expandable map all of their bytes), on every real capture.
+        for (const auto& file : test::files_in(snapshots, ".pickle")) {
+            CAPTURE(file.filename().string());
+            const auto info = analysis::describe_snapshot(snapshot::load_snapshot(file.string()), {});
+            for (const auto& pool : info.pools)
+                if (pool.expandable_segments == 0)
+                    CHECK(pool.reserved_bytes == pool.allocated_bytes + pool.pending_free_bytes + pool.free_bytes);
+        }
+        CHECK(test::run_memsnap("info " + path("verl-megatron-vllm_pending_free.pickle"))
+                  .out.find("reserved   allocated  pending free        free") != std::string::npos);
+
         // An OOM's time counts from the first event of the traces read: one device's with --device.
         const auto oom_capture = path("constructor-sun-gnn_3dev_expandable_oom.pickle");
         CHECK(test::run_memsnap("info --device 1 " + oom_capture)

@@ -48,6 +48,7 @@ void describe_pools(const snapshot::Snapshot& snap, std::optional<int> device, S
         p.reserved_bytes += seg.total_size;
         for (const auto& b : snap.blocks_of(seg)) {
             if (b.live()) p.allocated_bytes += b.size;
+            if (b.state == snapshot::BlockState::active_pending_free) p.pending_free_bytes += b.size;
             if (b.state == snapshot::BlockState::inactive) {
                 p.free_bytes += b.size;
                 p.largest_free_block_bytes = std::max(p.largest_free_block_bytes, b.size);

@@ -122,7 +122,9 @@ void add_memory(Node& root, const SnapshotInfo& s) {
     per_device.make = [&s](std::size_t i) { return device_row(s.devices[i]); };
 }
 
-Node pool_row(const analysis::PoolUsage& p) {
+// `pending_shown`: some pool holds blocks pending free, so people see the column that makes
+// reserved = allocated + pending free + free add up.
+Node pool_row(const analysis::PoolUsage& p, bool pending_shown) {
     auto row = Node::object("", Layout::facts);
     row.add("device", Value::count(p.device));
     row.add("stream", Value::count(p.stream));
@@ -137,6 +139,8 @@ Node pool_row(const analysis::PoolUsage& p) {
     row.add("expandable_segments", Value::count(p.expandable_segments), "expandable");
     row.add("reserved_bytes", Value::bytes(p.reserved_bytes), "reserved");
     row.add("allocated_bytes", Value::bytes(p.allocated_bytes), "allocated");
+    auto& pending = row.add("pending_free_bytes", Value::bytes(p.pending_free_bytes), "pending free");
+    if (!pending_shown) pending.machines_only();
     row.add("free_bytes", Value::bytes(p.free_bytes), "free");
     row.add("largest_free_block_bytes", Value::bytes(p.largest_free_block_bytes), "largest free block");
     return row;
@@ -149,7 +153,9 @@ void add_pools(Node& root, const SnapshotInfo& s) {
         "pools", Layout::table,
         fmt::format("Pools (largest free block of all: {})", util::human_bytes(s.largest_free_block_bytes))));
     pools.count = s.pools.size();
-    pools.make = [&s](std::size_t i) { return pool_row(s.pools[i]); };
+    const bool pending_shown = std::any_of(s.pools.begin(), s.pools.end(),
+                                           [](const analysis::PoolUsage& p) { return p.pending_free_bytes != 0; });
+    pools.make = [&s, pending_shown](std::size_t i) { return pool_row(s.pools[i], pending_shown); };
 }
 
 void add_categories(Node& root, const SnapshotInfo& s) {

@@ -44,6 +44,7 @@ struct PoolUsage {
     std::int64_t pool_id[2] = {0, 0};  // {0, 0}: the default pool
     std::int64_t segments = 0, expandable_segments = 0;
     std::int64_t reserved_bytes = 0, allocated_bytes = 0, free_bytes = 0;
+    std::int64_t pending_free_bytes = 0;  // freed by the program, held until its stream's work ends
     std::int64_t largest_free_block_bytes = 0;
     bool is_private() const { return pool_id[0] != 0 || pool_id[1] != 0; }
 };
