@@ -314,7 +314,7 @@ std::optional<PeakMoment> peak_moment_by_replay(const Snapshot& snap, int device
     PeakMoment out;
     out.at = static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
     out.allocated = r.allocated[out.at];
-    out.time_us = r.events[out.at > 0 ? out.at - 1 : 0].time_us;
+    out.time_us = r.events.time_before(out.at);
     for (auto a : r.allocations)
         if (a.live_at(out.at)) {
             a.free_event = std::nullopt;

@@ -50,8 +50,7 @@ std::vector<TimelinePoint> timeline(const Replay& r, std::size_t peak, const std
     for (std::size_t i = 0; i <= n; i += step) keep.insert(i);
     std::vector<TimelinePoint> out;
     for (const std::size_t i : keep) {
-        // The state before event i began with event i - 1.
-        const std::int64_t time = n ? r.events[i > 0 ? i - 1 : 0].time_us : -1;
+        const std::int64_t time = n ? r.events.time_before(i) : -1;
         out.push_back({i, time, r.allocated[i], r.reserved[i]});
     }
     return out;
@@ -428,8 +427,7 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     out.peak.bytes = r.allocated[peak];
     out.peak.device = out.device;
     out.peak.event = peak;
-    // Reached by the event before it, when that event happened.
-    out.peak.time_us = r.events.empty() ? -1 : r.events[peak > 0 ? peak - 1 : 0].time_us;
+    out.peak.time_us = r.events.empty() ? -1 : r.events.time_before(peak);
     out.peak.usage = tally.usage([peak](const Allocation& a) { return a.live_at(peak); }, options.top);
 
     if (trace_options.stacks != TraceOptions::Stacks::none)

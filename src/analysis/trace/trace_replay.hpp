@@ -69,6 +69,9 @@ class DeviceEvents {
     snapshot::TraceEvent operator[](std::size_t i) const { return (*all_)[position(i)]; }
     snapshot::TraceEvent front() const { return (*this)[0]; }
     snapshot::TraceEvent back() const { return (*this)[size() - 1]; }
+    // When the state before event `moment` began: the time of the event before it (the first
+    // event's for moment 0). Not for empty events.
+    std::int64_t time_before(std::size_t moment) const { return (*this)[moment > 0 ? moment - 1 : 0].time_us; }
     // The first event at or after `time_us`, for events in time order.
     std::size_t first_at(std::int64_t time_us) const {
         if (every_) {
