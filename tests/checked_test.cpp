@@ -195,7 +195,7 @@ TEST_CASE("ranks: a rank 5 EiB above the others is an outlier" * doctest::test_s
                                 EiB, 5, 0x100000000);
         analysis::AnalysisOptions every;
         every.top = 0;
-        ranks.push_back({r, fmt::format("job-r{}.pickle", r), analysis::describe_snapshot(snap, every), {}});
+        ranks.push_back({r, fmt::format("job-r{}.pickle", r), analysis::describe_snapshot(snap, every), {}, {}});
     }
     const auto result = analysis::compare_ranks(std::move(ranks), {});
     REQUIRE(result.outliers.size() == 1);

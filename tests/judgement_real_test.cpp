@@ -677,21 +677,38 @@ TEST_SUITE("real") {
         // DataParallel replicas: each device holds the 240 MiB copy of the weights; the primary
         // (device 0) holds more beside it, never less.
         CHECK(r.same_workload == Answer::yes);
-        // Device 1 holds less live memory but reserves 78 GiB against a median of 20: no shrink.
+        // Device 1 is judged by what it held when it ran out: 78.29 GiB, far above the median.
         const auto one = std::find_if(r.outliers.begin(), r.outliers.end(), [](const auto& o) { return o.rank == 1; });
         REQUIRE(one != r.outliers.end());
-        CHECK(one->verdict == Verdict::cache_growth);
+        CHECK(one->verdict == Verdict::growth);
+        REQUIRE(one->oom_moment);
+        CHECK(one->allocated_bytes == one->oom_moment->allocated_bytes);
+        CHECK(one->snapshot_allocated_bytes < r.median.allocated_bytes);
         // Its cache is what the OOM left: said beside the verdict, and counted in JSON.
         CHECK(one->ooms == 1);
         for (const auto& o : r.outliers)
             if (o.rank != 1) CHECK(o.ooms == 0);
         // The report says so first, before any rank's levels, and that its levels came after.
         const auto text = report::render(r, report::Format::text, {});
-        const auto verdict_line = text.find("#1    CACHE_GROWTH");
+        const auto verdict_line = text.find("#1    GROWTH");
         REQUIRE(verdict_line != std::string::npos);
-        CHECK(text.find("ran out of memory          these levels are what its out-of-memory error left, not what "
-                        "filled the device: memsnap trace --device 1 shows that moment",
+        CHECK(text.find("ran out of memory          these levels and sites are what it held at its out-of-memory "
+                        "error",
                         verdict_line) != std::string::npos);
+        // Without that moment (no trace to replay it from), the snapshot's levels are all there
+        // is: less live memory but a cache of 78 GiB against a median of 20 is no shrink, and
+        // the levels are said to be what the error left.
+        auto without_moment = analysis::devices_as_ranks(snap, "gnn.pickle", {});
+        for (auto& c : without_moment) c.oom_moment.reset();
+        const auto left = analysis::compare_ranks(std::move(without_moment), {});
+        const auto left_one =
+            std::find_if(left.outliers.begin(), left.outliers.end(), [](const auto& o) { return o.rank == 1; });
+        REQUIRE(left_one != left.outliers.end());
+        CHECK(left_one->verdict == Verdict::cache_growth);
+        const auto left_text = report::render(left, report::Format::text, {});
+        CHECK(left_text.find("ran out of memory          these levels are what its out-of-memory error left, not "
+                             "what filled the device: memsnap trace --device 1 shows that moment") !=
+              std::string::npos);
         const auto json = nlohmann::json::parse(report::render(r, report::Format::json, {}));
         for (const auto& o : json.at("outliers")) CHECK(o.at("ooms") == (o.at("rank") == 1 ? 1 : 0));
         const auto said = text.find("Out of memory\n  - rank 1 (device 1) ran out of memory");
@@ -795,6 +812,38 @@ TEST_SUITE("real") {
         REQUIRE(outliers.size() >= 2);
         CHECK(outliers.at(0).at("rank") == 1);
         CHECK(outliers.at(0).at("ooms") == 1);
+        // It is judged by what it held when it ran out (its snapshot holds what the error left):
+        // the moment trace --device 1 explains, its allocated bytes and its largest site.
+        const auto traced = test::run_memsnap("trace --format json --device 1 " + oom_capture);
+        REQUIRE(traced.exit_code == 0);
+        const auto trace_json = nlohmann::json::parse(traced.out);
+        const auto& oom = trace_json.at("ooms").at(0);
+        const auto& at_oom = outliers.at(0);
+        CHECK(at_oom.at("levels_at") == "oom");
+        CHECK(at_oom.at("oom_event") == oom.at("event"));
+        CHECK(at_oom.at("oom_time_us") == oom.at("time_us"));
+        CHECK(at_oom.at("allocated_bytes") == oom.at("allocated_bytes"));
+        CHECK(at_oom.at("verdict") == "growth");
+        const auto ranks_json = nlohmann::json::parse(ranks.out);
+        const auto median = ranks_json.at("median").at("allocated_bytes").get<std::int64_t>();
+        CHECK(at_oom.at("delta_bytes").get<std::int64_t>() == oom.at("allocated_bytes").get<std::int64_t>() - median);
+        for (const auto& row : ranks_json.at("ranks"))
+            if (row.at("rank") == 1)
+                CHECK(at_oom.at("snapshot_allocated_bytes") == row.at("totals").at("allocated_bytes"));
+        const auto& top_site = oom.at("sites").at(0);
+        CHECK(at_oom.at("sites").at(0).at("bytes") == top_site.at("bytes"));
+        CHECK(at_oom.at("sites").at(0).at("frame") == top_site.at("frame"));
+        // Ranks that did not run out keep their snapshot's levels.
+        for (const auto& other : outliers)
+            if (other.at("rank") != 1) {
+                CHECK(other.at("levels_at") == "snapshot");
+                CHECK(other.at("oom_event").is_null());
+                CHECK(other.at("allocated_bytes") == other.at("snapshot_allocated_bytes"));
+            }
+        const auto ranks_text = test::run_memsnap("ranks " + oom_capture).out;
+        CHECK(ranks_text.find("holding 78.29 GiB allocated at the last") != std::string::npos);
+        CHECK(ranks_text.find("these levels and sites are what it held at its out-of-memory error, 1.451 s after "
+                              "device 1's trace's first event") != std::string::npos);
 
         // Traced allocations live at the end in blocks larger than their request rounded to 512
         // bytes, counted from the capture itself: the trace says how many, and what that means.
@@ -889,7 +938,8 @@ TEST_SUITE("real") {
         for (const char* name : {"silmont2000-a2_forward_fp32.pickle", "silmont2000-a2_forward_bf16.pickle",
                                  "silmont2000-a2_tiny.pickle"}) {
             series.push_back({name, analysis::describe_snapshot(real(name), every)});
-            ranks.push_back({std::nullopt, name, analysis::describe_snapshot(real(name), every), std::nullopt});
+            ranks.push_back(
+                {std::nullopt, name, analysis::describe_snapshot(real(name), every), std::nullopt, std::nullopt});
         }
         // Three programs in no known order: no slope, so --fail-on-growth is not judged.
         const auto trend = analysis::trend_snapshots(series, every, {});

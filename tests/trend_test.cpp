@@ -308,7 +308,7 @@ TEST_SUITE("unit") {
                                     4 * MiB, 5, 0x7f0000000000);
             analysis::AnalysisOptions every;
             every.top = 0;
-            ranks.push_back({r, fmt::format("job-r{}.pickle", r), analysis::describe_snapshot(snap, every), {}});
+            ranks.push_back({r, fmt::format("job-r{}.pickle", r), analysis::describe_snapshot(snap, every), {}, {}});
         }
         analysis::AnalysisOptions options;
         options.top = 3;

@@ -360,8 +360,11 @@ Result run_ranks(const Request& rq) {
     auto read = read_each<RankCapture>(files, [&](std::size_t i) {
         const auto capture = rq.load(files[i]);
         require_snapshot(capture, "ranks needs snapshots");
-        return RankCapture{util::rank_from_file_name(files[i].path), files[i].path, reduce(capture, rq.options),
-                           std::nullopt};
+        auto info = reduce(capture, rq.options);
+        auto moment =
+            info.oom_events > 0 ? rank_oom_moment(capture.snapshot(), rq.options.device, rq.options) : std::nullopt;
+        return RankCapture{util::rank_from_file_name(files[i].path), files[i].path, std::move(info), std::nullopt,
+                           std::move(moment)};
     });
     auto result = compare_ranks(std::move(read.values), rq.options);
     Result out;

@@ -3,6 +3,7 @@
 #include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/analysis/series/ranks.hpp>
 #include <memsnap/analysis/sites/totals.hpp>
+#include <memsnap/analysis/trace/trace.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/util/checked.hpp>
 #include <memsnap/util/format.hpp>
@@ -163,30 +164,44 @@ void medians(const std::vector<RankCapture>& captures, RanksResult& r) {
     r.noise_bytes = std::max(r.noise_bytes, mad);
 }
 
-RankOutlier outlier(const RankCapture& c, std::size_t i, std::int64_t delta, const RanksResult& r,
-                    const RankCapture& median_rank,
-                    const std::vector<std::map<detail::RelativeSite, const SiteUsage*>>& by_site,
-                    const std::map<detail::RelativeSite, const SiteUsage*>& any_site,
+using SitesByKey = std::map<detail::RelativeSite, const SiteUsage*>;
+
+// The levels a rank is judged by: its snapshot's, or those of its out-of-memory moment.
+struct RankLevels {
+    std::int64_t allocated_bytes = 0, reserved_bytes = 0;
+    const std::array<CategoryUsage, category_count>* categories = nullptr;
+    const SitesByKey* sites = nullptr;
+};
+
+RankOutlier outlier(const RankCapture& c, const RankLevels& levels, std::int64_t delta, const RanksResult& r,
+                    const RankCapture& median_rank, const SitesByKey& any_site,
                     const std::map<detail::RelativeSite, std::int64_t>& site_median) {
     RankOutlier o;
     o.rank = *c.rank;
     o.file = c.file;
     // Less live memory but a cache far above the median's is no shrink: its cache grew (the
     // device that ran out of memory reserves the most).
-    const std::int64_t reserved_delta = c.info.totals.reserved_bytes - r.median.reserved_bytes;
+    const std::int64_t reserved_delta = levels.reserved_bytes - r.median.reserved_bytes;
     const bool cache_above = reserved_delta > noise_threshold(ByteRange::exact(r.median.reserved_bytes));
     o.verdict = delta > 0 ? Verdict::growth : cache_above ? Verdict::cache_growth : Verdict::shrink;
-    o.allocated_bytes = c.info.totals.allocated_bytes;
+    o.allocated_bytes = levels.allocated_bytes;
     o.delta_bytes = delta;
     o.ooms = c.info.oom_events;
     o.device = c.device;
-    for (const auto& [key, median] : site_median) {
-        const auto at = by_site[i].find(key);
-        const std::int64_t bytes = at == by_site[i].end() ? 0 : at->second->bytes;
-        if (bytes == median) continue;
-        const SiteUsage& u = at == by_site[i].end() ? *any_site.at(key) : *at->second;
+    o.snapshot_allocated_bytes = c.info.totals.allocated_bytes;
+    o.trace_first_us = c.info.trace_first_us;
+    if (c.oom_moment) o.oom_moment = c.oom_moment;
+    const auto add_site = [&](const detail::RelativeSite& key, std::int64_t median) {
+        const auto at = levels.sites->find(key);
+        const std::int64_t bytes = at == levels.sites->end() ? 0 : at->second->bytes;
+        if (bytes == median) return;
+        const SiteUsage& u = at == levels.sites->end() ? *any_site.at(key) : *at->second;
         o.sites.push_back({u.site, u.category, bytes, median, bytes - median});
-    }
+    };
+    for (const auto& [key, median] : site_median) add_site(key, median);
+    // Sites of its out-of-memory moment that no snapshot holds.
+    for (const auto& [key, u] : *levels.sites)
+        if (!site_median.contains(key)) add_site(key, 0);
     std::sort(o.sites.begin(), o.sites.end(), [](const SiteDelta& a, const SiteDelta& b) {
         if (magnitude(a.delta_bytes) != magnitude(b.delta_bytes))
             return magnitude(a.delta_bytes) > magnitude(b.delta_bytes);
@@ -196,12 +211,19 @@ RankOutlier outlier(const RankCapture& c, std::size_t i, std::int64_t delta, con
     // Against the median rank's categories, not each category's median: the differences add up
     // to the rank's own (a DataParallel primary's parameters show, as its replicas lack them).
     for (std::size_t k = 0; k < category_count; ++k) {
-        const std::int64_t d = c.info.categories[k].bytes - median_rank.info.categories[k].bytes;
+        const std::int64_t d = (*levels.categories)[k].bytes - median_rank.info.categories[k].bytes;
         if (d != 0) o.categories.emplace_back(static_cast<Category>(k), d);
     }
     std::sort(o.categories.begin(), o.categories.end(),
               [](const auto& a, const auto& b) { return magnitude(a.second) > magnitude(b.second); });
     return o;
+}
+
+SitesByKey sites_by_key(const std::vector<SiteUsage>& sites) {
+    SitesByKey out;
+    const auto root = detail::project_root_of(sites);
+    for (const auto& u : sites) out[detail::relative_site(u, root)] = &u;
+    return out;
 }
 
 }  // namespace
@@ -221,24 +243,23 @@ RanksResult compare_ranks(std::vector<RankCapture> input, const AnalysisOptions&
                               .text("kind", devices ? "devices" : "ranks"));
     // Each rank's sites by their path below its own project root: ranks on other machines
     // or checkouts share sites.
-    std::vector<std::map<detail::RelativeSite, const SiteUsage*>> by_site(captures.size());
-    std::map<detail::RelativeSite, const SiteUsage*> any_site;
-    for (std::size_t i = 0; i < captures.size(); ++i) {
-        const auto root = detail::project_root_of(captures[i].info.top_sites);
-        for (const auto& u : captures[i].info.top_sites) {
-            const auto key = detail::relative_site(u, root);
-            by_site[i][key] = &u;
-            any_site.try_emplace(key, &u);
-        }
+    std::vector<SitesByKey> by_site;
+    SitesByKey any_site;
+    for (const auto& c : captures) {
+        by_site.push_back(sites_by_key(c.info.top_sites));
+        any_site.insert(by_site.back().begin(), by_site.back().end());
     }
     medians(captures, r);
     // An out-of-memory error is the first thing to say of a rank, whatever its level.
     for (const auto& c : captures)
-        if (c.info.oom_events > 0)
-            r.warnings.push_back(Fact(FactKind::rank_ooms)
-                                     .count("rank", *c.rank)
-                                     .count("ooms", c.info.oom_events)
-                                     .count("device", c.device.value_or(-1)));
+        if (c.info.oom_events > 0) {
+            auto fact = Fact(FactKind::rank_ooms)
+                            .count("rank", *c.rank)
+                            .count("ooms", c.info.oom_events)
+                            .count("device", c.device.value_or(-1));
+            if (c.oom_moment) fact.bytes("held", c.oom_moment->allocated_bytes);
+            r.warnings.push_back(std::move(fact));
+        }
     std::map<detail::RelativeSite, std::int64_t> site_median;
     for (const auto& [key, u] : any_site) {
         std::vector<std::int64_t> bytes;
@@ -264,10 +285,19 @@ RanksResult compare_ranks(std::vector<RankCapture> input, const AnalysisOptions&
         s.top_sites = c.info.top_sites;
         if (options.top != 0 && s.top_sites.size() > options.top) s.top_sites.resize(options.top);
         r.ranks.push_back(std::move(s));
-        const std::int64_t delta = c.info.totals.allocated_bytes - r.median.allocated_bytes;
+        // A rank that ran out of memory is judged by what it held then: its snapshot holds what
+        // the error left (the failed step's tensors freed into its cache).
+        RankLevels levels{c.info.totals.allocated_bytes, c.info.totals.reserved_bytes, &c.info.categories, &by_site[i]};
+        SitesByKey moment_sites;
+        if (c.oom_moment) {
+            moment_sites = sites_by_key(c.oom_moment->sites);
+            levels = {c.oom_moment->allocated_bytes, c.oom_moment->reserved_bytes, &c.oom_moment->categories,
+                      &moment_sites};
+        }
+        const std::int64_t delta = levels.allocated_bytes - r.median.allocated_bytes;
         // A rank stands out only among replicas shown to run one workload.
         if (magnitude(delta) <= r.noise_bytes || r.same_workload != Answer::yes) continue;
-        r.outliers.push_back(outlier(c, i, delta, r, median_rank, by_site, any_site, site_median));
+        r.outliers.push_back(outlier(c, levels, delta, r, median_rank, any_site, site_median));
     }
     // A rank that ran out of memory first, whatever its levels: what filled it is the question.
     std::stable_sort(r.outliers.begin(), r.outliers.end(), [](const RankOutlier& a, const RankOutlier& b) {
@@ -279,6 +309,26 @@ RanksResult compare_ranks(std::vector<RankCapture> input, const AnalysisOptions&
     return r;
 }
 
+std::optional<RankOomMoment> rank_oom_moment(const snapshot::Snapshot& snap, std::optional<int> device,
+                                             const AnalysisOptions& options) {
+    auto every_site = options;
+    every_site.device = device;
+    every_site.top = 0;
+    auto report = explain_ooms(snap, every_site);
+    if (report.ooms.empty()) return std::nullopt;
+    // The last explained: the error that ended the step (earlier ones may have been retried).
+    const auto& oom = report.ooms.back();
+    RankOomMoment m;
+    m.device = oom.device;
+    m.event = oom.event;
+    m.time_us = oom.time_us;
+    m.allocated_bytes = oom.allocated_bytes;
+    m.reserved_bytes = oom.reserved_bytes;
+    for (std::size_t k = 0; k < category_count; ++k) m.categories[k].bytes = oom.usage.category_bytes[k];
+    for (const auto& s : oom.usage.sites) m.sites.push_back({s.site, s.category, s.bytes, s.allocations, s.has_stack});
+    return m;
+}
+
 std::vector<RankCapture> devices_as_ranks(const snapshot::Snapshot& snap, const std::string& file,
                                           const AnalysisOptions& options) {
     std::vector<RankCapture> out;
@@ -286,7 +336,9 @@ std::vector<RankCapture> devices_as_ranks(const snapshot::Snapshot& snap, const 
         auto one = options;
         one.device = device;
         one.top = 0;
-        out.push_back({device, file, describe_snapshot(snap, one), device});
+        auto info = describe_snapshot(snap, one);
+        auto moment = info.oom_events > 0 ? rank_oom_moment(snap, device, options) : std::nullopt;
+        out.push_back({device, file, std::move(info), device, std::move(moment)});
     }
     return out;
 }

@@ -37,6 +37,7 @@ class SiteTally {
                 LiveSite s;
                 s.site = site_key(index, canon, a.size, category);
                 s.category = category;
+                s.has_stack = !without_stack(canon);
                 sites_.push_back(std::move(s));
             }
             site_of_.push_back(at->second);
@@ -101,6 +102,7 @@ class SiteTally {
             s.site.name = "<made before the trace, freed by zero_grad: gradients of the step before>";
             s.site.category = Category::gradient;
             s.category = Category::gradient;
+            s.has_stack = false;
             sites_.push_back(std::move(s));
         }
         return at->second;

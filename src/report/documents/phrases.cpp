@@ -443,19 +443,24 @@ std::string series_phrase(const Fact& f) {
                 return fmt::format("{} is given {} times: it is compared with itself", v(f, "file"),
                                    f.integer("times"));
             return fmt::format("{} is given as both BEFORE and AFTER: it is compared with itself", v(f, "file"));
-        case FactKind::rank_ooms:
+        case FactKind::rank_ooms: {
             // Its snapshot comes after the failure: what it holds then is not what filled it.
-            return f.integer("device") >= 0
-                       ? fmt::format(
-                             "rank {} (device {}) ran out of memory: {} out-of-memory event(s) in the trace; "
-                             "its snapshot was taken after, so its levels here are not what filled it "
-                             "(memsnap trace --device {} shows that moment)",
-                             f.integer("rank"), f.integer("device"), f.integer("ooms"), f.integer("device"))
-                       : fmt::format(
-                             "rank {} ran out of memory: {} out-of-memory event(s) in the trace; its snapshot "
-                             "was taken after, so its levels here are not what filled it (memsnap trace "
-                             "shows that moment)",
-                             f.integer("rank"), f.integer("ooms"));
+            const bool device = f.integer("device") >= 0;
+            const auto who = device ? fmt::format("rank {} (device {})", f.integer("rank"), f.integer("device"))
+                                    : fmt::format("rank {}", f.integer("rank"));
+            const auto shows =
+                device ? fmt::format("memsnap trace --device {}", f.integer("device")) : std::string("memsnap trace");
+            if (f.has("held"))
+                return fmt::format(
+                    "{} ran out of memory: {} out-of-memory event(s) in the trace, holding {} allocated at the "
+                    "last; its snapshot was taken after, so its levels in the table are what the error left ({} "
+                    "shows that moment)",
+                    who, f.integer("ooms"), v(f, "held"), shows);
+            return fmt::format(
+                "{} ran out of memory: {} out-of-memory event(s) in the trace; its snapshot was taken after, so "
+                "its levels here are not what filled it ({} shows that moment)",
+                who, f.integer("ooms"), shows);
+        }
         case FactKind::step_differs:
             return fmt::format("the captures are of different steps ({}): ranks are compared at one step",
                                v(f, "steps"));

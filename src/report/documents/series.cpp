@@ -231,15 +231,36 @@ Node outlier_record(const analysis::RankOutlier& o, std::int64_t median_rank) {
     r.add("allocated_bytes", Value::bytes(o.allocated_bytes), "allocated").in_headline();
     r.add("delta_bytes", Value::signed_bytes(o.delta_bytes), "against the median").in_headline();
     r.add("ooms", Value::count(o.ooms)).machines_only();
-    if (o.ooms > 0)
+    const auto& moment = o.oom_moment;
+    r.add("levels_at", Value::word(moment ? "oom" : "snapshot")).machines_only();
+    r.add("oom_event", moment ? Value::count(static_cast<std::int64_t>(moment->event)) : Value::none()).machines_only();
+    r.add("oom_time_us", moment && moment->time_us >= 0 ? Value::count(moment->time_us) : Value::none())
+        .machines_only();
+    r.add("snapshot_allocated_bytes", Value::bytes(o.snapshot_allocated_bytes)).machines_only();
+    const auto shows =
+        o.device ? fmt::format("memsnap trace --device {}", *o.device) : std::string("memsnap trace on its file");
+    if (moment) {
+        const auto when = o.trace_first_us && moment->time_us >= 0
+                              ? fmt::format(", {:.3f} s after {} trace's first event",
+                                            static_cast<double>(moment->time_us - *o.trace_first_us) / 1e6,
+                                            o.device ? fmt::format("device {}'s", *o.device) : std::string("its"))
+                              : std::string();
+        r.add("at_oom",
+              Value::text_of(fmt::format(
+                  "these levels and sites are what it held at {}{}, replayed from its trace, against the median of "
+                  "the ranks' snapshots; its own snapshot, taken after, holds {} allocated ({} shows that moment)",
+                  o.ooms == 1 ? "its out-of-memory error" : "the last of its out-of-memory errors", when,
+                  util::human_bytes(o.snapshot_allocated_bytes), shows)),
+              "ran out of memory")
+            .people_only();
+    } else if (o.ooms > 0) {
         r.add("after_oom",
               Value::text_of(fmt::format("these levels are what {} left, not what filled the device: {} shows "
                                          "that moment",
-                                         o.ooms == 1 ? "its out-of-memory error" : "its out-of-memory errors",
-                                         o.device ? fmt::format("memsnap trace --device {}", *o.device)
-                                                  : std::string("memsnap trace on its file"))),
+                                         o.ooms == 1 ? "its out-of-memory error" : "its out-of-memory errors", shows)),
               "ran out of memory")
             .people_only();
+    }
     auto& cats =
         r.add(Node::object("categories", Layout::line, fmt::format("categories against rank {}", median_rank)));
     for (const auto& [category, delta] : o.categories)

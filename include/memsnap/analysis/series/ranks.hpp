@@ -18,11 +18,23 @@
 
 namespace memsnap::analysis {
 
+// What a rank held when it ran out of memory, replayed from its trace to its last explained
+// out-of-memory event: its snapshot, taken after, holds what the error left.
+struct RankOomMoment {
+    int device = 0;
+    std::size_t event = 0;      // position in the device's trace
+    std::int64_t time_us = -1;  // as the trace gives it
+    std::int64_t allocated_bytes = 0, reserved_bytes = 0;
+    std::array<CategoryUsage, category_count> categories{};  // bytes only
+    std::vector<SiteUsage> sites;                            // by bytes
+};
+
 struct RankCapture {
     std::optional<std::int64_t> rank;  // from the file name (or the device); else the order given
     std::string file;
     SnapshotContents info;      // describe_snapshot with every site
     std::optional<int> device;  // a device of one capture compared as a rank
+    std::optional<RankOomMoment> oom_moment;
 };
 
 struct RankSummary {
@@ -50,6 +62,11 @@ struct RankOutlier {
     // what they left (a cache the failed step's tensors were freed into), not what filled it.
     std::int64_t ooms = 0;
     std::optional<int> device;  // when the ranks are one capture's devices
+    // Set when the levels above are those of its out-of-memory moment (replayed from its trace),
+    // against the median of the ranks' snapshots; then what its own snapshot holds.
+    std::optional<RankOomMoment> oom_moment;
+    std::int64_t snapshot_allocated_bytes = 0;
+    std::optional<std::int64_t> trace_first_us;  // of the rank's trace, for the moment's offset
 };
 
 struct RanksResult {
@@ -70,6 +87,11 @@ struct RanksResult {
 
 // Throws Error (input) for fewer than two captures, (usage) for ranks named twice.
 RanksResult compare_ranks(std::vector<RankCapture> captures, const AnalysisOptions& options);
+
+// What a rank's capture held at its last out-of-memory event (of `device`, else of any device);
+// none without one.
+std::optional<RankOomMoment> rank_oom_moment(const snapshot::Snapshot& snap, std::optional<int> device,
+                                             const AnalysisOptions& options);
 
 // The devices of one multi-device capture as ranks (DataParallel replicas, or the stages of a
 // model split across devices).

@@ -17,6 +17,7 @@ struct LiveSite {
     Category category = Category::unknown;
     std::int64_t bytes = 0;
     std::int64_t allocations = 0;
+    bool has_stack = true;  // false: allocations without a stack, grouped by size
 };
 
 struct MomentUsage {
