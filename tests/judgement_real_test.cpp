@@ -717,6 +717,68 @@ TEST_SUITE("real") {
         CHECK(text.find("its snapshot was taken after") != std::string::npos);
     }
 
+    TEST_CASE("review 8: an optimizer step's temporaries at a trace's peak are temporary and not optimizer_state") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto path = [](const char* name) { return test::quote(test::real_dir() / "snapshots" / name); };
+        // Counted here from the trace itself: an allocation live at the peak whose stack runs
+        // through torch/optim/optimizer.py's step wrapper, freed before the next allocation
+        // whose stack does not, after the last such allocation before the peak.
+        for (const char* name : {"bcrafton-a2_compiled_benchmark.pickle", "wedsonlin-a2_medium128_training.pickle",
+                                 "nothanmin-a2_train_step.pickle"}) {
+            CAPTURE(name);
+            const auto snap = real(name);
+            const auto in_step = [&](snapshot::StackId stack) {
+                for (const auto f : snap.stacks.frames(stack))
+                    if (snap.strings.view(snap.frames[f].filename).ends_with("torch/optim/optimizer.py")) return true;
+                return false;
+            };
+            const auto run = test::run_memsnap("trace --format json " + path(name));
+            REQUIRE(run.exit_code == 0);
+            const auto traced = nlohmann::json::parse(run.out);
+            const auto peak = traced.at("peak").at("event").get<std::size_t>();
+            std::vector<snapshot::TraceEvent> events;
+            for (const auto e : snap.events)
+                if (e.device == 0) events.push_back(e);
+            REQUIRE(peak <= events.size());
+            std::size_t step_begin = peak, step_end = peak;
+            while (step_begin > 0 && !(events[step_begin - 1].action() == snapshot::TraceAction::alloc &&
+                                       !in_step(events[step_begin - 1].stack)))
+                --step_begin;
+            while (step_end < events.size() &&
+                   !(events[step_end].action() == snapshot::TraceAction::alloc && !in_step(events[step_end].stack)))
+                ++step_end;
+            std::map<std::int64_t, std::int64_t> made;  // address -> bytes, made in the step before the peak
+            for (std::size_t i = step_begin; i < peak; ++i) {
+                const auto e = events[i];
+                if (e.action() == snapshot::TraceAction::alloc && in_step(e.stack))
+                    made[e.addr] = (e.size + 511) / 512 * 512;
+                if (e.action() == snapshot::TraceAction::free_completed) made.erase(e.addr);
+            }
+            std::int64_t temporary = 0;
+            for (std::size_t i = peak; i < step_end; ++i)
+                if (const auto e = events[i]; e.action() == snapshot::TraceAction::free_completed)
+                    if (const auto at = made.find(e.addr); at != made.end()) {
+                        temporary += at->second;
+                        made.erase(at);
+                    }
+            CHECK(traced.at("peak").at("categories").at("temporary") == temporary);
+            // A diff's one-pass peak says the same.
+            const auto diffed = test::run_memsnap("diff --format json " + path(name) + " " + path(name));
+            const auto diff_json = nlohmann::json::parse(diffed.out);
+            CHECK(diff_json.at("peaks").at("after").at("categories").at("temporary") == temporary);
+            for (const auto& site : traced.at("peak").at("sites"))
+                if (site.at("category") == "temporary") CHECK(site.at("frame").at("name") == "step");
+        }
+        // Two of them hold some: the update terms of the user's AdamW (optimizer.py:78, :80).
+        const auto bcrafton = nlohmann::json::parse(
+            test::run_memsnap("trace --format json " + path("bcrafton-a2_compiled_benchmark.pickle")).out);
+        CHECK(bcrafton.at("peak").at("categories").at("temporary") == 463168512);
+        // The state it keeps (exp_avg, exp_avg_sq: lines 74 and 75) is still optimizer_state.
+        for (const auto& site : bcrafton.at("peak").at("sites"))
+            if (site.at("frame").at("line") == 74 || site.at("frame").at("line") == 75)
+                CHECK(site.at("category") == "optimizer_state");
+    }
+
     TEST_CASE("fresh-eyes findings 7: one side without stacks / peaks of other devices / blocks larger than asked") {
         if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         const auto snapshots = test::real_dir() / "snapshots";

@@ -62,18 +62,18 @@ constexpr CategoryRule kRules[] = {
 constexpr std::size_t kRuleCount = sizeof(kRules) / sizeof(kRules[0]);
 static_assert(kRuleCount <= 32);  // a bit each in path_rules and function_rules
 
-constexpr Category kAll[] = {Category::parameter,       Category::gradient,      Category::autograd_detail,
-                             Category::optimizer_state, Category::activation,    Category::autocast_cache,
-                             Category::compiled_graph,  Category::communication, Category::workspace,
-                             Category::unknown};
+constexpr Category kAll[] = {Category::parameter,       Category::gradient,       Category::autograd_detail,
+                             Category::optimizer_state, Category::temporary,      Category::activation,
+                             Category::autocast_cache,  Category::compiled_graph, Category::communication,
+                             Category::workspace,       Category::unknown};
 static_assert(sizeof(kAll) / sizeof(kAll[0]) == category_count);
 
 }  // namespace
 
 std::string_view to_string(Category category) {
-    static constexpr std::string_view names[] = {"parameter",  "gradient",       "autograd_detail", "optimizer_state",
-                                                 "activation", "autocast_cache", "compiled_graph",  "communication",
-                                                 "workspace",  "unknown"};
+    static constexpr std::string_view names[] = {"parameter",     "gradient",   "autograd_detail", "optimizer_state",
+                                                 "temporary",     "activation", "autocast_cache",  "compiled_graph",
+                                                 "communication", "workspace",  "unknown"};
     return names[static_cast<std::size_t>(category)];
 }
 

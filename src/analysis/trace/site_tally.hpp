@@ -20,17 +20,21 @@ namespace memsnap::analysis::detail {
 // bytes. Each allocation's site is resolved once, so a moment costs one pass of additions.
 class SiteTally {
   public:
-    SiteTally(const std::vector<Allocation>& allocations, StackIndex& index) : allocations_(allocations) {
+    // `temporary`: per allocation, an optimizer step's temporaries (step_temporaries), or empty.
+    SiteTally(const std::vector<Allocation>& allocations, StackIndex& index, const std::vector<bool>& temporary = {})
+        : allocations_(allocations) {
         SiteIds ids;
         site_of_.reserve(allocations.size());
-        for (const auto& a : allocations) {
+        for (std::size_t i = 0; i < allocations.size(); ++i) {
+            const auto& a = allocations[i];
             const auto canon = index.stack(0, a.stack);
             if (a.stack == snapshot::no_stack && a.freed_by != snapshot::no_stack &&
                 freed_by_zero_grad(index, index.stack(0, a.freed_by))) {
                 site_of_.push_back(previous_gradients(ids));
                 continue;
             }
-            const auto category = index.category(0, a.stack, a.asked());
+            const auto category =
+                !temporary.empty() && temporary[i] ? Category::temporary : index.category(0, a.stack, a.asked());
             const auto [at, added] = ids.try_emplace({site_token(index, canon, a.size), category},
                                                      static_cast<std::uint32_t>(sites_.size()));
             if (added) {

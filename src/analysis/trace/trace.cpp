@@ -1,5 +1,6 @@
 #include "peak_moment.hpp"
 #include "site_tally.hpp"
+#include "step_temporaries.hpp"
 #include "trace_iterations.hpp"
 #include "trace_oom.hpp"
 #include "trace_replay.hpp"
@@ -237,7 +238,8 @@ std::size_t sites_limit(const AnalysisOptions& options) {
 }
 
 // The stacks of the allocations live at the replay's peak (or at its end), for pictures.
-StackProfile stacks_at(const Snapshot& snap, const Replay& r, StackIndex& index, bool at_peak) {
+StackProfile stacks_at(const Snapshot& snap, const Replay& r, StackIndex& index, const std::vector<bool>& temporaries,
+                       bool at_peak) {
     const auto peak =
         static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
     StackProfile out;
@@ -246,9 +248,12 @@ StackProfile stacks_at(const Snapshot& snap, const Replay& r, StackIndex& index,
                 : ProfileSubject{ProfileSubject::Kind::live_at_end, snap.source.path, {}, 0, 0};
     out.measure = "live bytes";
     StackTotals by_stack;
-    for (const auto& a : r.allocations) {
+    for (std::size_t i = 0; i < r.allocations.size(); ++i) {
+        const auto& a = r.allocations[i];
         if (at_peak ? !a.live_at(peak) : a.free_event.has_value()) continue;
-        auto& s = by_stack[{index.stack(0, a.stack), index.category(0, a.stack, a.asked())}];
+        const auto category =
+            !temporaries.empty() && temporaries[i] ? Category::temporary : index.category(0, a.stack, a.asked());
+        auto& s = by_stack[{index.stack(0, a.stack), category}];
         s.first += a.size;
         ++s.second;
     }
@@ -408,7 +413,8 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
 
     StackIndex index({&snap}, options.rules, options.stacks);
     FrameTableBuilder frames(index, out.frame_table);
-    const SiteTally tally(r.allocations, index);
+    const auto temporaries = detail::step_temporaries(r, index);
+    const SiteTally tally(r.allocations, index, temporaries);
 
     const auto it = detail::find_iterations(snap, r, out.device, index);
     out.iterations = it.complete();
@@ -431,7 +437,7 @@ TraceResult analyze_trace(const Snapshot& snap, const AnalysisOptions& options, 
     out.peak.usage = tally.usage([peak](const Allocation& a) { return a.live_at(peak); }, options.top);
 
     if (trace_options.stacks != TraceOptions::Stacks::none)
-        out.stacks = stacks_at(snap, r, index, trace_options.stacks == TraceOptions::Stacks::peak);
+        out.stacks = stacks_at(snap, r, index, temporaries, trace_options.stacks == TraceOptions::Stacks::peak);
     out.ooms =
         ooms_of(snap, r, out.device, index, tally, frames, options, trace_options, kMaxOomsExplained, out.ooms_total);
     live_sites(r, tally, it, index, frames, sites_limit(options), out);
@@ -490,7 +496,7 @@ OomReport explain_ooms(const Snapshot& snap, const AnalysisOptions& options, con
     FrameTableBuilder frames(index, out.frame_table);
     for (const int device : devices) {
         const auto r = detail::replay(snap, device);
-        const SiteTally tally(r.allocations, index);
+        const SiteTally tally(r.allocations, index, detail::step_temporaries(r, index));
         const std::size_t room = kMaxOomsExplained - std::min(kMaxOomsExplained, out.ooms.size());
         for (auto& o : ooms_of(snap, r, device, index, tally, frames, options, trace_options, room, out.ooms_total))
             out.ooms.push_back(std::move(o));
@@ -510,7 +516,8 @@ std::optional<Peak> trace_peak(const Snapshot& snap, const AnalysisOptions& opti
     // One moment: only what is live then needs a site (a long trace's allocations are mostly
     // freed long before or made long after).
     StackIndex index({&snap}, options.rules, options.stacks);
-    const SiteTally tally(moment->live, index);
+    const SiteTally tally(moment->live, index,
+                          detail::step_temporaries_at(snap, device, moment->at, moment->live, index));
     Peak peak;
     peak.bytes = moment->allocated;
     peak.device = device;
@@ -534,7 +541,7 @@ StackProfile trace_stacks(const Snapshot& snap, const AnalysisOptions& options, 
     // Block history without trace events: what is live is all there is.
     if (r.events.empty()) return live_stacks(snap, options);
     StackIndex index({&snap}, options.rules, options.stacks);
-    return stacks_at(snap, r, index, at_peak);
+    return stacks_at(snap, r, index, detail::step_temporaries(r, index), at_peak);
 }
 
 }  // namespace memsnap::analysis

@@ -206,6 +206,21 @@ void count_back(Replay& r, std::int64_t allocated_end, std::int64_t reserved_end
 
 }  // namespace
 
+DeviceEvents events_of(const snapshot::Snapshot& snap, int device) {
+    DeviceEvents events(snap.events);
+    const auto& trace = snap.events;
+    std::size_t on_device = 0;
+    for (std::size_t i = 0; i < trace.size(); ++i) on_device += trace.device_at(i) == device;
+    if (on_device == trace.size()) {
+        events.take_all();
+        return events;
+    }
+    events.reserve(on_device);
+    for (std::size_t i = 0; i < trace.size(); ++i)
+        if (trace.device_at(i) == device) events.push_back(i);
+    return events;
+}
+
 std::int64_t block_size(std::int64_t requested) {
     constexpr std::int64_t kMinBlock = 512;
     if (requested <= kMinBlock) return kMinBlock;
@@ -233,13 +248,7 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
                                       on_device, allocations, std::numeric_limits<std::uint32_t>::max() - 1),
                           snap.source.path);
     r.allocations.reserve(allocations);
-    if (on_device == snap.events.size()) {
-        r.events.take_all();
-    } else {
-        r.events.reserve(on_device);
-        for (std::size_t i = 0; i < trace.size(); ++i)
-            if (trace.device_at(i) == device) r.events.push_back(i);
-    }
+    r.events = events_of(snap, device);
     const std::size_t n = r.events.size();
 
     LiveAllocations live(r.allocations);

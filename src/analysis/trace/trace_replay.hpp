@@ -90,6 +90,9 @@ class DeviceEvents {
     bool every_ = false;
 };
 
+// One device's events of a trace.
+DeviceEvents events_of(const snapshot::Snapshot& snap, int device);
+
 struct Replay {
     explicit Replay(const snapshot::Snapshot& snap) : events(snap.events) {}
     DeviceEvents events;

@@ -1,6 +1,7 @@
 // The interactive view's data: the replay aggregated into bands, a grid of sampled totals,
 // and moments that hold exactly what is live there (see view.hpp).
 #include "site_tally.hpp"
+#include "step_temporaries.hpp"
 #include "trace_iterations.hpp"
 #include "trace_replay.hpp"
 
@@ -380,7 +381,7 @@ TraceView trace_view(const Snapshot& snap, const AnalysisOptions& options) {
         if (r.events[i].action() == TraceAction::snapshot) v.snapshots.push_back(i);
     }
     StackIndex index({&snap}, options.rules, options.stacks);
-    const detail::SiteTally tally(r.allocations, index);
+    const detail::SiteTally tally(r.allocations, index, detail::step_temporaries(r, index));
     if (n) v.iterations = detail::find_iterations(snap, r, v.device, index).starts;
     if (v.iterations.size() > limits::view_grid / 2) v.iterations.clear();  // too many to mark
     for (std::uint32_t s = 0; s < tally.site_count(); ++s)

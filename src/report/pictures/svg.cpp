@@ -30,6 +30,7 @@ constexpr std::array<const char*, analysis::category_count> kCategoryColors = {
     "#d4a373",  // gradient
     "#e8c39e",  // autograd_detail
     "#b5a1d6",  // optimizer_state
+    "#d9cdeb",  // temporary
     "#f2c14e",  // activation
     "#9ccc8c",  // autocast_cache
     "#e5989b",  // compiled_graph
@@ -212,7 +213,8 @@ FlameBody flame_body(const analysis::StackProfile& p, const std::vector<TreeNode
     return body;
 }
 
-std::string legend_svg(bool differential, double y) {
+std::string legend_svg(const analysis::StackProfile& p, double y) {
+    const bool differential = p.differential;
     std::string out;
     double x = kMargin;
     const auto swatch = [&](const std::string& color, std::string_view text, double step) {
@@ -228,8 +230,11 @@ std::string legend_svg(bool differential, double y) {
         swatch("#dddddd", "unchanged", 110);
         return out;
     }
+    // The categories drawn: all eleven would not fit in 1200 pixels.
+    std::array<bool, analysis::category_count> drawn{};
+    for (const auto& s : p.samples) drawn[static_cast<std::size_t>(s.category)] = true;
     for (std::size_t k = 0; k < analysis::category_count; ++k)
-        swatch(kCategoryColors[k], analysis::to_string(static_cast<analysis::Category>(k)), 118);  // ten in 1200
+        if (drawn[k]) swatch(kCategoryColors[k], analysis::to_string(static_cast<analysis::Category>(k)), 118);
     return out;
 }
 
@@ -260,7 +265,7 @@ std::string profile_svg(const analysis::StackProfile& p, analysis::Side side) {
             kMargin, legend_y + 34, kMaxBoxes, kMaxBoxBytes >> 20, body.frames_left,
             util::human_bytes(body.bytes_left));
     return header(legend_y + (budget.empty() ? 40 : 56), profile_title(p), subtitle) + body.svg +
-           legend_svg(p.differential, legend_y) + budget + "</svg>\n";
+           legend_svg(p, legend_y) + budget + "</svg>\n";
 }
 
 std::string trace_timeline_svg(const analysis::TraceResult& t) {

@@ -18,7 +18,7 @@
   const SVG_NS = 'http://www.w3.org/2000/svg';
   const CATEGORY_COLORS = {
     parameter: '#8fbcd4', gradient: '#d4a373', autograd_detail: '#e8c39e', optimizer_state: '#b5a1d6',
-    activation: '#f2c14e',
+    temporary: '#d9cdeb', activation: '#f2c14e',
     autocast_cache: '#9ccc8c', compiled_graph: '#e5989b', communication: '#7fc8c0', workspace: '#c9c27a',
     unknown: '#c8c8c8',
   };

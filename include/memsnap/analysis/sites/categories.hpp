@@ -15,6 +15,7 @@ enum class Category : std::uint8_t {
     gradient,
     autograd_detail,  // made in backward, not a parameter's gradient: gradients of activations
     optimizer_state,
+    temporary,  // made in an optimizer step and freed in it (a trace tells; a stack alone does not)
     activation,
     autocast_cache,
     compiled_graph,
@@ -22,7 +23,7 @@ enum class Category : std::uint8_t {
     workspace,
     unknown,
 };
-inline constexpr std::size_t category_count = 10;
+inline constexpr std::size_t category_count = 11;
 std::string_view to_string(Category category);
 // Every category, in report order.
 std::span<const Category> all_categories();
