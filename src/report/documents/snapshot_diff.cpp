@@ -39,6 +39,11 @@ void add_header(Node& root, const SnapshotDiff& d) {
         .people_only();
 }
 
+// Rates per step are behaviour: with steps, in a known order, between captures that may be one
+// run. Otherwise people see the change itself (a rate "per capture" of two captures is their
+// change, and between separate runs not a rate of anything); JSON keeps its per-step keys.
+bool rates_shown(const SnapshotDiff& d) { return d.steps.known() && d.comparability.behaviour_allowed(); }
+
 void add_verdict(Node& root, const SnapshotDiff& d) {
     root.add(headline(d.headline));
     auto& v = root.add(Node::object("verdict_block", Layout::section, "Verdict"));
@@ -46,11 +51,8 @@ void add_verdict(Node& root, const SnapshotDiff& d) {
     v.add("verdict", Value::verdict(analysis::to_string(d.verdict))).in_headline();
     auto& rates = v.add(Node::object("rates", Layout::line)).people_only();
     rates.in_headline();
-    // With steps, a rate; without, the change itself (a rate "per capture" of two captures is
-    // their change, and between separate runs not a rate of anything).
     const auto change = [&](const analysis::TotalChange& t) {
-        return d.steps.known() && d.comparability.order_known ? Value::rate(t.per_step, true)
-                                                              : Value::signed_bytes(t.delta);
+        return rates_shown(d) ? Value::rate(t.per_step, true) : Value::signed_bytes(t.delta);
     };
     rates.add("allocated", change(d.totals.allocated), "allocated");
     rates.add("reserved", change(d.totals.reserved), "reserved");
@@ -75,7 +77,9 @@ void add_totals(Node& root, const SnapshotDiff& d) {
         row.add("before", Value::bytes(t.before));
         row.add("after", Value::bytes(t.after));
         row.add("delta", Value::signed_bytes(t.delta));
-        row.add("per_step", Value::rate(t.per_step, d.steps.known()), util::per_unit(d.steps.known()).data());
+        auto& per_step =
+            row.add("per_step", Value::rate(t.per_step, d.steps.known()), util::per_unit(d.steps.known()).data());
+        if (!rates_shown(d)) per_step.machines_only();  // the delta column says it
     }
     auto& blocks = root.add(Node::object("blocks", Layout::line, "live blocks"));
     blocks.add("live_before", Value::count(d.live_blocks_before), "before");
@@ -131,7 +135,12 @@ void add_diagnosis(Node& root, const SnapshotDiff& d) {
 Node site_record(const analysis::SiteChange& s, const SnapshotDiff& d) {
     auto r = Node::object("", Layout::facts);
     r.add("rank", Value::count(static_cast<std::int64_t>(s.rank))).in_headline();
-    r.add("growth_bytes_per_step", Value::rate(s.growth_bytes_per_step, d.steps.known()), "growth").in_headline();
+    if (rates_shown(d)) {
+        r.add("growth_bytes_per_step", Value::rate(s.growth_bytes_per_step, true), "growth").in_headline();
+    } else {
+        r.add("growth_bytes_per_step", Value::rate(s.growth_bytes_per_step, d.steps.known())).machines_only();
+        r.add("change", Value::signed_bytes(s.delta_bytes), "change").people_only().in_headline();
+    }
     r.add("verdict", Value::verdict(analysis::to_string(s.verdict))).in_headline();
     add_site(r, s.site);
     r.add("has_stack", Value::flag(s.has_stack)).machines_only();
@@ -179,8 +188,8 @@ void add_sites(Node& root, const SnapshotDiff& d) {
     if (d.sites_below_min_growth) why += fmt::format(", {} below --min-growth", d.sites_below_min_growth);
     auto& sites = root.add(
         Node::list("sites", Layout::records,
-                   fmt::format("Sites, leaks first, by the size of their change per {} ({} of {} sites{})",
-                               d.steps.known() ? "step" : "capture", d.sites_total - hidden, d.sites_total, why)));
+                   fmt::format("Sites, leaks first, by the size of their change{} ({} of {} sites{})",
+                               rates_shown(d) ? " per step" : "", d.sites_total - hidden, d.sites_total, why)));
     sites.primary = true;
     sites.prototype = std::make_shared<const Node>(site_record(analysis::SiteChange{}, d));  // CSV header of none
     sites.note = d.sites_total == 0 ? "No live blocks in either capture." : "No site passes the filters.";
