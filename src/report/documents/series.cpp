@@ -112,7 +112,8 @@ Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
                 : fmt::format("{} between {} and {}, blocks between {} and {}", sparkline(s.bytes_by_step),
                               util::human_bytes(lowest(s.bytes_by_step)), util::human_bytes(highest(s.bytes_by_step)),
                               lowest(s.blocks_by_step), highest(s.blocks_by_step));
-    if (s.fit.first_step)
+    // "First" needs an order: in no known order the shape shows where it is held.
+    if (s.fit.first_step && ordered)
         shape += t.steps_known ? fmt::format(", first seen at step {}", *s.fit.first_step)
                                : fmt::format(", first seen in capture {}", *s.fit.first_step + 1);
     r.add("shape", Value::text_of(shape)).people_only();
