@@ -771,9 +771,9 @@ TEST_SUITE("real") {
         }
         // In no known order (fp32 against bf16: the second's trace ends before the first's
         // begins), no site is "first seen" anywhere, though JSON keeps first_step.
-        const auto unordered = test::run_memsnap("trend --steps 1,2,3 " + path("silmont2000-a2_forward_fp32.pickle") +
-                                                 " " + path("silmont2000-a2_forward_bf16.pickle") + " " +
-                                                 path("silmont2000-a2_tiny.pickle"));
+        const auto unordered =
+            test::run_memsnap("trend --steps 1,2,3 " + path("silmont2000-a2_forward_fp32.pickle") + " " +
+                              path("silmont2000-a2_forward_bf16.pickle") + " " + path("silmont2000-a2_tiny.pickle"));
         REQUIRE(unordered.exit_code == 0);
         CHECK(unordered.out.find("in no known order") != std::string::npos);
         CHECK(unordered.out.find("first seen") == std::string::npos);
