@@ -89,6 +89,12 @@ Value Value::count_range(ByteRange r) {
     return out;
 }
 
+Value Value::change_range(ByteRange r, bool bytes) {
+    auto out = bytes ? range(r) : count_range(r);
+    out.change = true;
+    return out;
+}
+
 Node Node::of(std::string key, Value value, std::string label) {
     Node n;
     n.kind = Kind::value;

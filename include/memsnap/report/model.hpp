@@ -53,6 +53,7 @@ struct Value {
     bool per_step = true;      // rate: per step, else per capture
     bool python = true;        // frame: a Python frame (else C++)
     bool compiled = false;     // frame of a site: allocated inside torch.compile's generated code
+    bool change = false;       // range, count_range: a change, signed for people ("+7.00 MiB … +9.00 MiB")
     std::string text;          // text, word, verdict, json; a frame's file name
     std::string name;          // a frame's function
     std::string unit;          // count: what is counted, for people ("allocation": "6 allocations")
@@ -75,6 +76,7 @@ struct Value {
     static Value frame(std::string filename, std::int64_t line, std::string name, bool python = true);
     static Value range(ByteRange r);
     static Value count_range(ByteRange r);
+    static Value change_range(ByteRange r, bool bytes);
     static Value json(std::string v);
     static Value numbers(std::vector<std::int64_t> v);
     template <class T>

@@ -32,10 +32,6 @@ Value range_of(std::string_view key, ByteRange r) {
     return stats::is_byte_metric(key) ? Value::range(r) : Value::count_range(r);
 }
 
-Value optional_range(std::string_view key, const std::optional<ByteRange>& r) {
-    return r ? range_of(key, *r) : Value::none();
-}
-
 // A value cudaMallocAsync does not track (its tables give 0) is none, a dash in text.
 Value tracked_or_none(const stats::StatsTable& t, std::string_view key) {
     const auto* value = stats::tracked_value(t, key);
@@ -105,8 +101,12 @@ Node metrics_table(const analysis::DeviceDiff& d, bool steps_known) {
         row.add("metric", Value::word(key));
         row.add("before", range_of(key, m.before));
         row.add("after", range_of(key, m.after));
-        row.add("delta", range_of(key, m.delta)).label = "change";
-        row.add("per_step", optional_range(key, m.per_step), util::per_unit(steps_known).data());
+        row.add("delta", Value::change_range(m.delta, stats::is_byte_metric(key))).label = "change";
+        auto& per_step = row.add(
+            "per_step", m.per_step ? Value::change_range(*m.per_step, stats::is_byte_metric(key)) : Value::none(),
+            util::per_unit(steps_known).data());
+        if (!steps_known) per_step.machines_only();  // two captures: the change; more: the series lines
+
         if (!key_metric(key)) row.machines_only();
     }
     return out;
@@ -189,7 +189,8 @@ Node device_record(const analysis::DeviceDiff& d, bool steps_known) {
     r.add(metrics_table(d, steps_known));
     r.add(series_of(d));
     r.add(trends_of(d));
-    if (d.series.size() > 1)
+    // Two points are the metrics table's before and after.
+    if (d.series.size() > 2)
         r.add(sentences("series_lines", series_lines(d),
                         fmt::format("series ({} tables: {})", d.series.size(), points_text(d))))
             .people_only();

@@ -71,9 +71,11 @@ std::string for_people(const Value& v) {
             return out;
         }
         case K::range:
-            return util::format_range_compact({v.integer, v.high}, true);
-        case K::count_range:
-            return util::format_range_compact({v.integer, v.high}, false);
+        case K::count_range: {
+            const bool bytes = v.kind == K::range;
+            if (v.change) return util::format_delta({v.integer, v.high}, bytes);
+            return util::format_range_compact({v.integer, v.high}, bytes);
+        }
     }
     return "";
 }
