@@ -1305,4 +1305,29 @@ TEST_SUITE("real") {
         CHECK(compared >= 10);
     }
 
+    TEST_CASE("review 9: steps given to captures of separate processes make no rates in a trend") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto snapshots = test::real_dir() / "snapshots";
+        const auto path = [&](const char* name) { return test::quote(snapshots / name); };
+        // Three programs of two users (two main scripts: two processes shown): --steps does not
+        // make them a series of one run. Levels and their change, no rate per step, no "first seen".
+        const std::string files = path("wedsonlin-a2_medium128_inference.pickle") + " " +
+                                  path("silmont2000-a2_forward_bf16.pickle") + " " +
+                                  path("wedsonlin-a2_medium128_training.pickle");
+        const auto text = test::run_memsnap("trend --steps 100,200,300 " + files);
+        REQUIRE(text.exit_code == 0);
+        CHECK(text.out.find("same process   no") != std::string::npos);
+        CHECK(text.out.find("/step") == std::string::npos);
+        CHECK(text.out.find("first seen") == std::string::npos);
+        CHECK(text.out.find("allocated_bytes: 1.59 GiB → 6.35 GiB (+4.76 GiB), compared as levels") !=
+              std::string::npos);
+        // JSON keeps its keys: the least-squares slope per step and the first step.
+        const auto json =
+            nlohmann::json::parse(test::run_memsnap("trend --format json --steps 100,200,300 " + files).out);
+        CHECK(json.at("totals").at("allocated_bytes").at("slope_bytes_per_step").is_number());
+        CHECK_FALSE(json.at("totals").at("allocated_bytes").contains("change"));
+        CHECK(json.at("sites").at(0).at("first_step") == 300);
+        // One run in order keeps its rates: golden trend/series.txt.
+    }
+
 }  // TEST_SUITE

@@ -393,12 +393,13 @@ std::string series_phrase(const Fact& f) {
             if (!f.is("ordered"))
                 return fmt::format("{}: between {} and {} across the captures, in no known order: {}", v(f, "name"),
                                    v(f, "lowest"), v(f, "highest"), v(f, "verdict"));
+            // Compared as levels, a rate per step would read as the program's behaviour: the change.
             if (!f.is("shape_judged"))
                 return fmt::format(
-                    "{}: {} → {}, {} by least squares, compared as levels (how steady it looks is "
-                    "not judged between these captures): {}",
-                    v(f, "name"), v(f, "first"), v(f, "last"), util::rate(f.fraction("slope"), f.is("per_step")),
-                    v(f, "verdict"));
+                    "{}: {} → {} ({}), compared as levels (no rate, and how steady it looks is not judged, "
+                    "between these captures): {}",
+                    v(f, "name"), v(f, "first"), v(f, "last"),
+                    util::signed_bytes(f.integer("last") - f.integer("first")), v(f, "verdict"));
             return fmt::format(
                 "{}: {} → {}, {} by least squares ({}): {}", v(f, "name"), v(f, "first"), v(f, "last"),
                 util::rate(f.fraction("slope"), f.is("per_step")),

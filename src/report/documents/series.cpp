@@ -27,11 +27,17 @@ FitShown fit_shown(const analysis::TrendResult& t) {
     return {t.steps_known, t.comparability.order_known, t.comparability.behaviour_allowed()};
 }
 
-void add_fit(Node& out, const analysis::SeriesFit& f, const FitShown& shown) {
-    if (shown.ordered)
+// Compared as levels (ordered, shape not judged) people see the change first to last; a rate per
+// step between captures not shown to be one run would read as the program's behaviour.
+void add_fit(Node& out, const analysis::SeriesFit& f, const FitShown& shown, std::int64_t change) {
+    if (shown.ordered && shown.shape_judged) {
         out.add("slope_bytes_per_step", Value::rate(f.slope_bytes_per_step, shown.steps_known), "slope");
-    else
+    } else if (shown.ordered) {
+        out.add("slope_bytes_per_step", Value::rate(f.slope_bytes_per_step, shown.steps_known)).machines_only();
+        out.add("change", Value::signed_bytes(change), "change").people_only();
+    } else {
         out.add("slope_bytes_per_step", Value::none()).machines_only();
+    }
     if (shown.ordered && shown.shape_judged) {
         out.add("r2", f.r2_defined ? Value::number(f.r2, 2) : Value::none(), "R²");
         out.add("monotonic_share", Value::share(f.monotonic_share), "not down");
@@ -59,7 +65,7 @@ Node series_table(std::string key, std::string label, const std::vector<analysis
             row.add("highest", Value::bytes(*high)).people_only();
         }
         row.add("shape", Value::text_of(sparkline(s.bytes))).people_only();
-        add_fit(row, s.fit, shown);
+        add_fit(row, s.fit, shown, s.bytes.empty() ? 0 : s.bytes.back() - s.bytes.front());
         row.add(numbers("bytes_by_step", s.bytes));
         if (!s.blocks.empty()) row.add(numbers("blocks_by_step", s.blocks));
     }
@@ -81,9 +87,13 @@ std::string joined_steps(const std::vector<std::int64_t>& steps) {
 Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
     auto r = Node::object("", Layout::facts);
     r.add("rank", Value::count(static_cast<std::int64_t>(s.rank))).in_headline();
-    const bool ordered = t.comparability.order_known;
-    if (ordered) {
+    const FitShown shown = fit_shown(t);
+    const bool ordered = shown.ordered;
+    const auto change = s.bytes_by_step.empty() ? std::int64_t{0} : s.bytes_by_step.back() - s.bytes_by_step.front();
+    if (ordered && shown.shape_judged) {
         r.add("slope_text", Value::rate(s.fit.slope_bytes_per_step, t.steps_known)).people_only().in_headline();
+    } else if (ordered) {
+        r.add("change_text", Value::signed_bytes(change)).people_only().in_headline();
     } else {
         const auto [low, high] = std::minmax_element(s.bytes_by_step.begin(), s.bytes_by_step.end());
         r.add("spread_text",
@@ -94,7 +104,9 @@ Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
     r.add("verdict_text", Value::verdict(analysis::to_string(s.fit.verdict))).people_only().in_headline();
     add_site(r, s.site);
     r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
-    add_fit(r, s.fit, fit_shown(t));
+    add_fit(r, s.fit, shown, change);
+    // The headline carries the slope or change and the verdict for people.
+    std::erase_if(r.items, [](const Node& field) { return field.key == "change"; });
     for (auto& field : r.items)
         if (field.key == "slope_bytes_per_step" || field.key == "verdict") field.machines_only();
     const auto first = [](const std::vector<std::int64_t>& v) { return v.empty() ? 0 : v.front(); };
@@ -112,8 +124,8 @@ Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
                 : fmt::format("{} between {} and {}, blocks between {} and {}", sparkline(s.bytes_by_step),
                               util::human_bytes(lowest(s.bytes_by_step)), util::human_bytes(highest(s.bytes_by_step)),
                               lowest(s.blocks_by_step), highest(s.blocks_by_step));
-    // "First" needs an order: in no known order the shape shows where it is held.
-    if (s.fit.first_step && ordered)
+    // "First" needs an order, and one run: compared as levels the shape shows where it is held.
+    if (s.fit.first_step && ordered && shown.shape_judged)
         shape += t.steps_known ? fmt::format(", first seen at step {}", *s.fit.first_step)
                                : fmt::format(", first seen in capture {}", *s.fit.first_step + 1);
     r.add("shape", Value::text_of(shape)).people_only();
@@ -170,7 +182,7 @@ Document trend(const analysis::TrendResult& t) {
     root.add(series_table("categories", "Categories of live memory", t.categories, shown));
     const char* ranked_by = !shown.ordered       ? "how far apart their values lie"
                             : shown.shape_judged ? "slope weighted by R² and monotonic share"
-                                                 : "slope";
+                                                 : "least-squares slope across the captures";
     auto& sites = root.add(Node::list(
         "sites", Layout::records, fmt::format("Sites ({} of {}, by {})", t.sites.size(), t.sites_total, ranked_by)));
     sites.primary = true;
