@@ -1330,4 +1330,27 @@ TEST_SUITE("real") {
         // One run in order keeps its rates: golden trend/series.txt.
     }
 
+    TEST_CASE("review 9: a capture and its copy are one moment taken twice") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto original = test::real_dir() / "snapshots" / "silmont2000-a2_tiny.pickle";
+        const auto copy = std::filesystem::temp_directory_path() / fmt::format("memsnap_copy_{}.pickle", ::getpid());
+        std::filesystem::copy_file(original, copy, std::filesystem::copy_options::overwrite_existing);
+        // A copy under another name draws no same-file warning: its trace says it.
+        const auto run = test::run_memsnap("diff --format json " + test::quote(original) + " " + test::quote(copy));
+        REQUIRE(run.exit_code == 0);
+        const auto json = nlohmann::json::parse(run.out);
+        const auto& evidence = json.at("same_process_evidence").at(0);
+        CHECK(json.at("same_process") == true);
+        CHECK(evidence.at("same_trace") == true);
+        CHECK(evidence.at("text").get<std::string>().find("nothing ran between them") != std::string::npos);
+        // Two captures of one run share events but not the whole trace: the bundled leak pair.
+        const auto pair = nlohmann::json::parse(
+            test::run_memsnap("diff --format json " +
+                              test::quote(test::fixtures_dir() / "pairs/leak/run_step100.pickle") + " " +
+                              test::quote(test::fixtures_dir() / "pairs/leak/run_step500.pickle"))
+                .out);
+        CHECK(pair.at("same_process_evidence").at(0).at("same_trace") == false);
+        std::filesystem::remove(copy);
+    }
+
 }  // TEST_SUITE

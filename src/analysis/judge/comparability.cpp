@@ -84,8 +84,10 @@ void judge_process(const ProcessEvidence& e, Comparability& out) {
     }
     if (e.shared_events > 0) {
         out.same_process = Answer::yes;
-        out.process_evidence.push_back(
-            Fact(FactKind::traces_share_events).count("events", e.shared_events).flag("sampled", e.shared_sampled));
+        out.process_evidence.push_back(Fact(FactKind::traces_share_events)
+                                           .count("events", e.shared_events)
+                                           .flag("sampled", e.shared_sampled)
+                                           .flag("same_trace", e.same_trace));
         return;
     }
     out.same_process = Answer::unknown;

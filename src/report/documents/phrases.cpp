@@ -194,6 +194,11 @@ std::string comparison_phrase(const Fact& f) {
                     "the traces share {} of the events sampled from both (one in 64, by time, address, size and "
                     "action): one process",
                     f.integer("events"));
+            if (f.is("same_trace"))
+                return fmt::format(
+                    "the traces are the same, all {} events from first to last (time, address, size, action): one "
+                    "moment of one process, taken twice or copied; nothing ran between them",
+                    f.integer("events"));
             return fmt::format("the traces share {} events (time, address, size, action): one process",
                                f.integer("events"));
         case FactKind::traces_overlap_apart:

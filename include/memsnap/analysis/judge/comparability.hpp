@@ -40,6 +40,7 @@ std::string_view to_string(Answer answer);
 struct ProcessEvidence {
     std::int64_t shared_events = 0;      // trace events both captures hold
     bool shared_sampled = false;         // shared_events counts a sample of them (a series)
+    bool same_trace = false;             // both traces span the same times and share every event
     std::int64_t overlap_apart = 0;      // events both cover in time while sharing none
     std::optional<Fact> devices_differ;  // FactKind::devices_differ
     std::optional<Fact> roots_differ;    // FactKind::roots_differ
