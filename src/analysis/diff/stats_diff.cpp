@@ -240,6 +240,15 @@ void judge(DeviceDiff& d, const Comparability& comparability) {
     d.verdict = judged.verdict;
     d.evidence = reading.evidence;
     for (auto& f : judged.evidence) d.evidence.push_back(std::move(f));
+    // Cache that grows while live memory does not is what a higher peak reserved: the peak row
+    // says whether one came between the tables (or since the last reset of the peak).
+    const auto peak = d.metrics.find(stats::keys::allocated_peak);
+    const bool cache_grew = d.verdict == Verdict::cache_growth || d.verdict == Verdict::fragmentation;
+    if (cache_grew && peak != d.metrics.end() && peak->second.delta.low > noise_threshold(peak->second.before))
+        d.evidence.push_back(Fact(FactKind::peak_rose)
+                                 .range("before", peak->second.before, true)
+                                 .range("after", peak->second.after, true)
+                                 .range("delta", peak->second.delta, true));
     AdviceContext context;
     context.caveat = comparability.caveat();
     context.order_known = comparability.order_known;

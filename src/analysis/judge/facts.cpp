@@ -15,6 +15,7 @@ constexpr std::array kNames = {
     "new_ooms",
     "new_retries",
     "reserved_split",
+    "peak_rose",
     "device_verdict",
     "sites_stay",
     "sites_first_appear",

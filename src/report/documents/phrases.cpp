@@ -308,6 +308,11 @@ std::string totals_phrase(const Fact& f) {
                 "of the change in cached memory (reserved less allocated), {} is releasable (whole free "
                 "segments, free pages of expandable segments) and {} is not",
                 delta(f, "releasable"), delta(f, "non_releasable"));
+        case FactKind::peak_rose:
+            return fmt::format(
+                "the peak of allocated memory (allocated_bytes.all.peak) rose from {} to {} ({}): the allocator "
+                "reserved for a higher peak, and keeps it as cache",
+                v(f, "before"), v(f, "after"), delta(f, "delta"));
         case FactKind::device_verdict:
             return fmt::format("device {}: {} (allocated {}, change {}, noise floor {})", f.integer("device"),
                                f.word("verdict"), util::human_bytes(f.integer("allocated_before")),
@@ -804,7 +809,8 @@ std::string_view phrase(Advice a) {
             return "The captures contradict the order given (a trace clock or a cumulative counter runs backwards): "
                    "give them in the order they were taken, or take them in one run.";
         case Advice::cache_levels:
-            return "Live memory did not grow; the captures differ in the free cache the allocator keeps. Compared as "
+            return "Live memory did not grow past its noise floor; the captures differ in the free cache the allocator "
+                   "keeps. Compared as "
                    "levels, whether the cache grew in one run or another run reached a higher peak (another batch or "
                    "precision) cannot be told; neither is a leak.";
         case Advice::shrink_levels:

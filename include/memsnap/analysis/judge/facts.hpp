@@ -22,6 +22,7 @@ enum class FactKind : std::uint16_t {
     new_ooms,                // delta
     new_retries,             // delta
     reserved_split,          // releasable, non_releasable (ranges): how reserved growth divides
+    peak_rose,               // before, after, delta (ranges): a summary's allocated peak, past its floor
     device_verdict,          // device, verdict, allocated_before, allocated_delta, threshold: one device
                              // of several, judged on its own
     // The sites' part of a pair's verdict.
