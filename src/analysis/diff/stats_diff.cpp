@@ -193,7 +193,8 @@ void diff_metrics(const std::vector<Entry>& series, const std::vector<std::size_
         // One table compared with itself: the same measurement, so the change is exactly 0
         // (interval arithmetic alone would widen it to ±(high − low)).
         if (series.size() == 1) m.delta = ByteRange{0, 0};
-        if (steps.known()) m.per_step = range_divide(m.delta, steps.distance());
+        // A high-water mark has no rate: it moves once, at a higher peak.
+        if (steps.known() && !key.ends_with(".peak")) m.per_step = range_divide(m.delta, steps.distance());
         out.metrics.emplace(key, m);
     }
     for (const auto& [key, value] : last)
