@@ -1353,4 +1353,30 @@ TEST_SUITE("real") {
         std::filesystem::remove(copy);
     }
 
+    TEST_CASE("review 9: a cut stack keeps the site frame / a stack of C++ only names its operator") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto snapshots = test::real_dir() / "snapshots";
+        const auto path = [&](const char* name) { return test::quote(snapshots / name); };
+        // Ten Python frames, five of torch's module.py innermost: the site's frame
+        // (trainer.py:53) and the script's call stay in view, the middle is counted.
+        const auto othello = test::run_memsnap("trace " + path("yoursadady-othello_snapshot_events.pickle"));
+        REQUIRE(othello.exit_code == 0);
+        const auto first_stack = othello.out.find("stack (96 allocations");
+        REQUIRE(first_stack != std::string::npos);
+        const auto stack_text =
+            othello.out.substr(first_stack, othello.out.find("stack (", first_stack + 1) - first_stack);
+        CHECK(stack_text.find("... 3 more Python frames") != std::string::npos);
+        CHECK(stack_text.find("trainer.py:53 __init__") != std::string::npos);
+        CHECK(stack_text.find("train_gpt_othello.py:51 <module>") != std::string::npos);
+        // Gradients made by the autograd engine's thread carry no Python frame: the operator and
+        // the backward node that ran it are shown instead of a count alone.
+        const auto step = test::run_memsnap("trace " + path("nothanmin-a2_train_step.pickle"));
+        REQUIRE(step.exit_code == 0);
+        const auto gradient = step.out.find("<no Python frame>  [gradient]");
+        REQUIRE(gradient != std::string::npos);
+        const auto shown = step.out.substr(gradient, 600);
+        CHECK(shown.find("at::_ops::bmm::call") != std::string::npos);
+        CHECK(shown.find("BmmBackward0::apply") != std::string::npos);
+    }
+
 }  // TEST_SUITE

@@ -52,6 +52,7 @@ struct Value {
     int decimals = 3;          // number
     bool per_step = true;      // rate: per step, else per capture
     bool python = true;        // frame: a Python frame (else C++)
+    bool user = false;         // frame: user code by the site rule (kept when a long stack is cut)
     bool compiled = false;     // frame of a site: allocated inside torch.compile's generated code
     bool change = false;       // range, count_range: a change, signed for people ("+7.00 MiB … +9.00 MiB")
     std::string text;          // text, word, verdict, json; a frame's file name

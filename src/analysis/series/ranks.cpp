@@ -354,7 +354,7 @@ StackProfile ranks_stacks(const RanksResult& ranks) {
         for (const auto& s : r.top_sites) {
             ProfileSample sample;
             sample.frames = {static_cast<std::uint32_t>(out.frame_table.size()), rank_frame};  // innermost first
-            out.frame_table.push_back({s.site.filename, s.site.line, s.site.name, true});
+            out.frame_table.push_back({s.site.filename, s.site.line, s.site.name, true, s.site.user_code});
             sample.category = s.category;
             sample.bytes = s.bytes;
             sample.count = s.blocks;

@@ -320,7 +320,7 @@ Diagnosis diagnose(const TrendSite& s, const TrendResult& t, std::int64_t distan
     f.growth_bytes_per_step = s.fit.slope_bytes_per_step;
     f.steps_known = t.steps_known;
     f.step_distance = distance;
-    if (s.site.user_code) f.user_frames.push_back({s.site.filename, s.site.line, s.site.name, true});
+    if (s.site.user_code) f.user_frames.push_back({s.site.filename, s.site.line, s.site.name, true, true});
     return diagnose_site(f);
 }
 
@@ -679,7 +679,7 @@ StackProfile trend_stacks(const TrendResult& trend) {
     for (const auto& s : trend.sites) {
         ProfileSample sample;
         sample.frames.push_back(static_cast<std::uint32_t>(out.frame_table.size()));
-        out.frame_table.push_back({s.site.filename, s.site.line, s.site.name, true});
+        out.frame_table.push_back({s.site.filename, s.site.line, s.site.name, true, s.site.user_code});
         sample.category = s.category;
         sample.base_bytes = s.bytes_by_step[first];
         sample.base_count = s.blocks_by_step[first];

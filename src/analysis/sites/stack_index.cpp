@@ -433,7 +433,8 @@ std::vector<FrameText> StackIndex::recorded_frames(std::size_t capture, CanonSta
         if (mapped == kUnmapped || impl_->frames[mapped].hidden) continue;
         const auto& rf = c.snap->frames[f];
         const auto& e = impl_->frames[mapped];
-        out.push_back({capped(c.snap->str(rf.filename)), e.line, capped(c.snap->str(rf.name)), e.flags.python});
+        out.push_back(
+            {capped(c.snap->str(rf.filename)), e.line, capped(c.snap->str(rf.name)), e.flags.python, e.flags.user});
     }
     return out;
 }
@@ -514,7 +515,7 @@ std::span<const CanonFrameId> StackIndex::frames(CanonStackId stack) const {
 
 FrameText StackIndex::frame(CanonFrameId frame) const {
     const auto& e = impl_->frames[frame.value];
-    return {capped(e.filename), e.line, capped(e.name), e.flags.python};
+    return {capped(e.filename), e.line, capped(e.name), e.flags.python, e.flags.user};
 }
 
 bool StackIndex::is_forward(CanonFrameId frame) const {

@@ -17,7 +17,11 @@ Value site(const analysis::SiteKey& s) {
     return v;
 }
 
-Value frame(const analysis::FrameText& f) { return Value::frame(f.filename, f.line, f.name, f.python); }
+Value frame(const analysis::FrameText& f) {
+    auto out = Value::frame(f.filename, f.line, f.name, f.python);
+    out.user = f.user;
+    return out;
+}
 
 void add_site(Node& record, const analysis::SiteKey& s, bool headline) {
     auto& shown = record.add("site", site(s)).people_only();

@@ -189,12 +189,8 @@ class HtmlWriter {
 
     void stack(const Node& list) {
         body_ += fmt::format("<p>{}:</p><pre>", xml_text(label_of(list)));
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            const Node item = list.item(i);
-            if (item.kind != Node::Kind::value) continue;
-            if (item.value.kind == Value::Kind::frame && !item.value.python && !options_.cpp_frames) continue;
-            body_ += xml_text(for_people(item.value)) + "\n";
-        }
+        for (const auto& line : stack_lines(list, options_.cpp_frames, 0).lines)
+            body_ += xml_text(for_people(list.item(line.item).value)) + "\n";
         body_ += "</pre>\n";
     }
 

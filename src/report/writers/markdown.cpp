@@ -177,17 +177,16 @@ class MarkdownWriter {
 
     void stack(const Node& list) {
         std::string body;
-        std::size_t cpp = 0;
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            const Node item = list.item(i);
-            if (item.kind != Node::Kind::value) continue;
-            if (item.value.kind == Value::Kind::frame && !item.value.python && !options_.cpp_frames) {
-                ++cpp;
-                continue;
-            }
-            body += for_people(item.value) + "\n";
+        const auto gap = [&](std::size_t frames) {
+            if (frames > 0) body += fmt::format("... {} more Python frame{}\n", frames, frames == 1 ? "" : "s");
+        };
+        const auto lines = stack_lines(list, options_.cpp_frames, 0);
+        for (const auto& line : lines.lines) {
+            gap(line.gap_before);
+            body += for_people(list.item(line.item).value) + "\n";
         }
-        if (cpp > 0)
+        gap(lines.gap_at_end);
+        if (const auto cpp = lines.cpp_hidden; cpp > 0)
             body += fmt::format("({} C++ frame{} not shown: --cpp-frames shows them)\n", cpp, cpp == 1 ? "" : "s");
         out_ += fmt::format("\n{}:\n\n{}", md::html(label_of(list)), md::fence(body.empty() ? "(no frames)\n" : body));
     }

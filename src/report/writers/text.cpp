@@ -296,27 +296,18 @@ class TextWriter {
     void stack(const Node& list, int depth) {
         out_ += indent(depth) + util::printable(label_of(list)) + ":\n";
         if (list.size() == 0) out_ += indent(depth + 1) + (list.note.empty() ? "(no frames)" : list.note) + "\n";
-        std::size_t python = 0, cpp = 0;
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            const Node item = list.item(i);
-            if (item.kind != Node::Kind::value) continue;
-            if (item.value.kind != Value::Kind::frame) {
-                out_ += indent(depth + 1) + shown(item.value) + "\n";
-                continue;
-            }
-            if (!options_.cpp_frames && !item.value.python) {
-                ++cpp;
-                continue;
-            }
-            if (options_.cpp_frames || python++ < kStackPythonFrames)
-                out_ += indent(depth + 1) + shown(item.value) + "\n";
+        const auto gap = [&](std::size_t frames) {
+            if (frames > 0)
+                out_ += indent(depth + 1) + fmt::format("... {} more Python frame{}", frames, frames == 1 ? "" : "s") +
+                        "\n";
+        };
+        const auto shown_lines = stack_lines(list, options_.cpp_frames, kStackPythonFrames);
+        for (const auto& line : shown_lines.lines) {
+            gap(line.gap_before);
+            out_ += indent(depth + 1) + shown(list.item(line.item).value) + "\n";
         }
-        if (!options_.cpp_frames && python > kStackPythonFrames)
-            out_ += indent(depth + 1) +
-                    fmt::format("... {} more Python frame{}", python - kStackPythonFrames,
-                                python - kStackPythonFrames == 1 ? "" : "s") +
-                    "\n";
-        if (cpp > 0)
+        gap(shown_lines.gap_at_end);
+        if (const auto cpp = shown_lines.cpp_hidden; cpp > 0)
             out_ += indent(depth + 1) +
                     fmt::format("({} C++ frame{} not shown: --cpp-frames shows them)", cpp, cpp == 1 ? "" : "s") + "\n";
     }

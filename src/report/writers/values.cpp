@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace memsnap::report::detail {
 
@@ -133,6 +135,64 @@ bool is_numeric(const Value& v) {
         default:
             return false;
     }
+}
+
+namespace {
+
+// A C++ frame that names what ran: an operator's entry, or the autograd node that called it.
+bool operator_frame(std::string_view name) {
+    const bool op = name.find("at::_ops::") != std::string_view::npos && name.find("::call(") != std::string_view::npos;
+    const bool node =
+        name.find("autograd::generated::") != std::string_view::npos && name.find("::apply(") != std::string_view::npos;
+    return op || node;
+}
+
+constexpr std::size_t kOperatorFrames = 3;
+constexpr std::size_t kOutermostPythonFrames = 3;
+
+}  // namespace
+
+StackLines stack_lines(const Node& list, bool cpp_frames, std::size_t python_limit) {
+    StackLines out;
+    const auto python_frame = [](const Node& item) {
+        return item.kind == Node::Kind::value && item.value.kind == Value::Kind::frame && item.value.python;
+    };
+    std::vector<bool> user;  // of each Python frame, innermost first
+    for (std::size_t i = 0; i < list.size(); ++i)
+        if (const Node item = list.item(i); python_frame(item)) user.push_back(item.value.user);
+    // A long run keeps its innermost frames and, past them, the user's calls that led there
+    // (the site's frame among them), else the outermost.
+    std::vector<bool> kept(user.size(), true);
+    if (!cpp_frames && python_limit > kOutermostPythonFrames && user.size() > python_limit) {
+        const std::size_t head = python_limit - kOutermostPythonFrames;
+        std::fill(kept.begin() + static_cast<std::ptrdiff_t>(head), kept.end(), false);
+        std::size_t more = 0;
+        for (std::size_t k = head; k < user.size() && more < kOutermostPythonFrames; ++k)
+            if (user[k]) kept[k] = true, ++more;
+        for (std::size_t k = user.size(); more == 0 && k-- > user.size() - kOutermostPythonFrames;) kept[k] = true;
+    }
+    std::size_t python_seen = 0, gap = 0, operators = 0;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const Node item = list.item(i);
+        if (item.kind != Node::Kind::value) continue;
+        const Value& v = item.value;
+        if (v.kind == Value::Kind::frame && !v.python && !cpp_frames) {
+            if (user.empty() && operators < kOperatorFrames && operator_frame(v.name)) {
+                ++operators;
+                out.lines.push_back({i, 0});
+            } else {
+                ++out.cpp_hidden;
+            }
+            continue;
+        }
+        if (python_frame(item) && !kept[python_seen++]) {
+            ++gap;
+            continue;
+        }
+        out.lines.push_back({i, std::exchange(gap, 0)});
+    }
+    out.gap_at_end = gap;
+    return out;
 }
 
 std::string label_of(const Node& node) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace memsnap::report::detail {
 
@@ -27,5 +28,20 @@ inline bool for_people(const Node& node) {
     return node.audience != Audience::machines && node.layout != Layout::hidden;
 }
 inline bool for_machines(const Node& node) { return node.audience != Audience::people; }
+
+// The lines of a stack people read, innermost first. Without --cpp-frames: the Python frames,
+// a long run cut in its middle (the innermost are where it allocated, the outermost the user's
+// call that led there); a stack with no Python frame shows its operator and autograd-node
+// frames (at::_ops::bmm::call, BmmBackward0::apply), where all of it hidden would say nothing.
+struct StackLines {
+    struct Line {
+        std::size_t item = 0;        // the list's item
+        std::size_t gap_before = 0;  // Python frames left out before this line
+    };
+    std::vector<Line> lines;
+    std::size_t gap_at_end = 0;  // Python frames left out after the last line
+    std::size_t cpp_hidden = 0;  // C++ frames not shown
+};
+StackLines stack_lines(const Node& list, bool cpp_frames, std::size_t python_limit);
 
 }  // namespace memsnap::report::detail

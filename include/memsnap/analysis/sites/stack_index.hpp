@@ -38,6 +38,7 @@ struct FrameText {
     std::int64_t line = 0;  // 0 with function granularity
     std::string name;
     bool python = false;
+    bool user = false;  // user code by the site rule (follows from filename)
     auto operator<=>(const FrameText&) const = default;
 };
 
