@@ -727,7 +727,7 @@ void ModelBuilder::name_generation() {
     else if (seen_compile_context_ || seen_user_metadata_)
         g = "torch 2.6 or newer (trace compile_context / user_metadata)";
     else if (has_key("external_annotations"))
-        g = "torch 2.4 or newer (external_annotations)";
+        g = "torch 2.5 or newer (external_annotations)";  // PR #130964, after the 2.4 branch cut
     else if (has_key("allocator_settings"))
         g = "torch 2.3 or newer (allocator_settings)";
     else if (seen_time_us_)
