@@ -1379,4 +1379,22 @@ TEST_SUITE("real") {
         CHECK(shown.find("BmmBackward0::apply") != std::string::npos);
     }
 
+    TEST_CASE("review 9: a spread within the noise floor is not drawn full height") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        const auto summaries = test::real_dir() / "summaries";
+        const auto before = test::quote(summaries / "gpt-neo-generation_pair_before.txt");
+        const auto after = test::quote(summaries / "gpt-neo-generation_pair_after.txt");
+        // Allocated moves 8 MiB of 5 GiB (stable); reserved 138 MiB (differs).
+        const auto run = test::run_memsnap("trend " + before + " " + after + " " + after);
+        REQUIRE(run.exit_code == 0);
+        const auto row = [&](const char* name) {
+            const auto at = run.out.find(std::string("\n  ") + name + " ");
+            REQUIRE(at != std::string::npos);
+            return run.out.substr(at, run.out.find('\n', at + 1) - at);
+        };
+        CHECK(row("allocated_bytes").find("stable") != std::string::npos);
+        CHECK(row("allocated_bytes").find("█") == std::string::npos);
+        CHECK(row("reserved_bytes").find("█") != std::string::npos);
+    }
+
 }  // TEST_SUITE

@@ -197,7 +197,7 @@ std::string device_list(const std::vector<int>& devices) {
 
 Value time_us(std::int64_t us) { return us >= 0 ? Value::count(us) : Value::none(); }
 
-std::string sparkline(const std::vector<std::int64_t>& all) {
+std::string sparkline(const std::vector<std::int64_t>& all, std::int64_t floor) {
     static constexpr const char* bars[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
     constexpr std::size_t kWidth = 60;
     if (all.empty()) return "";
@@ -212,9 +212,11 @@ std::string sparkline(const std::vector<std::int64_t>& all) {
         }
     }
     const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    // A spread within the noise floor is drawn at the floor's scale: low, not full height.
+    const std::int64_t scale = std::max(*hi - *lo, floor);
     std::string out;
     for (const auto v : values) {
-        const double share = *hi == *lo ? 0.0 : static_cast<double>(v - *lo) / static_cast<double>(*hi - *lo);
+        const double share = scale == 0 ? 0.0 : static_cast<double>(v - *lo) / static_cast<double>(scale);
         out += bars[std::min<std::size_t>(7, static_cast<std::size_t>(share * 8))];
     }
     return out;

@@ -56,7 +56,7 @@ std::string device_list(const std::vector<int>& devices);
 Value time_us(std::int64_t us);
 // "▁▂▃▄▅▆▇█" bars of the values, lowest to highest; more than 60 values are shown as the
 // highest of each of 60 buckets.
-std::string sparkline(const std::vector<std::int64_t>& values);
+std::string sparkline(const std::vector<std::int64_t>& values, std::int64_t floor = 0);
 // Counts with runs written once: "2×31", "0×3 1 0×414".
 std::string run_lengths(const std::vector<std::int64_t>& counts);
 // A list of whole numbers, for machines.

@@ -3,6 +3,7 @@
 #include "documents.hpp"
 #include "phrases.hpp"
 
+#include <memsnap/analysis/judge/verdict.hpp>
 #include <memsnap/util/format.hpp>
 
 #include <fmt/format.h>
@@ -64,7 +65,9 @@ Node series_table(std::string key, std::string label, const std::vector<analysis
             row.add("lowest", Value::bytes(*low)).people_only();
             row.add("highest", Value::bytes(*high)).people_only();
         }
-        row.add("shape", Value::text_of(sparkline(s.bytes))).people_only();
+        const auto [low_value, high_value] = std::minmax_element(s.bytes.begin(), s.bytes.end());
+        const std::int64_t floor = s.bytes.empty() ? 0 : analysis::noise_threshold(*low_value, *high_value);
+        row.add("shape", Value::text_of(sparkline(s.bytes, floor))).people_only();
         add_fit(row, s.fit, shown, s.bytes.empty() ? 0 : s.bytes.back() - s.bytes.front());
         row.add(numbers("bytes_by_step", s.bytes));
         if (!s.blocks.empty()) row.add(numbers("blocks_by_step", s.blocks));
