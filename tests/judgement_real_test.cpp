@@ -280,7 +280,8 @@ TEST_SUITE("real") {
         CHECK(j.at("same_process") == false);
         const auto missing = test::run_memsnap("diff --device 0 " + test::quote(a) + " " + test::quote(b));
         CHECK(missing.exit_code == 2);
-        CHECK(missing.err.find("--device 0: the capture holds device 1 only") != std::string::npos);
+        CHECK(missing.err.find("--device 0: no segment is on it") != std::string::npos);
+        CHECK(missing.err.find("the capture's segments are on device 1 only") != std::string::npos);
         const auto info = test::run_memsnap("info --device 1 --format json " + test::quote(b));
         CHECK(info.exit_code == 0);
         CHECK(nlohmann::json::parse(info.out).at("device") == 1);
@@ -1395,6 +1396,16 @@ TEST_SUITE("real") {
         CHECK(row("allocated_bytes").find("stable") != std::string::npos);
         CHECK(row("allocated_bytes").find("█") == std::string::npos);
         CHECK(row("reserved_bytes").find("█") != std::string::npos);
+    }
+
+    TEST_CASE("review 9: a device listed with an empty trace is named as such") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // Four device traces, only device 0 used.
+        const auto run = test::run_memsnap(
+            "trace --device 2 " + test::quote(test::real_dir() / "snapshots" / "maphsge4-select-n_llama_4dev.pickle"));
+        CHECK(run.exit_code == 2);
+        CHECK(run.err.find("--device 2: no segment is on it and its device trace is empty; the capture's segments are "
+                           "on device 0 only") != std::string::npos);
     }
 
 }  // TEST_SUITE

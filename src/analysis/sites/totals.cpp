@@ -88,10 +88,16 @@ void require_device(const snapshot::Snapshot& snap, std::optional<int> device) {
     const std::vector<int> named(
         devices.begin(),
         std::next(devices.begin(), std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(devices.size()), 16)));
-    throw input_error(fmt::format("--device {}: the capture holds device{} {}{} only", *device,
-                                  devices.size() == 1 ? "" : "s", fmt::join(named, ", "),
-                                  devices.size() > named.size() ? fmt::format(" … ({} devices)", devices.size()) : ""),
-                      snap.source.path);
+    // A device the trace lists with no event (torch writes one list per visible device).
+    const bool listed = *device >= 0 && static_cast<std::size_t>(*device) < snap.trace_devices;
+    const bool empty_trace = listed && std::none_of(snap.events.begin(), snap.events.end(),
+                                                    [&](const auto& e) { return e.device == *device; });
+    throw input_error(
+        fmt::format("--device {}: no segment is on it{}; the capture's segments are on device{} {}{} only", *device,
+                    empty_trace ? " and its device trace is empty" : "", devices.size() == 1 ? "" : "s",
+                    fmt::join(named, ", "),
+                    devices.size() > named.size() ? fmt::format(" … ({} devices)", devices.size()) : ""),
+        snap.source.path);
 }
 
 }  // namespace memsnap::analysis
