@@ -7,6 +7,12 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+#include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 namespace memsnap::report::doc {
 
 namespace {
@@ -132,7 +138,24 @@ void add_diagnosis(Node& root, const SnapshotDiff& d) {
     n.add("exclusive_bytes", Value::bytes(c.exclusive_bytes), "in the frame itself");
 }
 
-Node site_record(const analysis::SiteChange& s, const SnapshotDiff& d) {
+// What a site says that an earlier listed site said already: people read it once.
+struct SaidBefore {
+    bool no_stack = false;
+    bool reason = false;
+};
+
+std::vector<SaidBefore> said_before(const std::vector<analysis::SiteChange>& sites) {
+    std::vector<SaidBefore> out(sites.size());
+    bool no_stack = false;
+    std::set<std::string_view> reasons;
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+        out[i].no_stack = !sites[i].has_stack && std::exchange(no_stack, true);
+        out[i].reason = sites[i].reason && !reasons.insert(sites[i].reason).second;
+    }
+    return out;
+}
+
+Node site_record(const analysis::SiteChange& s, const SnapshotDiff& d, SaidBefore said = {}) {
     auto r = Node::object("", Layout::facts);
     r.add("rank", Value::count(static_cast<std::int64_t>(s.rank))).in_headline();
     if (rates_shown(d)) {
@@ -164,11 +187,17 @@ Node site_record(const analysis::SiteChange& s, const SnapshotDiff& d) {
     auto& share = r.add("share", s.share ? Value::share(*s.share) : Value::none(), "share of the growth");
     if (!s.share) share.machines_only();
     r.add(diagnosis(s.diagnosis));
-    if (s.reason)
-        r.add(facts("reason", {analysis::Fact(analysis::FactKind::growth_reason).text("reason", s.reason)})).label =
-            "not judged";
-    if (!s.has_stack)
-        r.add(facts("no_stack", {analysis::Fact(analysis::FactKind::site_without_stack)})).label = "stack";
+    if (s.reason) {
+        auto& reason =
+            r.add(facts("reason", {analysis::Fact(analysis::FactKind::growth_reason).text("reason", s.reason)}));
+        reason.label = "not judged";
+        if (said.reason) reason.machines_only();
+    }
+    if (!s.has_stack) {
+        auto& no_stack = r.add(facts("no_stack", {analysis::Fact(analysis::FactKind::site_without_stack)}));
+        no_stack.label = "stack";
+        if (said.no_stack) no_stack.machines_only();
+    }
     auto& stacks = r.add(Node::list("stacks", Layout::section));
     for (const auto& st : s.stacks) {
         // Unchanged stacks say nothing to people.
@@ -194,7 +223,9 @@ void add_sites(Node& root, const SnapshotDiff& d) {
     sites.prototype = std::make_shared<const Node>(site_record(analysis::SiteChange{}, d));  // CSV header of none
     sites.note = d.sites_total == 0 ? "No live blocks in either capture." : "No site passes the filters.";
     sites.count = d.sites.size();
-    sites.make = [&d](std::size_t i) { return site_record(d.sites[i], d); };
+    sites.make = [&d, said = std::make_shared<const std::vector<SaidBefore>>(said_before(d.sites))](std::size_t i) {
+        return site_record(d.sites[i], d, (*said)[i]);
+    };
     root.add("sites_total", Value::count(static_cast<std::int64_t>(d.sites_total))).machines_only();
     auto& not_listed = root.add(Node::object("sites_not_listed", Layout::hidden));
     not_listed.add("beyond_top", Value::count(static_cast<std::int64_t>(d.sites_beyond_top)));

@@ -139,11 +139,12 @@ bool is_numeric(const Value& v) {
 
 namespace {
 
-// A C++ frame that names what ran: an operator's entry, or the autograd node that called it.
+// A C++ frame that names what ran: an operator's entry, or the autograd node (a backward function,
+// AccumulateGrad) that called it.
 bool operator_frame(std::string_view name) {
     const bool op = name.find("at::_ops::") != std::string_view::npos && name.find("::call(") != std::string_view::npos;
     const bool node =
-        name.find("autograd::generated::") != std::string_view::npos && name.find("::apply(") != std::string_view::npos;
+        name.find("torch::autograd::") != std::string_view::npos && name.find("::apply(") != std::string_view::npos;
     return op || node;
 }
 
