@@ -277,8 +277,8 @@ Node outlier_record(const analysis::RankOutlier& o, std::int64_t median_rank) {
               "ran out of memory")
             .people_only();
     }
-    auto& cats =
-        r.add(Node::object("categories", Layout::line, fmt::format("categories against rank {}", median_rank)));
+    auto& cats = r.add(
+        Node::object("categories", Layout::line, fmt::format("categories against the median rank ({})", median_rank)));
     for (const auto& [category, delta] : o.categories)
         cats.add(std::string(analysis::to_string(category)), Value::signed_bytes(delta),
                  std::string(analysis::to_string(category)));
