@@ -114,8 +114,17 @@ TEST_CASE("stats diff: a file with three tables is a series" * doctest::test_sui
     CHECK(test::gate(diff, 2 * MiB).has_value());
     CHECK_FALSE(test::gate(diff, 3 * MiB).has_value());
 
-    // Steps unknown: per capture.
-    const auto per_capture = test::stats_diff(c, c);
+    // Without --steps the log's step lines give them, as trend reads them.
+    const auto from_lines = test::stats_diff(c, c);
+    CHECK(from_lines.steps.source == "log lines");
+    CHECK(from_lines.steps.span == std::pair<std::int64_t, std::int64_t>{100, 300});
+    CHECK(from_lines.devices[0].series[1].step == 200);
+    CHECK(from_lines.devices[0].metrics.at("allocated_bytes.all.current").per_step == m.per_step);
+
+    // Steps unknown (a log without step lines): per capture.
+    auto unstepped = c;
+    for (auto& t : unstepped.tables) t.step.reset();
+    const auto per_capture = test::stats_diff(unstepped, unstepped);
     CHECK(per_capture.devices[0].trends.at("allocated_bytes.all.current").slope_unit ==
           analysis::SlopeUnit::per_capture);
     CHECK_FALSE(per_capture.devices[0].metrics.at("allocated_bytes.all.current").per_step.has_value());

@@ -154,7 +154,9 @@ std::vector<SeriesPoint> series_points(const std::vector<Entry>& series, const s
     out.reserve(listed.size());
     for (const std::size_t i : listed) {
         SeriesPoint p{i, series[i].source, series[i].table->line, std::nullopt};
-        if (steps.span) {
+        if (steps.source == "log lines") {
+            p.step = series[i].table->step;
+        } else if (steps.span) {
             const auto span = steps.distance();
             if (n == 1)
                 p.step = steps.span->first;
@@ -334,6 +336,12 @@ StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCa
     diff.before_kind = before_all.kind;
     diff.after_kind = after_all.kind;
     diff.steps = options.steps;
+    // A log diffed with itself takes the steps its log lines name, as trend does.
+    if (!diff.steps.known() && one_series && before.size() > 1 && before.front()->step && before.back()->step &&
+        *before.front()->step < *before.back()->step) {
+        diff.steps.span = std::pair{*before.front()->step, *before.back()->step};
+        diff.steps.source = "log lines";
+    }
     diff.device_sets = {known_devices(before), known_devices(after)};
     const auto b = by_device(before);
     const auto a = by_device(after);
@@ -345,7 +353,7 @@ StatsDiff diff_stats(const stats::StatsCapture& before_all, const stats::StatsCa
         for (const auto* t : b.at(bd)) series.push_back({t, "before"});
         if (!one_series)
             for (const auto* t : a.at(ad)) series.push_back({t, "after"});
-        auto d = diff_series(bd ? bd : ad, series, options.steps);
+        auto d = diff_series(bd ? bd : ad, series, diff.steps);
         if (pairing) d.notes.insert(d.notes.begin(), *pairing);
         check_counters(d, evidence);
         diff.devices.push_back(std::move(d));
