@@ -884,9 +884,9 @@ TEST_SUITE("real") {
         CHECK(outliers.at(0).at("ooms") == 1);
         // It is judged by what it held when it ran out (its snapshot holds what the error left):
         // the moment trace --device 1 explains, its allocated bytes and its largest site.
-        const auto traced = test::run_memsnap("trace --format json --device 1 " + oom_capture);
-        REQUIRE(traced.exit_code == 0);
-        const auto trace_json = nlohmann::json::parse(traced.out);
+        const auto oom_traced = test::run_memsnap("trace --format json --device 1 " + oom_capture);
+        REQUIRE(oom_traced.exit_code == 0);
+        const auto trace_json = nlohmann::json::parse(oom_traced.out);
         const auto& oom = trace_json.at("ooms").at(0);
         const auto& at_oom = outliers.at(0);
         CHECK(at_oom.at("levels_at") == "oom");
@@ -1217,8 +1217,8 @@ TEST_SUITE("real") {
         std::vector<analysis::RankCapture> captures;
         for (const char* name : {"nothanmin-a2_train_step.pickle", "wedsonlin-a2_medium128_training.pickle",
                                  "bcrafton-a2_compiled_benchmark.pickle"})
-            captures.push_back(
-                {std::nullopt, name, analysis::describe_snapshot(real(name), test::all_sites()), std::nullopt});
+            captures.push_back({std::nullopt, name, analysis::describe_snapshot(real(name), test::all_sites()),
+                                std::nullopt, std::nullopt});
         const auto r = analysis::compare_ranks(std::move(captures), {});
         CHECK(r.same_workload == Answer::no);
         CHECK(r.outliers.empty());

@@ -174,8 +174,11 @@ TEST_SUITE("real") {
             }
             analysis::AnalysisOptions every;
             every.top = 0;
-            ranks.push_back(
-                {std::nullopt, fmt::format("snapshot_rank{}.pickle", r), analysis::describe_snapshot(snap, every), {}});
+            ranks.push_back({std::nullopt,
+                             fmt::format("snapshot_rank{}.pickle", r),
+                             analysis::describe_snapshot(snap, every),
+                             {},
+                             std::nullopt});
             ranks.back().rank = 3 - r;  // given out of order
         }
         analysis::AnalysisOptions options;
