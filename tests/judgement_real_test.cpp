@@ -1407,4 +1407,20 @@ TEST_SUITE("real") {
                            "on device 0 only") != std::string::npos);
     }
 
+    TEST_CASE("review 9: an OOM of a full device is fixed for what held it") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // 77.91 of 78.29 GiB were activations of the forward; parameters 240 MiB.
+        const auto run =
+            test::run_memsnap("trace --format json " + test::quote(test::real_dir() / "snapshots" /
+                                                                   "constructor-sun-gnn_3dev_expandable_oom.pickle"));
+        REQUIRE(run.exit_code == 0);
+        const auto& oom = nlohmann::json::parse(run.out).at("ooms").at(0);
+        REQUIRE(oom.at("classification") == "device_full");
+        const auto fix = oom.at("fix").get<std::string>();
+        CHECK(fix.find("the forward's activations hold 77.91 GiB") != std::string::npos);
+        CHECK(fix.find("checkpointing") != std::string::npos);
+        CHECK(fix.find("shard") == std::string::npos);
+        CHECK(fix.find("autograd_detail") == std::string::npos);
+    }
+
 }  // TEST_SUITE

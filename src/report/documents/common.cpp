@@ -123,7 +123,9 @@ Node oom(const analysis::OomExplanation& o, const std::vector<analysis::FrameTex
     out.add("frame", o.frame ? frame(*o.frame) : Value::none(), "at");
     out.add("cause", Value::text_of(std::string(summary(o.classification))), "likely");
     out.add(facts("evidence", o.evidence));
-    out.add("fix", Value::text_of(std::string(fix(o.classification))));
+    out.add("fix", Value::text_of(o.classification == analysis::Pattern::device_full
+                                      ? device_full_fix(o.usage.category_bytes, o.evidence)
+                                      : std::string(fix(o.classification))));
     out.add(stack(o.stack, table, "stack of the failing request")).key = "stack";
     auto& live = out.add(Node::object("live", Layout::section, "live at that moment"));
     live.merge = true;

@@ -88,10 +88,11 @@ constexpr PatternText kPatterns[] = {
      kCacheGrowthFix},
     {Pattern::device_full,
      "the device was full of live tensors: neither the cache nor the device had the free memory the request needed",
-     "find what holds the memory (the live sites and categories below): for activations and the gradients of "
-     "activations that backward makes (autograd_detail), reduce the batch size or sequence length, or use "
-     "activation checkpointing or mixed precision; for parameters, gradients and optimizer state, shard the model "
-     "(FSDP, ZeRO)"},
+     // An OOM's own fix names what held it (device_full_fix); this is what a diagnosis without
+     // that moment says.
+     "find what holds the memory (the live sites and categories below) and shrink the largest: smaller batches, "
+     "activation checkpointing or mixed precision for activations; sharding (FSDP, ZeRO) for parameters, "
+     "gradients and optimizer state"},
     {Pattern::fragmentation_oom,
      "fragmentation: the cache held enough free memory in all, but no free block of the request's size on its "
      "stream, and the device could not give a new segment",
@@ -750,6 +751,57 @@ std::string phrase(const Fact& f) {
 
 std::string_view summary(Pattern p) { return text_of(p).summary; }
 std::string_view fix(Pattern p) { return text_of(p).fix; }
+
+std::string device_full_fix(const std::array<std::int64_t, analysis::category_count>& category_bytes,
+                            const analysis::Facts& evidence) {
+    using analysis::Category;
+    const auto bytes = [&](std::initializer_list<Category> of) {
+        std::int64_t sum = 0;
+        for (const auto c : of) sum += category_bytes[static_cast<std::size_t>(c)];
+        return sum;
+    };
+    std::int64_t total = 0;
+    for (const auto b : category_bytes) total += b;
+    const std::int64_t forward = bytes({Category::activation, Category::autocast_cache, Category::compiled_graph});
+    const std::int64_t backward = bytes({Category::autograd_detail});
+    const std::int64_t model = bytes({Category::parameter, Category::gradient, Category::optimizer_state});
+    const std::int64_t step = bytes({Category::temporary});
+    // Advice for what holds a tenth of the memory or more, largest first; the rest would not free it.
+    std::vector<std::pair<std::int64_t, std::string>> parts;
+    const auto share = [&](std::int64_t b) { return total > 0 ? util::percent(static_cast<double>(b) / total) : "0"; };
+    if (forward * 10 >= total && forward > 0)
+        parts.emplace_back(forward, fmt::format("the forward's activations hold {} ({}%): use smaller batches (or "
+                                                "shorter sequences, smaller graphs), activation checkpointing or "
+                                                "mixed precision",
+                                                util::human_bytes(forward), share(forward)));
+    if (backward * 10 >= total && backward > 0)
+        parts.emplace_back(backward, fmt::format("backward's gradients of activations hold {} ({}%): smaller "
+                                                 "batches or activation checkpointing",
+                                                 util::human_bytes(backward), share(backward)));
+    if (model * 10 >= total && model > 0)
+        parts.emplace_back(model, fmt::format("parameters, gradients and optimizer state hold {} ({}%): shard the "
+                                              "model (FSDP, ZeRO) or keep the optimizer state in lower precision",
+                                              util::human_bytes(model), share(model)));
+    if (step * 10 >= total && step > 0)
+        parts.emplace_back(step, fmt::format("the optimizer step's temporaries hold {} ({}%): a foreach=False or "
+                                             "fused optimizer makes fewer at once",
+                                             util::human_bytes(step), share(step)));
+    const bool leak_named = std::any_of(evidence.begin(), evidence.end(),
+                                        [](const auto& f) { return f.kind == analysis::FactKind::oom_leak_site; });
+    const std::int64_t unknown = bytes({Category::unknown});
+    if (unknown * 10 >= total && unknown > 0 && !leak_named)
+        parts.emplace_back(unknown, fmt::format("blocks of no known category hold {} ({}%): the live sites below "
+                                                "say where they were made",
+                                                util::human_bytes(unknown), share(unknown)));
+    std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::string out = "find what holds the memory (the live sites and categories below)";
+    // A site that keeps memory every iteration is what filled the device: it comes first.
+    for (const auto& f : evidence)
+        if (f.kind == analysis::FactKind::oom_leak_site)
+            out += fmt::format("; first stop the leak at {}, which held {} at that moment", v(f, "site"), v(f, "held"));
+    for (const auto& [held, text] : parts) out += "; " + text;
+    return out;
+}
 
 std::string_view phrase(Advice a) {
     switch (a) {

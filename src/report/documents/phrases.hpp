@@ -15,6 +15,9 @@ namespace memsnap::report::doc {
 std::string phrase(const analysis::Fact& fact);
 std::string_view summary(analysis::Pattern pattern);  // "likely ..."
 std::string_view fix(analysis::Pattern pattern);
+// The fix of an OOM with a full device, for the categories that held it at that moment.
+std::string device_full_fix(const std::array<std::int64_t, analysis::category_count>& category_bytes,
+                            const analysis::Facts& evidence);
 std::string_view phrase(analysis::Advice advice);
 std::string_view meaning(analysis::Verdict verdict);
 
