@@ -1414,7 +1414,8 @@ TEST_SUITE("real") {
             test::run_memsnap("trace --format json " + test::quote(test::real_dir() / "snapshots" /
                                                                    "constructor-sun-gnn_3dev_expandable_oom.pickle"));
         REQUIRE(run.exit_code == 0);
-        const auto& oom = nlohmann::json::parse(run.out).at("ooms").at(0);
+        const auto json = nlohmann::json::parse(run.out);
+        const auto& oom = json.at("ooms").at(0);
         REQUIRE(oom.at("classification") == "device_full");
         const auto fix = oom.at("fix").get<std::string>();
         CHECK(fix.find("the forward's activations hold 77.91 GiB") != std::string::npos);
