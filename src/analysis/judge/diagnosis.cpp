@@ -198,7 +198,8 @@ std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& c) {
             break;
         case Verdict::growth:
         case Verdict::differs:
-            out.push_back(Advice::growth_cannot_tell);
+            // Live memory the same, cache not: the levels differ by what an allocator keeps.
+            out.push_back(c.live_flat ? Advice::cache_levels : Advice::growth_cannot_tell);
             out.push_back(c.order_contradicted ? Advice::order_contradicted
                           : !c.order_known     ? Advice::growth_order
                           : c.from_snapshots   ? Advice::growth_one_run

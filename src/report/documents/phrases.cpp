@@ -861,7 +861,7 @@ std::string_view phrase(Advice a) {
             return "The captures contradict the order given (a trace clock or a cumulative counter runs backwards): "
                    "give them in the order they were taken, or take them in one run.";
         case Advice::cache_levels:
-            return "Live memory did not grow past its noise floor; the captures differ in the free cache the allocator "
+            return "Live memory is the same within its noise floor; the captures differ in the free cache the allocator "
                    "keeps. Compared as "
                    "levels, whether the cache grew in one run or another run reached a higher peak (another batch or "
                    "precision) cannot be told; neither is a leak.";

@@ -105,6 +105,7 @@ struct AdviceContext {
     bool behaviour = true;            // behaviour verdicts may be given (Comparability::behaviour_allowed)
     bool order_contradicted = false;  // a clock or counter runs backwards in the order given
     bool new_ooms = false, new_retries = false;
+    bool live_flat = false;  // allocated memory within its noise floor: the levels differ in cache only
 };
 std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& context);
 
