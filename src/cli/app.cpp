@@ -59,7 +59,8 @@ CLI::App* add_info(CLI::App& app, InfoOptions& info) {
     auto* cmd =
         app.add_subcommand("info", "Describe one capture: snapshot pickle/JSON, memory_summary text or memory_stats");
     cmd->add_option("files", info.files,
-                    "Capture file ('-' reads standard input); several files or directories with --format jsonl or text")
+                    "Capture file ('-' reads standard input); several files with --format text, files or directories "
+                    "with --format jsonl")
         ->required();
     cmd->add_option("--format", info.format,
                     "Output format: text, json, jsonl (one record per line per total, category and site, for DuckDB "
@@ -90,7 +91,9 @@ CLI::App* add_trace(CLI::App& app, TraceOptions& trace) {
     cmd->add_option("--node-fraction", trace.node_fraction,
                     "--format dot: leave out frames below this share of the bytes (default 0.005)");
     cmd->add_option("--top", trace.top, "How many sites to list; 0 lists all (default 10)");
-    cmd->add_option("--device", trace.device, "The CUDA device whose trace to replay (default: the first)");
+    cmd->add_option(
+        "--device", trace.device,
+        "The CUDA device whose trace to replay (default: the first OOM's device, else the one that reserves most)");
     cmd->add_option("--device-memory", trace.device_memory,
                     "The GPU's total memory (e.g. 80GiB): tells an out-of-memory caused by another process");
     cmd->add_option("--hide", trace.hide, "Drop frames whose 'file:line name' matches this regex (repeatable)")

@@ -304,7 +304,10 @@ Document ranks(const analysis::RanksResult& r) {
     auto& root = doc.root;
     root.add("rank_source", Value::word(r.rank_source)).machines_only();
     root.add("median_rank", Value::count(r.median_rank)).machines_only();
-    auto& median = root.add(Node::object("median", Layout::line, "median of the ranks"));
+    // Each figure's median is an observed value: of an even count, the lower middle one.
+    auto& median =
+        root.add(Node::object("median", Layout::line,
+                              r.ranks.size() % 2 == 0 ? "median of the ranks (lower middle)" : "median of the ranks"));
     median.add("allocated_bytes", Value::bytes(r.median.allocated_bytes), "allocated");
     median.add("reserved_bytes", Value::bytes(r.median.reserved_bytes), "reserved");
     median.add("active_bytes", Value::bytes(r.median.active_bytes)).machines_only();
