@@ -520,7 +520,8 @@ std::string note_phrase(const Fact& f) {
                     : std::string("it records none: record with _record_memory_history()"));
         case FactKind::stacks_some_captures:
             return fmt::format(
-                "{} of the {} captures record no allocation stacks ({}): their memory has no sites and no "
+                "{} of the {} captures hold no live block with an allocation stack ({}; made before recording "
+                "started, or recorded without stacks): their memory has no sites and no "
                 "categories but unknown, so the site and category trends set the others' sites against "
                 "unattributed memory and say nothing of how those sites changed",
                 f.integer("captures"), f.integer("of"), v(f, "files"));
@@ -861,7 +862,8 @@ std::string_view phrase(Advice a) {
             return "The captures contradict the order given (a trace clock or a cumulative counter runs backwards): "
                    "give them in the order they were taken, or take them in one run.";
         case Advice::cache_levels:
-            return "Live memory is the same within its noise floor; the captures differ in the free cache the allocator "
+            return "Live memory is the same within its noise floor; the captures differ in the free cache the "
+                   "allocator "
                    "keeps. Compared as "
                    "levels, whether the cache grew in one run or another run reached a higher peak (another batch or "
                    "precision) cannot be told; neither is a leak.";
