@@ -100,7 +100,23 @@ void add_usage(Node& parent, const analysis::MomentUsage& usage) {
     parent.add("sites_not_listed_allocations", Value::count(usage.allocations_not_listed)).machines_only();
 }
 
-Node oom(const analysis::OomExplanation& o, const std::vector<analysis::FrameText>& table, std::string when) {
+namespace {
+
+bool same_usage(const analysis::MomentUsage& a, const analysis::MomentUsage& b) {
+    if (a.category_bytes != b.category_bytes || a.sites.size() != b.sites.size() ||
+        a.bytes_not_listed != b.bytes_not_listed)
+        return false;
+    for (std::size_t i = 0; i < a.sites.size(); ++i)
+        if (a.sites[i].bytes != b.sites[i].bytes || a.sites[i].allocations != b.sites[i].allocations ||
+            a.sites[i].category != b.sites[i].category)
+            return false;
+    return true;
+}
+
+}  // namespace
+
+Node oom(const analysis::OomExplanation& o, const std::vector<analysis::FrameText>& table, std::string when,
+         const analysis::MomentUsage* peak) {
     auto out = Node::object("", Layout::facts);
     out.add("what",
             Value::text_of(fmt::format("Out of memory {}: requested {}, {} free on the device", when,
@@ -130,6 +146,10 @@ Node oom(const analysis::OomExplanation& o, const std::vector<analysis::FrameTex
     auto& live = out.add(Node::object("live", Layout::section, "live at that moment"));
     live.merge = true;
     add_usage(live, o.usage);
+    if (peak && same_usage(*peak, o.usage)) {
+        for (auto& n : live.items) n.machines_only();
+        live.add("same_as_peak", Value::text_of("the same as at the peak above"), "sites and categories").people_only();
+    }
     return out;
 }
 

@@ -32,7 +32,10 @@ Node sentences(std::string key, const std::vector<std::string>& lines, std::stri
 // Categories and sites live at one moment of a trace.
 void add_usage(Node& parent, const analysis::MomentUsage& usage);
 // One out-of-memory event explained; `when` says when it happened, for people.
-Node oom(const analysis::OomExplanation& oom, const std::vector<analysis::FrameText>& table, std::string when);
+// `peak`: the usage the report showed as the peak, when one was; an OOM holding the same says so
+// rather than listing it again.
+Node oom(const analysis::OomExplanation& oom, const std::vector<analysis::FrameText>& table, std::string when,
+         const analysis::MomentUsage* peak = nullptr);
 // How comparable the captures are: one process, the same workload, a known order, each with
 // the facts that decided; and whether behaviour is judged.
 Node comparability(const analysis::Comparability& comparability);

@@ -185,7 +185,7 @@ Document trace(const TraceResult& t) {
     // Long lists are made as they are written (a trace may hold thousands of OOMs and sites).
     ooms.count = t.ooms.size();
     ooms.make = [&t](std::size_t i) {
-        return oom(t.ooms[i], t.frame_table, seconds_since(t.time_first_us, t.ooms[i].time_us));
+        return oom(t.ooms[i], t.frame_table, seconds_since(t.time_first_us, t.ooms[i].time_us), &t.peak.usage);
     };
     doc.root.add("ooms_total", Value::count(static_cast<std::int64_t>(t.ooms_total))).machines_only();
     const auto not_listed = t.sites_total - t.sites.size();
