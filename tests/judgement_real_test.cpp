@@ -1351,6 +1351,11 @@ TEST_SUITE("real") {
                               test::quote(test::fixtures_dir() / "pairs/leak/run_step500.pickle"))
                 .out);
         CHECK(pair.at("same_process_evidence").at(0).at("same_trace") == false);
+        // A trend of the capture and its copies says the same of each neighbouring pair.
+        const auto series = test::run_memsnap("trend --steps 1,2,3 " + test::quote(original) + " " + test::quote(copy) +
+                                              " " + test::quote(original));
+        REQUIRE(series.exit_code == 0);
+        CHECK(series.out.find("one moment of one process, taken twice or copied") != std::string::npos);
         std::filesystem::remove(copy);
     }
 

@@ -43,9 +43,12 @@ std::string device_list(const std::vector<int>& devices) {
 void trace_evidence(const PairOrigin& p, ProcessEvidence& e) {
     const auto& t = p.trace;
     e.shared_events = static_cast<std::int64_t>(t.shared);
-    // One moment twice (a file diffed with itself, or a copy): nothing ran between them.
-    e.same_trace =
-        t.shared > 0 && t.shared == t.overlapping && t.before_first == t.after_first && t.before_last == t.after_last;
+    // One moment twice (a file diffed with itself, or a copy): the same trace end to end and the
+    // same memory; nothing ran between them.
+    e.same_trace = t.shared > 0 && t.shared == t.overlapping && t.before_first == t.after_first &&
+                   t.before_last == t.after_last && p.allocated_before == p.allocated_after &&
+                   p.before.events.size() == p.after.events.size() &&
+                   p.before.segments.size() == p.after.segments.size();
     if (t.overlapping > 0 && t.shared == 0) e.overlap_apart = static_cast<std::int64_t>(t.overlapping);
     if (!t.before_first || !t.after_first || t.shared > 0) return;
     if (*t.after_last < *t.before_first) {

@@ -28,6 +28,12 @@ ProcessEvidence process_of(const SnapshotContents& a, const SnapshotContents& b,
     e.shared_events = overlap.shared;
     e.shared_sampled = overlap.sampled;
     e.overlap_apart = overlap.apart;
+    // One moment twice (a file given twice, or a copy): the same trace, end to end, and the same
+    // memory.
+    e.same_trace = overlap.shared > 0 && a.trace_sample == b.trace_sample && a.trace_first_us == b.trace_first_us &&
+                   a.trace_last_us == b.trace_last_us && a.trace_events_by_action == b.trace_events_by_action &&
+                   a.totals.allocated_bytes == b.totals.allocated_bytes &&
+                   a.totals.reserved_bytes == b.totals.reserved_bytes && a.totals.blocks == b.totals.blocks;
     // As in a diff: a capture of nothing holds no device to differ.
     const auto before = devices(a), after = devices(b);
     if (!device && !before.empty() && !after.empty() && before != after)

@@ -190,15 +190,17 @@ std::string growth_reason(const Fact& f) {
 std::string comparison_phrase(const Fact& f) {
     switch (f.kind) {
         case FactKind::traces_share_events:
+            if (f.is("same_trace"))
+                return fmt::format(
+                    "the traces are the same, all {} events from first to last{}: one moment of one process, taken "
+                    "twice or copied; nothing ran between them",
+                    f.integer("events"),
+                    f.is("sampled") ? " (of those sampled, one in 64, with the same ends and counts)"
+                                    : " (time, address, size, action)");
             if (f.is("sampled"))
                 return fmt::format(
                     "the traces share {} of the events sampled from both (one in 64, by time, address, size and "
                     "action): one process",
-                    f.integer("events"));
-            if (f.is("same_trace"))
-                return fmt::format(
-                    "the traces are the same, all {} events from first to last (time, address, size, action): one "
-                    "moment of one process, taken twice or copied; nothing ran between them",
                     f.integer("events"));
             return fmt::format("the traces share {} events (time, address, size, action): one process",
                                f.integer("events"));
