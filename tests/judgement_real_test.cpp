@@ -1430,4 +1430,20 @@ TEST_SUITE("real") {
         CHECK(fix.find("autograd_detail") == std::string::npos);
     }
 
+    TEST_CASE("review 9: blocks made before the trace are named by where the trace frees them") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // wedsonlin's training step frees two 40960000-byte blocks made before its trace from the
+        // user's script: no alloc stack, but the free's stack says where they went.
+        const auto run = test::run_memsnap(
+            "trace " + test::quote(test::real_dir() / "snapshots" / "wedsonlin-a2_medium128_training.pickle"));
+        REQUIRE(run.exit_code == 0);
+        CHECK(run.out.find("<made before the trace, freed at ") != std::string::npos);
+        CHECK(run.out.find("<no stack: 40960000-byte blocks>") == std::string::npos);
+        // zero_grad's frees stay the gradients of the step before.
+        const auto step = test::run_memsnap(
+            "trace " + test::quote(test::real_dir() / "snapshots" / "nothanmin-a2_train_step.pickle"));
+        CHECK(step.out.find("<made before the trace, freed by zero_grad: gradients of the step before>  [gradient]") !=
+              std::string::npos);
+    }
+
 }  // TEST_SUITE

@@ -24,14 +24,21 @@ class SiteTally {
     SiteTally(const std::vector<Allocation>& allocations, StackIndex& index, const std::vector<bool>& temporary = {})
         : allocations_(allocations) {
         SiteIds ids;
+        std::map<std::string, std::uint32_t> freed_sites;  // by the label of where they were freed
         site_of_.reserve(allocations.size());
         for (std::size_t i = 0; i < allocations.size(); ++i) {
             const auto& a = allocations[i];
             const auto canon = index.stack(0, a.stack);
-            if (a.stack == snapshot::no_stack && a.freed_by != snapshot::no_stack &&
-                freed_by_zero_grad(index, index.stack(0, a.freed_by))) {
-                site_of_.push_back(previous_gradients(ids));
-                continue;
+            if (a.stack == snapshot::no_stack && a.freed_by != snapshot::no_stack) {
+                const auto freed = index.stack(0, a.freed_by);
+                if (freed_by_zero_grad(index, freed)) {
+                    site_of_.push_back(previous_gradients(ids));
+                    continue;
+                }
+                if (!without_stack(freed)) {
+                    site_of_.push_back(freed_at(index, freed, a.size, freed_sites));
+                    continue;
+                }
             }
             const auto category =
                 !temporary.empty() && temporary[i] ? Category::temporary : index.category(0, a.stack, a.asked());
@@ -106,6 +113,22 @@ class SiteTally {
             s.site.name = "<made before the trace, freed by zero_grad: gradients of the step before>";
             s.site.category = Category::gradient;
             s.category = Category::gradient;
+            s.has_stack = false;
+            sites_.push_back(std::move(s));
+        }
+        return at->second;
+    }
+
+    // Any other such block: no site made it, but where it was freed says what it was (the state an
+    // optimizer step replaced, a buffer a layer reallocated). Named by that place, not as made there.
+    std::uint32_t freed_at(const StackIndex& index, CanonStackId freed, std::int64_t size,
+                           std::map<std::string, std::uint32_t>& freed_sites) {
+        const auto label = site_key(index, freed, size, Category::unknown).label();
+        const auto [at, added] = freed_sites.try_emplace(label, static_cast<std::uint32_t>(sites_.size()));
+        if (added) {
+            LiveSite s;
+            s.site.name = "<made before the trace, freed at " + label + ">";
+            s.category = Category::unknown;
             s.has_stack = false;
             sites_.push_back(std::move(s));
         }
