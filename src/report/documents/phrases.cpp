@@ -771,7 +771,9 @@ std::string device_full_fix(const std::array<std::int64_t, analysis::category_co
     const std::int64_t step = bytes({Category::temporary});
     // Advice for what holds a tenth of the memory or more, largest first; the rest would not free it.
     std::vector<std::pair<std::int64_t, std::string>> parts;
-    const auto share = [&](std::int64_t b) { return total > 0 ? util::percent(static_cast<double>(b) / total) : "0"; };
+    const auto share = [&](std::int64_t b) {
+        return total > 0 ? util::percent(static_cast<double>(b) / static_cast<double>(total)) : "0";
+    };
     if (forward * 10 >= total && forward > 0)
         parts.emplace_back(forward, fmt::format("the forward's activations hold {} ({}%): use smaller batches (or "
                                                 "shorter sequences, smaller graphs), activation checkpointing or "

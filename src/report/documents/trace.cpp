@@ -39,8 +39,8 @@ void add_header(Node& root, const TraceResult& t) {
         root.add(
                 "ring_buffer",
                 Value::text_of(!t.recorded   ? "not judged: the trace holds no alloc events"
-                               : t.truncated ? "truncated: the trace does not reach back to the start (the ring buffer "
-                                               "wrapped, or recording was restarted)"
+                               : t.truncated ? "truncated: the trace does not reach back to the start (recording was "
+                                               "restarted, or a max_entries ring buffer wrapped)"
                                : t.start_unseen ? "not shown complete: some blocks it frees were made before its first "
                                                   "entry (recording started late, or entries were dropped)"
                                : t.started_late ? "complete since recording started, as far as the trace shows"
