@@ -774,30 +774,22 @@ std::string device_full_fix(const std::array<std::int64_t, analysis::category_co
     const auto share = [&](std::int64_t b) {
         return total > 0 ? util::percent(static_cast<double>(b) / static_cast<double>(total)) : "0";
     };
-    if (forward * 10 >= total && forward > 0)
-        parts.emplace_back(forward, fmt::format("the forward's activations hold {} ({}%): use smaller batches (or "
-                                                "shorter sequences, smaller graphs), activation checkpointing or "
-                                                "mixed precision",
-                                                util::human_bytes(forward), share(forward)));
-    if (backward * 10 >= total && backward > 0)
-        parts.emplace_back(backward, fmt::format("backward's gradients of activations hold {} ({}%): smaller "
-                                                 "batches or activation checkpointing",
-                                                 util::human_bytes(backward), share(backward)));
-    if (model * 10 >= total && model > 0)
-        parts.emplace_back(model, fmt::format("parameters, gradients and optimizer state hold {} ({}%): shard the "
-                                              "model (FSDP, ZeRO) or keep the optimizer state in lower precision",
-                                              util::human_bytes(model), share(model)));
-    if (step * 10 >= total && step > 0)
-        parts.emplace_back(step, fmt::format("the optimizer step's temporaries hold {} ({}%): a foreach=False or "
-                                             "fused optimizer makes fewer at once",
-                                             util::human_bytes(step), share(step)));
+    const auto advise = [&](std::int64_t held, std::string_view what, std::string_view then) {
+        if (held > 0 && held * 10 >= total)
+            parts.emplace_back(held,
+                               fmt::format("{} hold {} ({}%): {}", what, util::human_bytes(held), share(held), then));
+    };
+    advise(forward, "the forward's activations",
+           "use smaller batches (or shorter sequences, smaller graphs), activation checkpointing or mixed precision");
+    advise(backward, "backward's gradients of activations", "smaller batches or activation checkpointing");
+    advise(model, "parameters, gradients and optimizer state",
+           "shard the model (FSDP, ZeRO) or keep the optimizer state in lower precision");
+    advise(step, "the optimizer step's temporaries", "a foreach=False or fused optimizer makes fewer at once");
     const bool leak_named = std::any_of(evidence.begin(), evidence.end(),
                                         [](const auto& f) { return f.kind == analysis::FactKind::oom_leak_site; });
-    const std::int64_t unknown = bytes({Category::unknown});
-    if (unknown * 10 >= total && unknown > 0 && !leak_named)
-        parts.emplace_back(unknown, fmt::format("blocks of no known category hold {} ({}%): the live sites below "
-                                                "say where they were made",
-                                                util::human_bytes(unknown), share(unknown)));
+    if (!leak_named)
+        advise(bytes({Category::unknown}), "blocks of no known category",
+               "the live sites below say where they were made");
     std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::string out = "find what holds the memory (the live sites and categories below)";
     // A site that keeps memory every iteration is what filled the device: it comes first.
