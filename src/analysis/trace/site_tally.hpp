@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,22 +26,16 @@ class SiteTally {
     SiteTally(const std::vector<Allocation>& allocations, StackIndex& index, const std::vector<bool>& temporary = {})
         : allocations_(allocations) {
         SiteIds ids;
-        std::map<std::string, std::uint32_t> freed_sites;  // by the label of where they were freed
+        FreedSites freed_sites;
         site_of_.reserve(allocations.size());
         for (std::size_t i = 0; i < allocations.size(); ++i) {
             const auto& a = allocations[i];
             const auto canon = index.stack(0, a.stack);
-            if (a.stack == snapshot::no_stack && a.freed_by != snapshot::no_stack) {
-                const auto freed = index.stack(0, a.freed_by);
-                if (freed_by_zero_grad(index, freed)) {
-                    site_of_.push_back(previous_gradients(ids));
+            if (a.stack == snapshot::no_stack && a.freed_by != snapshot::no_stack)
+                if (const auto site = freed_site(index, index.stack(0, a.freed_by), ids, freed_sites)) {
+                    site_of_.push_back(*site);
                     continue;
                 }
-                if (!without_stack(freed)) {
-                    site_of_.push_back(freed_at(index, freed, a.size, freed_sites));
-                    continue;
-                }
-            }
             const auto category =
                 !temporary.empty() && temporary[i] ? Category::temporary : index.category(0, a.stack, a.asked());
             const auto [at, added] = ids.try_emplace({site_token(index, canon, a.size), category},
@@ -119,20 +115,33 @@ class SiteTally {
         return at->second;
     }
 
-    // Any other such block: no site made it, but where it was freed says what it was (the state an
-    // optimizer step replaced, a buffer a layer reallocated). Named by that place, not as made there.
-    std::uint32_t freed_at(const StackIndex& index, CanonStackId freed, std::int64_t size,
-                           std::map<std::string, std::uint32_t>& freed_sites) {
-        const auto label = site_key(index, freed, size, Category::unknown).label();
-        const auto [at, added] = freed_sites.try_emplace(label, static_cast<std::uint32_t>(sites_.size()));
-        if (added) {
+    // The sites of blocks made before the trace, by the stack that freed them (resolved once per
+    // stack: a long trace frees thousands such blocks from a few places), and by that place's label.
+    struct FreedSites {
+        std::map<std::uint32_t, std::optional<std::uint32_t>> by_stack;
+        std::map<std::string, std::uint32_t> by_label;
+    };
+
+    // A block made before the trace has no site, but where it was freed says what it was:
+    // zero_grad's frees are the step before's gradients; any other place (the state an optimizer
+    // step replaced, a buffer a layer reallocated) names an unknown site after it, not as made
+    // there. nullopt for a free without a stack.
+    std::optional<std::uint32_t> freed_site(const StackIndex& index, CanonStackId freed, SiteIds& ids,
+                                            FreedSites& known) {
+        const auto [cached, added] = known.by_stack.try_emplace(freed.value);
+        if (!added) return cached->second;
+        if (freed_by_zero_grad(index, freed)) return cached->second = previous_gradients(ids);
+        if (without_stack(freed)) return std::nullopt;
+        const auto label = index.site(freed).label();
+        const auto [at, first] = known.by_label.try_emplace(label, static_cast<std::uint32_t>(sites_.size()));
+        if (first) {
             LiveSite s;
             s.site.name = "<made before the trace, freed at " + label + ">";
             s.category = Category::unknown;
             s.has_stack = false;
             sites_.push_back(std::move(s));
         }
-        return at->second;
+        return cached->second = at->second;
     }
 
     const std::vector<Allocation>& allocations_;
