@@ -785,17 +785,18 @@ std::string device_full_fix(const std::array<std::int64_t, analysis::category_co
     advise(model, "parameters, gradients and optimizer state",
            "shard the model (FSDP, ZeRO) or keep the optimizer state in lower precision");
     advise(step, "the optimizer step's temporaries", "a foreach=False or fused optimizer makes fewer at once");
-    const bool leak_named = std::any_of(evidence.begin(), evidence.end(),
-                                        [](const auto& f) { return f.kind == analysis::FactKind::oom_leak_site; });
-    if (!leak_named)
+    // A site that keeps memory every iteration is what filled the device: it comes first, and its
+    // blocks (of no known category) need no line of their own.
+    std::string leaks;
+    for (const auto& f : evidence)
+        if (f.kind == analysis::FactKind::oom_leak_site)
+            leaks +=
+                fmt::format("; first stop the leak at {}, which held {} at that moment", v(f, "site"), v(f, "held"));
+    if (leaks.empty())
         advise(bytes({Category::unknown}), "blocks of no known category",
                "the live sites below say where they were made");
     std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    std::string out = "find what holds the memory (the live sites and categories below)";
-    // A site that keeps memory every iteration is what filled the device: it comes first.
-    for (const auto& f : evidence)
-        if (f.kind == analysis::FactKind::oom_leak_site)
-            out += fmt::format("; first stop the leak at {}, which held {} at that moment", v(f, "site"), v(f, "held"));
+    std::string out = "find what holds the memory (the live sites and categories below)" + leaks;
     for (const auto& [held, text] : parts) out += "; " + text;
     return out;
 }
@@ -859,10 +860,8 @@ std::string_view phrase(Advice a) {
                    "give them in the order they were taken, or take them in one run.";
         case Advice::cache_levels:
             return "Live memory is the same within its noise floor; the captures differ in the free cache the "
-                   "allocator "
-                   "keeps. Compared as "
-                   "levels, whether the cache grew in one run or another run reached a higher peak (another batch or "
-                   "precision) cannot be told; neither is a leak.";
+                   "allocator keeps. Compared as levels, whether the cache grew in one run or another run reached a "
+                   "higher peak (another batch or precision) cannot be told; neither is a leak.";
         case Advice::shrink_levels:
             return "Less memory than before: compared as levels, this says nothing of memory freed over time.";
         case Advice::shrink_nothing:

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace memsnap::report::doc {
 
@@ -28,14 +29,16 @@ FitShown fit_shown(const analysis::TrendResult& t) {
     return {t.steps_known, t.comparability.order_known, t.comparability.behaviour_allowed()};
 }
 
-// Compared as levels (ordered, shape not judged) people see the change first to last; a rate per
-// step between captures not shown to be one run would read as the program's behaviour.
-void add_fit(Node& out, const analysis::SeriesFit& f, const FitShown& shown, std::int64_t change) {
+// Compared as levels (ordered, shape not judged) people see the change first to last (a table's
+// column, when `change` is given; a site's headline says it); a rate per step between captures not
+// shown to be one run would read as the program's behaviour.
+void add_fit(Node& out, const analysis::SeriesFit& f, const FitShown& shown,
+             std::optional<std::int64_t> change = std::nullopt) {
     if (shown.ordered && shown.shape_judged) {
         out.add("slope_bytes_per_step", Value::rate(f.slope_bytes_per_step, shown.steps_known), "slope");
     } else if (shown.ordered) {
         out.add("slope_bytes_per_step", Value::rate(f.slope_bytes_per_step, shown.steps_known)).machines_only();
-        out.add("change", Value::signed_bytes(change), "change").people_only();
+        if (change) out.add("change", Value::signed_bytes(*change), "change").people_only();
     } else {
         out.add("slope_bytes_per_step", Value::none()).machines_only();
     }
@@ -57,16 +60,15 @@ Node series_table(std::string key, std::string label, const std::vector<analysis
     for (const auto& s : all) {
         auto& row = out.add(Node::object("", Layout::facts));
         row.add("name", Value::word(s.name));
+        const auto [low, high] = std::minmax_element(s.bytes.begin(), s.bytes.end());
         if (ordered) {
             row.add("first", Value::bytes(s.bytes.front())).people_only();
             row.add("last", Value::bytes(s.bytes.back())).people_only();
         } else {  // a set, not a sequence: its range
-            const auto [low, high] = std::minmax_element(s.bytes.begin(), s.bytes.end());
             row.add("lowest", Value::bytes(*low)).people_only();
             row.add("highest", Value::bytes(*high)).people_only();
         }
-        const auto [low_value, high_value] = std::minmax_element(s.bytes.begin(), s.bytes.end());
-        const std::int64_t floor = s.bytes.empty() ? 0 : analysis::noise_threshold(*low_value, *high_value);
+        const std::int64_t floor = s.bytes.empty() ? 0 : analysis::noise_threshold(*low, *high);
         row.add("shape", Value::text_of(sparkline(s.bytes, floor))).people_only();
         add_fit(row, s.fit, shown, s.bytes.empty() ? 0 : s.bytes.back() - s.bytes.front());
         row.add(numbers("bytes_by_step", s.bytes));
@@ -107,9 +109,8 @@ Node trend_site(const analysis::TrendSite& s, const analysis::TrendResult& t) {
     r.add("verdict_text", Value::verdict(analysis::to_string(s.fit.verdict))).people_only().in_headline();
     add_site(r, s.site);
     r.add("category", Value::word(analysis::to_string(s.category))).in_headline();
-    add_fit(r, s.fit, shown, change);
+    add_fit(r, s.fit, shown);
     // The headline carries the slope or change and the verdict for people.
-    std::erase_if(r.items, [](const Node& field) { return field.key == "change"; });
     for (auto& field : r.items)
         if (field.key == "slope_bytes_per_step" || field.key == "verdict") field.machines_only();
     const auto first = [](const std::vector<std::int64_t>& v) { return v.empty() ? 0 : v.front(); };

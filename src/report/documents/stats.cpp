@@ -106,7 +106,6 @@ Node metrics_table(const analysis::DeviceDiff& d, bool steps_known) {
             "per_step", m.per_step ? Value::change_range(*m.per_step, stats::is_byte_metric(key)) : Value::none(),
             util::per_unit(steps_known).data());
         if (!steps_known) per_step.machines_only();  // two captures: the change; more: the series lines
-
         if (!key_metric(key)) row.machines_only();
     }
     return out;

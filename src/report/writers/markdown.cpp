@@ -178,7 +178,7 @@ class MarkdownWriter {
     void stack(const Node& list) {
         std::string body;
         const auto gap = [&](std::size_t frames) {
-            if (frames > 0) body += fmt::format("... {} more Python frame{}\n", frames, frames == 1 ? "" : "s");
+            if (frames > 0) body += python_frames_left_out(frames) + "\n";
         };
         const auto lines = stack_lines(list, options_.cpp_frames, 0);
         for (const auto& line : lines.lines) {
@@ -186,8 +186,7 @@ class MarkdownWriter {
             body += for_people(list.item(line.item).value) + "\n";
         }
         gap(lines.gap_at_end);
-        if (const auto cpp = lines.cpp_hidden; cpp > 0)
-            body += fmt::format("({} C++ frame{} not shown: --cpp-frames shows them)\n", cpp, cpp == 1 ? "" : "s");
+        if (lines.cpp_hidden > 0) body += cpp_frames_left_out(lines.cpp_hidden) + "\n";
         out_ += fmt::format("\n{}:\n\n{}", md::html(label_of(list)), md::fence(body.empty() ? "(no frames)\n" : body));
     }
 

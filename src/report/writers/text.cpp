@@ -297,9 +297,7 @@ class TextWriter {
         out_ += indent(depth) + util::printable(label_of(list)) + ":\n";
         if (list.size() == 0) out_ += indent(depth + 1) + (list.note.empty() ? "(no frames)" : list.note) + "\n";
         const auto gap = [&](std::size_t frames) {
-            if (frames > 0)
-                out_ += indent(depth + 1) + fmt::format("... {} more Python frame{}", frames, frames == 1 ? "" : "s") +
-                        "\n";
+            if (frames > 0) out_ += indent(depth + 1) + python_frames_left_out(frames) + "\n";
         };
         const auto shown_lines = stack_lines(list, options_.cpp_frames, kStackPythonFrames);
         for (const auto& line : shown_lines.lines) {
@@ -307,9 +305,7 @@ class TextWriter {
             out_ += indent(depth + 1) + shown(list.item(line.item).value) + "\n";
         }
         gap(shown_lines.gap_at_end);
-        if (const auto cpp = shown_lines.cpp_hidden; cpp > 0)
-            out_ += indent(depth + 1) +
-                    fmt::format("({} C++ frame{} not shown: --cpp-frames shows them)", cpp, cpp == 1 ? "" : "s") + "\n";
+        if (shown_lines.cpp_hidden > 0) out_ += indent(depth + 1) + cpp_frames_left_out(shown_lines.cpp_hidden) + "\n";
     }
 };
 

@@ -170,7 +170,7 @@ StackLines stack_lines(const Node& list, bool cpp_frames, std::size_t python_lim
         std::size_t more = 0;
         for (std::size_t k = head; k < user.size() && more < kOutermostPythonFrames; ++k)
             if (user[k]) kept[k] = true, ++more;
-        for (std::size_t k = user.size(); more == 0 && k-- > user.size() - kOutermostPythonFrames;) kept[k] = true;
+        if (more == 0) std::fill(kept.end() - static_cast<std::ptrdiff_t>(kOutermostPythonFrames), kept.end(), true);
     }
     std::size_t python_seen = 0, gap = 0, operators = 0;
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -194,6 +194,14 @@ StackLines stack_lines(const Node& list, bool cpp_frames, std::size_t python_lim
     }
     out.gap_at_end = gap;
     return out;
+}
+
+std::string python_frames_left_out(std::size_t frames) {
+    return fmt::format("... {} more Python frame{}", frames, frames == 1 ? "" : "s");
+}
+
+std::string cpp_frames_left_out(std::size_t frames) {
+    return fmt::format("({} C++ frame{} not shown: --cpp-frames shows them)", frames, frames == 1 ? "" : "s");
 }
 
 std::string label_of(const Node& node) {

@@ -43,5 +43,9 @@ struct StackLines {
     std::size_t cpp_hidden = 0;  // C++ frames not shown
 };
 StackLines stack_lines(const Node& list, bool cpp_frames, std::size_t python_limit);
+// The lines that stand for frames left out: "... 2 more Python frames", "(24 C++ frames not
+// shown: --cpp-frames shows them)".
+std::string python_frames_left_out(std::size_t frames);
+std::string cpp_frames_left_out(std::size_t frames);
 
 }  // namespace memsnap::report::detail
