@@ -8,7 +8,6 @@
 #include <limits>
 #include <map>
 #include <system_error>
-#include <tuple>
 
 namespace memsnap::analysis {
 
@@ -17,7 +16,12 @@ namespace {
 using snapshot::Snapshot;
 using snapshot::TraceEvent;
 
-using EventKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int, int>;  // time, addr, size, action, device
+// What two captures of one process share of an event: compared in this order.
+struct EventKey {
+    std::int64_t time_us, addr, size;
+    int action, device;
+    auto operator<=>(const EventKey&) const = default;
+};
 
 struct TraceWindow {
     std::int64_t first = 0, last = 0;
@@ -36,7 +40,7 @@ TraceWindow window_of(const Snapshot& snap, std::optional<int> device) {
 }
 
 EventKey key_of(const TraceEvent& e) { return {e.time_us, e.addr, e.size, static_cast<int>(e.action()), e.device}; }
-std::int64_t time_of(const EventKey& k) { return std::get<0>(k); }
+std::int64_t time_of(const EventKey& k) { return k.time_us; }
 
 // Events of `snap` timed within [from, to], as sortable keys.
 std::vector<EventKey> events_within(const Snapshot& snap, std::int64_t from, std::int64_t to,
@@ -174,6 +178,11 @@ std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y
             if (gx.push_back(*x.current()); !x.next()) return std::nullopt;
         for (; y.current() && time_of(*y.current()) == ti;)
             if (gy.push_back(*y.current()); !y.next()) return std::nullopt;
+        // One process records a microsecond's events in one order: sorted only when they differ.
+        if (gx == gy) {
+            shared += gx.size();
+            continue;
+        }
         std::sort(gx.begin(), gx.end());
         std::sort(gy.begin(), gy.end());
         shared += shared_keys(gx, gy);

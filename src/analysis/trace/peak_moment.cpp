@@ -2,9 +2,9 @@
 
 #include <memsnap/util/checked.hpp>
 #include <memsnap/util/hash.hpp>
-#include <memsnap/util/id_index.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace memsnap::analysis::detail {
@@ -27,119 +27,121 @@ struct Highest {
             at = moment;
         }
     }
-    // The moments of `later` all come after these.
-    void absorb(const Highest& later) {
-        if (later.total > total) *this = later;
-    }
 };
 
-// The allocations live at a moment of the forward pass, by address and in the order they were
-// made, each holding the highest of the moments from its making to the next live one's. When
-// one is freed its moments join those of the one made before it. The end's snapshot may show a
-// block still live larger than its request, which raises every moment after its making by the
-// difference: so at the end the allocations still live cut the moments into runs that each
-// move by one amount, and each run's highest moment is all that is needed of it.
-class LiveRuns {
+// The allocations live at a moment of the forward pass, by address: when each was made and
+// its block's size, held in the index's own slots. A free reads one slot, where a table of
+// entries beside the index took a read of the entry as well; on a long trace both are larger
+// than a core's cache, and those reads were most of the pass.
+class LiveByAddress {
   public:
-    struct Entry {
-        std::int64_t address = 0, size = 0;
-        snapshot::StackId stack;
-        std::uint32_t made_at = 0;         // trace position of its alloc
-        std::uint32_t prev = 0, next = 0;  // by making; entry 0 heads the list and is never live
-        Highest moments;
+    struct Slot {
+        std::int64_t address = 0;
+        std::uint32_t made_at_plus_one = 0;  // 0: empty
+        std::uint32_t size_units = 0;        // the block's size in units of 512
     };
+    // Larger blocks (2 TiB and more, or not a multiple of 512: only a crafted file) do not fit
+    // a slot.
+    static bool fits(std::int64_t block) { return block % kUnit == 0 && block / kUnit <= kMaxUnits; }
+    static constexpr std::int64_t kUnit = 512;
+    static constexpr std::int64_t kMaxUnits = std::numeric_limits<std::uint32_t>::max();
 
-    // `most`: how many can be live at once, at most. Only the address space is taken for them
-    // up front (up to 2^24 entries; a longer trace's set grows past that by copying): pages
-    // are touched as they are used, and nothing is copied as the set grows.
-    explicit LiveRuns(std::size_t most) : seed_(util::hash_seed()) {
-        entries_.reserve(std::min<std::size_t>(most, kReservedAtMost) + 1);
-        entries_.emplace_back();
-    }
-    static constexpr std::size_t kReservedAtMost = std::size_t{1} << 24;
+    LiveByAddress() : seed_(util::hash_seed()), slots_(1024) {}
 
-    auto at(std::int64_t address) const {
-        return [this, address](std::uint32_t id) { return entries_[id].address == address; };
-    }
     std::uint64_t hash(std::int64_t address) const {
         return util::mix_hash(seed_, static_cast<std::uint64_t>(address));
     }
-    // The entry of the allocation live at `address`, if one is.
-    std::optional<std::uint32_t> find(std::int64_t address) const { return index_.find(hash(address), at(address)); }
-    [[gnu::always_inline]] void prefetch(std::int64_t address) const { index_.prefetch(hash(address)); }
+    [[gnu::always_inline]] void prefetch(std::uint64_t hash) const {
+        __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
+    }
     // An index larger than a core's own cache: its lookups wait for memory unless asked for
-    // ahead. Asked ahead always, this pass took 13% less time on the ctx128 forward scaled to
-    // 400 MiB (an index of 8 MiB) and 4-5% more on training steps (indexes of 2 MiB and less).
-    bool index_out_of_cache() const { return index_.bytes() > (std::size_t{2} << 20); }
-    std::size_t size() const { return index_.size(); }   // live now
-    std::size_t ids() const { return entries_.size(); }  // entry ids are below this
+    // ahead, which costs more than it saves on smaller ones.
+    bool out_of_cache() const { return slots_.size() * sizeof(Slot) > (std::size_t{4} << 20); }
 
-    // The moments since the newest live allocation was made (since the start when none is
-    // live): kept apart from the entries, as every event adds one.
-    Highest& newest_moments() { return open_; }
-
-    void add(std::uint64_t hash, std::int64_t address, std::int64_t size, snapshot::StackId stack,
-             std::uint32_t made_at) {
-        std::uint32_t id = free_;
-        if (id != 0) {
-            free_ = entries_[id].next;
-        } else {
-            id = static_cast<std::uint32_t>(entries_.size());
-            entries_.emplace_back();
-        }
-        entries_[id] = {address, size, stack, made_at, newest_, 0, {}};
-        entries_[newest_].next = id;
-        entries_[newest_].moments = open_;
-        open_ = {};
-        newest_ = id;
-        index_.insert(hash, id);
+    // The slot of the allocation live at `address`, filed under `hash`; nullptr when none is.
+    const Slot* find(std::uint64_t hash, std::int64_t address) const {
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t at = hash & mask; slots_[at].made_at_plus_one != 0; at = (at + 1) & mask)
+            if (slots_[at].address == address) return &slots_[at];
+        return nullptr;
     }
 
-    struct Taken {
-        std::int64_t size;
-        std::uint32_t made_at;
-    };
-    // The allocation live at `address` (filed under `hash`), no longer live.
-    std::optional<Taken> take(std::uint64_t hash, std::int64_t address) {
-        const auto id = index_.erase(hash, at(address));
-        if (!id) return std::nullopt;
-        Entry& e = entries_[*id];
-        Entry& before = entries_[e.prev];
-        before.next = e.next;
-        if (e.next != 0) {
-            before.moments.absorb(e.moments);
-            entries_[e.next].prev = e.prev;
-        } else {  // the newest: the one made before it is now, with both runs open
-            before.moments.absorb(open_);
-            open_ = before.moments;
-            newest_ = e.prev;
-        }
-        e.next = free_;
-        free_ = *id;
-        return Taken{e.size, e.made_at};
+    // The slot for `address`: the live allocation's, or an empty one claimed for it
+    // (made_at_plus_one 0, for the caller to fill).
+    Slot& claim(std::uint64_t hash, std::int64_t address) {
+        if (2 * (count_ + 1) > slots_.size()) grow();
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t at = hash & mask;
+        for (; slots_[at].made_at_plus_one != 0; at = (at + 1) & mask)
+            if (slots_[at].address == address) return slots_[at];
+        ++count_;
+        slots_[at].address = address;
+        return slots_[at];
     }
 
-    // After the last moment: every run in its entry.
-    void close() { entries_[newest_].moments = open_; }
-    const Highest& start_moments() const { return entries_[0].moments; }
-    // fn(id, entry) for the live allocations, oldest first.
+    // Removes the allocation live at `address` and returns its slot as it was; made_at_plus_one
+    // 0 when none was. The slots after it move back into the gap, as util::IdIndex does.
+    Slot take(std::uint64_t hash, std::int64_t address) {
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t gap = hash & mask;
+        for (; slots_[gap].made_at_plus_one != 0; gap = (gap + 1) & mask)
+            if (slots_[gap].address == address) break;
+        const Slot taken = slots_[gap];
+        if (taken.made_at_plus_one == 0) return taken;
+        for (std::size_t at = (gap + 1) & mask; slots_[at].made_at_plus_one != 0; at = (at + 1) & mask) {
+            const std::size_t home = this->hash(slots_[at].address) & mask;
+            if (((at - home) & mask) >= ((at - gap) & mask)) {
+                slots_[gap] = slots_[at];
+                gap = at;
+            }
+        }
+        slots_[gap] = {};
+        --count_;
+        return taken;
+    }
+
     template <class Fn>
-    void for_each(Fn&& fn) {
-        for (std::uint32_t id = entries_[0].next; id != 0; id = entries_[id].next) fn(id, entries_[id]);
+    void for_each(Fn&& fn) const {
+        for (const Slot& s : slots_)
+            if (s.made_at_plus_one != 0) fn(s);
     }
+    std::size_t size() const { return count_; }
 
   private:
+    void grow() {
+        std::vector<Slot> bigger(slots_.size() * 2);
+        const std::size_t mask = bigger.size() - 1;
+        for (const Slot& s : slots_) {
+            if (s.made_at_plus_one == 0) continue;
+            std::size_t at = hash(s.address) & mask;
+            while (bigger[at].made_at_plus_one != 0) at = (at + 1) & mask;
+            bigger[at] = s;
+        }
+        slots_ = std::move(bigger);
+    }
     std::uint64_t seed_;
-    std::vector<Entry> entries_;
-    util::IdIndex index_;
-    std::uint32_t newest_ = 0;
-    std::uint32_t free_ = 0;  // entries to reuse, chained by `next`; 0: none
-    Highest open_;            // the newest entry's run, while it is open
+    std::vector<Slot> slots_;
+    std::size_t count_ = 0;
 };
 
 // An allocation the trace made and freed (or saw allocated again): trace positions.
 struct Lifetime {
     std::uint32_t made_at, freed_at;
+};
+
+// The moments of 256 consecutive trace positions: the running total before the first, and the
+// highest of them.
+struct Chunk {
+    std::int64_t start = 0;
+    Highest high;
+};
+constexpr std::uint32_t kChunkBits = 8;
+
+// A block still live at the end that the snapshot shows larger than its request raises every
+// moment after its making by the difference.
+struct Raise {
+    std::uint32_t made_at;
+    std::int64_t by;
 };
 
 }  // namespace
@@ -153,67 +155,77 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     const auto end = static_cast<std::uint32_t>(trace.size());
 
     // Forward, pairing allocs with frees as replay() does: the running total of allocated bytes
-    // from 0, each moment filed in its run, and when each freed allocation was made and freed.
-    LiveRuns live(trace.size());
+    // from 0, the highest of each chunk of moments, and when each freed allocation was made and
+    // freed. Which moments the end's larger blocks raise is known only at the end: a chunk they
+    // fall in is walked again then.
+    LiveByAddress live;
     // Wide: a file's sizes may sum past 64 bits, which replay() refuses (below).
     Wide total = 0, sizes = 0;  // sizes: of every allocation, as replay() checks them
     std::int64_t allocs = 0;
     std::uint32_t events = 0, last = 0;
     std::vector<Lifetime> freed;
-    freed.reserve(std::min(trace.size() / 2, LiveRuns::kReservedAtMost));  // address space, as LiveRuns
-    using MadeBefore = std::pair<std::uint32_t, Allocation>;               // freed at this trace position
+    freed.reserve(std::min<std::size_t>(trace.size() / 2, std::size_t{1} << 24));  // address space: pages as used
+    using MadeBefore = std::pair<std::uint32_t, Allocation>;                       // freed at this trace position
     std::vector<MadeBefore> made_before_trace;
+    std::vector<Chunk> chunks((std::size_t{end} >> kChunkBits) + 1);
     constexpr std::uint32_t ahead = 8;
-    for (std::uint32_t i = 0; i < end; ++i) {
-        if (i + ahead < end && live.index_out_of_cache()) live.prefetch(trace[i + ahead].addr);
-        if (trace.device_at(i) != device) continue;
-        ++events;
-        last = i;
-        live.newest_moments().add(static_cast<std::int64_t>(total), i);
-        const auto action = trace.action_at(i);
-        if (action != TraceAction::alloc && action != TraceAction::free_completed) continue;
-        const auto e = trace[i];
-        const auto hash = live.hash(e.addr);
-        const auto earlier = live.take(hash, e.addr);
-        if (earlier) {
-            total -= earlier->size;
-            freed.push_back({earlier->made_at, i});
-        }
-        if (action == TraceAction::alloc) {
-            // An address live and allocated again: its free fell out of the trace.
-            ++allocs;
-            const auto size = block_size(e.size);
-            live.add(hash, e.addr, size, e.stack, i);
-            total += size;
-            sizes += size;
-        } else if (!earlier) {
-            // Made before the trace began. The free's stack is where it was freed: no site.
-            const auto size = block_size(e.size);
-            made_before_trace.push_back(
-                {i, {e.addr, size, snapshot::no_stack, std::nullopt, std::nullopt, e.stack, e.size}});
-            total -= size;
-            sizes += size;
+    for (std::uint32_t from = 0, c = 0; from < end; from += 1u << kChunkBits, ++c) {
+        const std::uint32_t to = std::min(end, from + (1u << kChunkBits));
+        Chunk& chunk = chunks[c];
+        chunk.start = static_cast<std::int64_t>(total);
+        const bool prefetch = live.out_of_cache();
+        for (std::uint32_t i = from; i < to; ++i) {
+            if (prefetch && i + ahead < end) live.prefetch(live.hash(trace[i + ahead].addr));
+            if (trace.device_at(i) != device) continue;
+            ++events;
+            last = i;
+            chunk.high.add(static_cast<std::int64_t>(total), i);
+            const auto action = trace.action_at(i);
+            if (action != TraceAction::alloc && action != TraceAction::free_completed) continue;
+            const auto e = trace[i];
+            const auto hash = live.hash(e.addr);
+            if (action == TraceAction::alloc) {
+                const auto size = block_size(e.size);
+                if (!LiveByAddress::fits(size)) return peak_moment_by_replay(snap, device);
+                auto& slot = live.claim(hash, e.addr);
+                // An address live and allocated again: its free fell out of the trace.
+                if (slot.made_at_plus_one != 0) {
+                    total -= std::int64_t{slot.size_units} * LiveByAddress::kUnit;
+                    freed.push_back({slot.made_at_plus_one - 1, i});
+                }
+                slot.made_at_plus_one = i + 1;
+                slot.size_units = static_cast<std::uint32_t>(size / LiveByAddress::kUnit);
+                ++allocs;
+                total += size;
+                sizes += size;
+            } else if (const auto taken = live.take(hash, e.addr); taken.made_at_plus_one != 0) {
+                total -= std::int64_t{taken.size_units} * LiveByAddress::kUnit;
+                freed.push_back({taken.made_at_plus_one - 1, i});
+            } else {
+                // Made before the trace began. The free's stack is where it was freed: no site.
+                const auto size = block_size(e.size);
+                made_before_trace.push_back(
+                    {i, {e.addr, size, snapshot::no_stack, std::nullopt, std::nullopt, e.stack, e.size}});
+                total -= size;
+                sizes += size;
+            }
         }
     }
     if (events == 0) return std::nullopt;
-    live.newest_moments().add(static_cast<std::int64_t>(total), end);
-    live.close();
 
     // The end: the snapshot's active blocks. Those the trace did not allocate were there
     // before it; a block still live is as large as the snapshot has it (the last block at its
     // address, where a crafted file gives two, as replay() reads them).
     Wide allocated_end = 0;
-    std::vector<std::int64_t> size_at_end(live.ids(), 0);
-    std::vector<bool> in_snapshot(live.ids(), false);
+    std::vector<std::pair<std::uint32_t, std::int64_t>> at_end;  // made at, the snapshot's size
     std::vector<Allocation> untraced;
     for (const auto& seg : snap.segments) {
         if (seg.device != device) continue;
         for (const auto& b : snap.blocks_of(seg)) {
             if (!b.active()) continue;
             allocated_end += b.size;
-            if (const auto id = live.find(b.address)) {
-                size_at_end[*id] = b.size;
-                in_snapshot[*id] = true;
+            if (const auto* slot = live.find(live.hash(b.address), b.address)) {
+                at_end.emplace_back(slot->made_at_plus_one - 1, b.size);
             } else {
                 untraced.push_back(
                     {b.address, b.size, b.stack, std::nullopt, std::nullopt, snapshot::no_stack, b.requested_size});
@@ -221,20 +233,52 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
             }
         }
     }
-    // The runs in order, each raised by the growth of the blocks made before it.
-    Wide raise = 0, high = live.start_moments().total;
-    std::uint32_t high_at = live.start_moments().at;
-    live.for_each([&](std::uint32_t id, LiveRuns::Entry& e) {
-        if (in_snapshot[id] && size_at_end[id] > e.size) {
-            raise += Wide{size_at_end[id]} - e.size;
-            sizes += Wide{size_at_end[id]} - e.size;
-            e.size = size_at_end[id];
+    std::ranges::stable_sort(at_end, {}, &std::pair<std::uint32_t, std::int64_t>::first);
+    std::vector<Raise> raises;
+    for (std::size_t k = 0; k < at_end.size(); ++k) {
+        if (k + 1 < at_end.size() && at_end[k + 1].first == at_end[k].first) continue;  // the last block counts
+        const auto [made_at, size_at_end] = at_end[k];
+        const auto size = block_size(trace[made_at].size);
+        if (size_at_end > size) {
+            raises.push_back({made_at, size_at_end - size});
+            sizes += Wide{size_at_end} - size;
         }
-        if (e.moments.total + raise > high) {
-            high = e.moments.total + raise;
-            high_at = e.moments.at;
+    }
+    // The highest moment, each raised by the growth of the blocks made before it: a chunk that
+    // a raise falls in is walked again, its frees' sizes read from the allocations they freed.
+    Wide raise = 0, high = std::numeric_limits<std::int64_t>::min();
+    std::uint32_t high_at = 0;
+    const auto consider = [&](Wide value, std::uint32_t at) {
+        if (value > high) {
+            high = value;
+            high_at = at;
         }
-    });
+    };
+    auto next_raise = raises.begin();
+    for (std::uint32_t from = 0, c = 0; from < end; from += 1u << kChunkBits, ++c) {
+        const std::uint32_t to = std::min(end, from + (1u << kChunkBits));
+        if (next_raise == raises.end() || next_raise->made_at >= to) {
+            if (chunks[c].high.total != std::numeric_limits<std::int64_t>::min())
+                consider(chunks[c].high.total + raise, chunks[c].high.at);
+            continue;
+        }
+        Wide running = chunks[c].start;
+        auto paired = std::ranges::lower_bound(freed, from, {}, &Lifetime::freed_at);
+        for (std::uint32_t i = from; i < to; ++i) {
+            if (trace.device_at(i) != device) continue;
+            consider(running + raise, i);
+            for (; next_raise != raises.end() && next_raise->made_at == i; ++next_raise) raise += next_raise->by;
+            const auto action = trace.action_at(i);
+            if (action != TraceAction::alloc && action != TraceAction::free_completed) continue;
+            const bool pairs = paired != freed.end() && paired->freed_at == i;
+            if (pairs) running -= block_size(trace[(paired++)->made_at].size);
+            if (action == TraceAction::alloc)
+                running += block_size(trace[i].size);
+            else if (!pairs)
+                running -= block_size(trace[i].size);
+        }
+    }
+    consider(total + raise, end);
     // Bytes allocated before each event are counted back from the end's, and every running
     // total lies within the sizes of all allocations either side of 0. replay() refuses a
     // capture whose sizes or counts leave 64 bits, and says where: a capture that might (none
@@ -256,42 +300,44 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     out.time_us = trace[reached_by].time_us;
     // Live at the peak, in replay()'s order: the trace's allocations by the event that made
     // them (an alloc, or the free of a block made before the trace), then the snapshot's blocks
-    // the trace never saw. Those still live at the end and the blocks made before the trace
-    // are in that order already; the ones freed after the peak are sorted, and the three merged.
-    // alloc_event holds a trace position until the end.
-    std::vector<Allocation> freed_later;
-    for (const auto& f : freed)
-        if (f.made_at < high_at && high_at <= f.freed_at) {
-            const auto e = trace[f.made_at];
-            freed_later.push_back(
-                {e.addr, block_size(e.size), e.stack, f.made_at, std::nullopt, snapshot::no_stack, e.size});
-        }
-    std::ranges::sort(freed_later, {}, [](const Allocation& a) { return *a.alloc_event; });
-    auto later = freed_later.begin();
-    auto fresh = std::ranges::lower_bound(made_before_trace, high_at, {}, &MadeBefore::first);
-    // At most this many (a trace that leaks holds hundreds of thousands): reserved, not grown.
-    out.live.reserve(live.size() + freed_later.size() + static_cast<std::size_t>(made_before_trace.end() - fresh) +
-                     untraced.size());
-    const auto add_made_before = [&](std::uint32_t position) {  // the others made before `position`
-        for (;;) {
-            const bool has_later = later != freed_later.end() && *later->alloc_event < position;
-            const bool has_fresh = fresh != made_before_trace.end() && fresh->first < position;
-            if (has_later && (!has_fresh || *later->alloc_event < fresh->first))
-                out.live.push_back(*later++);
-            else if (has_fresh)
-                out.live.push_back((fresh++)->second);
-            else
-                return;
-        }
+    // the trace never saw. Those the trace made are those still live at the end and those freed
+    // after the peak, marked by position (a sort of tens of thousands took longer) and merged
+    // with the blocks made before the trace, in that order already. alloc_event holds a trace
+    // position until the end.
+    std::vector<std::uint64_t> made_by_position(high_at / 64 + 1, 0);
+    const auto mark = [&made_by_position](std::uint32_t at) {
+        made_by_position[at / 64] |= std::uint64_t{1} << (at % 64);
     };
-    live.for_each([&](std::uint32_t, const LiveRuns::Entry& e) {
-        if (e.made_at >= high_at) return;
-        add_made_before(e.made_at);
-        // The request, from its alloc event: an entry keeps only the block's size.
-        out.live.push_back(
-            {e.address, e.size, e.stack, e.made_at, std::nullopt, snapshot::no_stack, trace[e.made_at].size});
+    std::size_t marked = 0;
+    live.for_each([&](const LiveByAddress::Slot& s) {
+        if (s.made_at_plus_one - 1 < high_at) mark(s.made_at_plus_one - 1), ++marked;
     });
-    add_made_before(end);
+    for (const auto& f : freed)
+        if (f.made_at < high_at && high_at <= f.freed_at) mark(f.made_at), ++marked;
+    std::vector<Allocation> made_earlier;
+    made_earlier.reserve(marked);
+    auto grown = raises.begin();
+    for (std::size_t word = 0; word < made_by_position.size(); ++word)
+        for (std::uint64_t bits = made_by_position[word]; bits != 0; bits &= bits - 1) {
+            const auto at = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+            const auto e = trace[at];
+            // The request, from its alloc event; a block still live is as large as the end has it.
+            auto size = block_size(e.size);
+            for (; grown != raises.end() && grown->made_at < at; ++grown) {
+            }
+            if (grown != raises.end() && grown->made_at == at) size += grown->by;
+            made_earlier.push_back({e.addr, size, e.stack, at, std::nullopt, snapshot::no_stack, e.size});
+        }
+    // Made before the trace and freed at the peak or after it: live then, each placed by its free.
+    auto pre = std::ranges::lower_bound(made_before_trace, high_at, {}, &MadeBefore::first);
+    out.live.reserve(made_earlier.size() + static_cast<std::size_t>(made_before_trace.end() - pre) + untraced.size());
+    auto made = made_earlier.begin();
+    while (made != made_earlier.end() || pre != made_before_trace.end()) {
+        if (pre == made_before_trace.end() || (made != made_earlier.end() && *made->alloc_event < pre->first))
+            out.live.push_back(*made++);
+        else
+            out.live.push_back((pre++)->second);
+    }
     out.live.insert(out.live.end(), untraced.begin(), untraced.end());
     // Trace positions to the device's event numbers: the same when the trace is of it alone.
     out.at = high_at;
