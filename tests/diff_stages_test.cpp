@@ -415,6 +415,7 @@ TEST_SUITE("unit") {
             CHECK(both.overlapping == 2 * halves.overlapping);
             CHECK(both.shared == 2 * halves.shared);
             CHECK(both.with_stack == 2 * with_stack);  // walked a device at a time: every event read
+            CHECK(both.in_halves);                     // each device in halves
             // Device 0's events split around device 1's (no torch writes that): compared sorted,
             // with the same counts.
             auto x3 = x2;

@@ -217,11 +217,11 @@ std::optional<Walk> walk(const Snapshot& before, const Snapshot& after, TracePar
     return Walk{*shared, x.count(), y.count(), x.with_stack() + y.with_stack(), x.last_time(), y.last_time()};
 }
 
-// The first event timed after `split`, for a trace in time order. Any trace may come here
-// (several devices', untimed events among timed ones), which the standard binary searches do
-// not allow: this one returns some position for any order, and the walks check it.
-std::size_t first_after(const snapshot::TraceEvents& events, std::int64_t split) {
-    std::size_t low = 0, high = events.size();
+// The first event of [begin, end) timed after `split`, for a trace in time order. Any trace
+// may come here (several devices', untimed events among timed ones), which the standard binary
+// searches do not allow: this one returns some position for any order, and the walks check it.
+std::size_t first_after(const snapshot::TraceEvents& events, std::size_t begin, std::size_t end, std::int64_t split) {
+    std::size_t low = begin, high = end;
     while (low < high) {
         const std::size_t mid = low + (high - low) / 2;
         if (events[mid].time_us <= split)
@@ -236,16 +236,16 @@ std::size_t first_after(const snapshot::TraceEvents& events, std::int64_t split)
 // another core. nullopt when the traces are short, the split falls on an untimed event, no
 // thread can be started, or the split does not hold (the traces are out of time order, or a
 // device's events lie among others'); the caller then walks them whole.
-std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after, std::int64_t from, std::int64_t to,
-                                   std::optional<int> device) {
+std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after, TracePart x, TracePart y,
+                                   std::int64_t from, std::int64_t to, std::optional<int> device) {
     constexpr std::size_t worth_a_thread = std::size_t{1} << 18;
-    if (before.events.size() + after.events.size() < worth_a_thread) return std::nullopt;
-    const std::int64_t split = before.events[before.events.size() / 2].time_us;
+    if (x.begin >= x.end || (x.end - x.begin) + (y.end - y.begin) < worth_a_thread) return std::nullopt;
+    const std::int64_t split = before.events[x.begin + (x.end - x.begin) / 2].time_us;
     if (split < 0 || split == std::numeric_limits<std::int64_t>::max()) return std::nullopt;
-    const std::size_t x_split = first_after(before.events, split), y_split = first_after(after.events, split);
+    const std::size_t x_split = first_after(before.events, x.begin, x.end, split),
+                      y_split = first_after(after.events, y.begin, y.end, split);
     const auto walk_later = [&] {
-        return walk(before, after, {x_split, before.events.size(), split + 1},
-                    {y_split, after.events.size(), split + 1}, from, to, device);
+        return walk(before, after, {x_split, x.end, split + 1}, {y_split, y.end, split + 1}, from, to, device);
     };
     std::future<std::optional<Walk>> later;
     try {
@@ -253,7 +253,8 @@ std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after
     } catch (const std::system_error&) {
         return std::nullopt;
     }
-    const auto earlier = walk(before, after, {0, x_split, -1}, {0, y_split, -1}, from, to, device);
+    const auto earlier =
+        walk(before, after, {x.begin, x_split, x.earliest}, {y.begin, y_split, y.earliest}, from, to, device);
     const auto rest = later.get();
     // Each half in order, the later one after the split: then the earlier must end by it.
     if (!earlier || !rest || earlier->before_last > split || earlier->after_last > split) return std::nullopt;
@@ -262,6 +263,13 @@ std::optional<Walk> walk_in_halves(const Snapshot& before, const Snapshot& after
     both.add(*rest);
     both.in_halves = true;
     return both;
+}
+
+// One part of each trace (the same device's), in halves when long enough, else whole.
+std::optional<Walk> walk_parts(const Snapshot& before, const Snapshot& after, TracePart x, TracePart y,
+                               std::int64_t from, std::int64_t to, std::optional<int> device) {
+    if (auto halves = walk_in_halves(before, after, x, y, from, to, device)) return halves;
+    return walk(before, after, x, y, from, to, device);
 }
 
 // Where each device's events lie in a trace: device_traces stores each device's list whole,
@@ -288,10 +296,12 @@ std::optional<Walk> walk_by_device(const Snapshot& before, const Snapshot& after
     for (const auto& [device, part] : *x_parts) both[device].first = part;
     for (const auto& [device, part] : *y_parts) both[device].second = part;
     Walk sum;
+    sum.in_halves = true;
     for (const auto& [device, parts] : both) {
-        const auto one = walk(before, after, parts.first, parts.second, from, to, device);
+        const auto one = walk_parts(before, after, parts.first, parts.second, from, to, device);
         if (!one) return std::nullopt;
         sum.add(*one);
+        sum.in_halves = sum.in_halves && one->in_halves;
     }
     return sum;
 }
@@ -305,13 +315,18 @@ TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::
         if (a.timed) t.before_first = a.first, t.before_last = a.last;
         if (b.timed) t.after_first = b.first, t.after_last = b.last;
     };
+    // Each device's events lie together (device_traces holds one list per device): several
+    // devices' traces, first and last events of two devices, are walked a device at a time
+    // (below), not tried whole first.
+    const auto devices_differ = [](const Snapshot& s) {
+        return !s.events.empty() && s.events.device_at(0) != s.events.device_at(s.events.size() - 1);
+    };
+    const bool several = !device && (devices_differ(before) || devices_differ(after));
     // In time order (one device's ring buffer), the window is where the two traces' ends meet.
-    if (const auto a = ends_of(before, device), b = ends_of(after, device); a.timed && b.timed) {
+    if (const auto a = ends_of(before, device), b = ends_of(after, device); !several && a.timed && b.timed) {
         windows(a, b);
         const auto from = std::max(a.first, b.first), to = std::min(a.last, b.last);
-        auto walked = walk_in_halves(before, after, from, to, device);
-        if (!walked) walked = walk(before, after, whole(before), whole(after), from, to, device);
-        if (walked) {
+        if (const auto walked = walk_parts(before, after, whole(before), whole(after), from, to, device)) {
             t.with_stack = walked->with_stack;
             if (from > to) return t;
             t.overlapping = std::min(walked->before_count, walked->after_count);
@@ -332,6 +347,7 @@ TraceOverlap compare_traces(const Snapshot& before, const Snapshot& after, std::
             t.with_stack = walked->with_stack;
             t.overlapping = std::min(walked->before_count, walked->after_count);
             t.shared = walked->shared;
+            t.in_halves = walked->in_halves;
             return t;
         }
     const auto kx = events_within(before, from, to, device), ky = events_within(after, from, to, device);
