@@ -314,30 +314,26 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     });
     for (const auto& f : freed)
         if (f.made_at < high_at && high_at <= f.freed_at) mark(f.made_at), ++marked;
-    std::vector<Allocation> made_earlier;
-    made_earlier.reserve(marked);
+    // Made before the trace and freed at the peak or after it: live then, each placed by its free.
+    auto pre = std::ranges::lower_bound(made_before_trace, high_at, {}, &MadeBefore::first);
+    out.live.reserve(marked + static_cast<std::size_t>(made_before_trace.end() - pre) + untraced.size());
+    const auto made_before = [&](std::uint32_t at) {  // those freed before `at`, in order
+        for (; pre != made_before_trace.end() && pre->first < at; ++pre) out.live.push_back(pre->second);
+    };
     auto grown = raises.begin();
     for (std::size_t word = 0; word < made_by_position.size(); ++word)
         for (std::uint64_t bits = made_by_position[word]; bits != 0; bits &= bits - 1) {
             const auto at = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+            made_before(at);
             const auto e = trace[at];
             // The request, from its alloc event; a block still live is as large as the end has it.
             auto size = block_size(e.size);
             for (; grown != raises.end() && grown->made_at < at; ++grown) {
             }
             if (grown != raises.end() && grown->made_at == at) size += grown->by;
-            made_earlier.push_back({e.addr, size, e.stack, at, std::nullopt, snapshot::no_stack, e.size});
+            out.live.push_back({e.addr, size, e.stack, at, std::nullopt, snapshot::no_stack, e.size});
         }
-    // Made before the trace and freed at the peak or after it: live then, each placed by its free.
-    auto pre = std::ranges::lower_bound(made_before_trace, high_at, {}, &MadeBefore::first);
-    out.live.reserve(made_earlier.size() + static_cast<std::size_t>(made_before_trace.end() - pre) + untraced.size());
-    auto made = made_earlier.begin();
-    while (made != made_earlier.end() || pre != made_before_trace.end()) {
-        if (pre == made_before_trace.end() || (made != made_earlier.end() && *made->alloc_event < pre->first))
-            out.live.push_back(*made++);
-        else
-            out.live.push_back((pre++)->second);
-    }
+    made_before(end);
     out.live.insert(out.live.end(), untraced.begin(), untraced.end());
     // Trace positions to the device's event numbers: the same when the trace is of it alone.
     out.at = high_at;
