@@ -187,6 +187,8 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     using MadeBefore = std::pair<std::uint32_t, Allocation>;                       // freed at this trace position
     std::vector<MadeBefore> made_before_trace;
     std::vector<Chunk> chunks((std::size_t{end} >> kChunkBits) + 1);
+    std::int64_t highest_total = std::numeric_limits<std::int64_t>::min();  // over the moments so far
+    std::uint32_t highest_at = 0;                                           // its first moment
     constexpr std::uint32_t ahead = 8;
     for (std::uint32_t from = 0, c = 0; from < end; from += 1u << kChunkBits, ++c) {
         const std::uint32_t to = std::min(end, from + (1u << kChunkBits));
@@ -199,6 +201,15 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
             ++events;
             last = i;
             chunk.high.add(static_cast<std::int64_t>(total), i);
+            // A new highest total: no moment before it can be the peak (the end's larger
+            // blocks raise later moments by as much or more), so what was freed before it
+            // cannot be live then, and is let go.
+            if (total > highest_total) {
+                highest_total = static_cast<std::int64_t>(total);
+                highest_at = i;
+                freed.clear();
+                made_before_trace.clear();
+            }
             const auto action = trace.action_at(i);
             if (action != TraceAction::alloc && action != TraceAction::free_completed) continue;
             const auto e = trace[i];
@@ -281,9 +292,17 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
                 consider(chunks[c].high.total + raise, chunks[c].high.at);
             continue;
         }
-        Wide running = chunks[c].start;
-        auto paired = std::ranges::lower_bound(freed, from, {}, &Lifetime::freed_at);
-        for (std::uint32_t i = from; i < to; ++i) {
+        // Walked from the first moment of the highest total at the latest: the frees before it
+        // were let go, and no moment before it is the peak.
+        if (to <= highest_at) {
+            for (; next_raise != raises.end() && next_raise->made_at < to; ++next_raise) raise += next_raise->by;
+            continue;
+        }
+        const std::uint32_t walk_from = std::max(from, highest_at);
+        for (; next_raise != raises.end() && next_raise->made_at < walk_from; ++next_raise) raise += next_raise->by;
+        Wide running = walk_from == from ? chunks[c].start : highest_total;
+        auto paired = std::ranges::lower_bound(freed, walk_from, {}, &Lifetime::freed_at);
+        for (std::uint32_t i = walk_from; i < to; ++i) {
             if (trace.device_at(i) != device) continue;
             consider(running + raise, i);
             for (; next_raise != raises.end() && next_raise->made_at == i; ++next_raise) raise += next_raise->by;
