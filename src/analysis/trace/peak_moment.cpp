@@ -5,10 +5,7 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 #include <limits>
-#include <memory>
-#include <new>
 
 namespace memsnap::analysis::detail {
 
@@ -49,21 +46,21 @@ class LiveByAddress {
     static constexpr std::int64_t kUnit = 512;
     static constexpr std::int64_t kMaxUnits = std::numeric_limits<std::uint32_t>::max();
 
-    LiveByAddress() : seed_(util::hash_seed()), slots_(zeroed(kFirstSlots)), capacity_(kFirstSlots) {}
+    LiveByAddress() : seed_(util::hash_seed()), slots_(1024) {}
 
     std::uint64_t hash(std::int64_t address) const {
         return util::mix_hash(seed_, static_cast<std::uint64_t>(address));
     }
     [[gnu::always_inline]] void prefetch(std::uint64_t hash) const {
-        __builtin_prefetch(&slots_[hash & (capacity_ - 1)]);
+        __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
     }
     // An index larger than a core's own cache: its lookups wait for memory unless asked for
     // ahead, which costs more than it saves on smaller ones.
-    bool out_of_cache() const { return capacity_ * sizeof(Slot) > (std::size_t{4} << 20); }
+    bool out_of_cache() const { return slots_.size() * sizeof(Slot) > (std::size_t{4} << 20); }
 
     // The slot of the allocation live at `address`, filed under `hash`; nullptr when none is.
     const Slot* find(std::uint64_t hash, std::int64_t address) const {
-        const std::size_t mask = capacity_ - 1;
+        const std::size_t mask = slots_.size() - 1;
         for (std::size_t at = hash & mask; slots_[at].made_at_plus_one != 0; at = (at + 1) & mask)
             if (slots_[at].address == address) return &slots_[at];
         return nullptr;
@@ -72,8 +69,8 @@ class LiveByAddress {
     // The slot for `address`: the live allocation's, or an empty one claimed for it
     // (made_at_plus_one 0, for the caller to fill).
     Slot& claim(std::uint64_t hash, std::int64_t address) {
-        if (2 * (count_ + 1) > capacity_) grow();
-        const std::size_t mask = capacity_ - 1;
+        if (2 * (count_ + 1) > slots_.size()) grow();
+        const std::size_t mask = slots_.size() - 1;
         std::size_t at = hash & mask;
         for (; slots_[at].made_at_plus_one != 0; at = (at + 1) & mask)
             if (slots_[at].address == address) return slots_[at];
@@ -85,7 +82,7 @@ class LiveByAddress {
     // Removes the allocation live at `address` and returns its slot as it was; made_at_plus_one
     // 0 when none was. The slots after it move back into the gap, as util::IdIndex does.
     Slot take(std::uint64_t hash, std::int64_t address) {
-        const std::size_t mask = capacity_ - 1;
+        const std::size_t mask = slots_.size() - 1;
         std::size_t gap = hash & mask;
         for (; slots_[gap].made_at_plus_one != 0; gap = (gap + 1) & mask)
             if (slots_[gap].address == address) break;
@@ -105,41 +102,25 @@ class LiveByAddress {
 
     template <class Fn>
     void for_each(Fn&& fn) const {
-        for (std::size_t at = 0; at < capacity_; ++at)
-            if (slots_[at].made_at_plus_one != 0) fn(slots_[at]);
+        for (const Slot& s : slots_)
+            if (s.made_at_plus_one != 0) fn(s);
     }
     std::size_t size() const { return count_; }
 
   private:
-    // Slots from calloc: fresh pages come zeroed from the kernel, where a vector's value
-    // initialisation wrote them again (a table growing to 16 MiB took a third of the pass).
-    struct Free {
-        void operator()(Slot* slots) const { std::free(slots); }
-    };
-    using Slots = std::unique_ptr<Slot[], Free>;
-    static Slots zeroed(std::size_t count) {
-        auto* slots = static_cast<Slot*>(std::calloc(count, sizeof(Slot)));
-        if (slots == nullptr) throw std::bad_alloc();
-        return Slots(slots);
-    }
-    static constexpr std::size_t kFirstSlots = 1024;
-
     void grow() {
-        const std::size_t capacity = capacity_ * 2, mask = capacity - 1;
-        auto bigger = zeroed(capacity);
-        for (std::size_t at = 0; at < capacity_; ++at) {
-            const Slot& s = slots_[at];
+        std::vector<Slot> bigger(slots_.size() * 2);
+        const std::size_t mask = bigger.size() - 1;
+        for (const Slot& s : slots_) {
             if (s.made_at_plus_one == 0) continue;
-            std::size_t to = hash(s.address) & mask;
-            while (bigger[to].made_at_plus_one != 0) to = (to + 1) & mask;
-            bigger[to] = s;
+            std::size_t at = hash(s.address) & mask;
+            while (bigger[at].made_at_plus_one != 0) at = (at + 1) & mask;
+            bigger[at] = s;
         }
         slots_ = std::move(bigger);
-        capacity_ = capacity;
     }
     std::uint64_t seed_;
-    Slots slots_;
-    std::size_t capacity_;
+    std::vector<Slot> slots_;
     std::size_t count_ = 0;
 };
 
