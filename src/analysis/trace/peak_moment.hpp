@@ -24,8 +24,10 @@ struct PeakMoment {
 
 // The first moment of the device's highest allocated bytes as replay() counts them (the same
 // moment, bytes and live allocations), or none when the device has no events or its trace
-// records no allocs. One pass over the events, holding only the allocations live at once (and
-// for a trace of several devices, a second over their devices alone to number the events).
+// records no allocs. One pass over the events, holding the allocations live at once and the
+// highest moment of every 256 events; the few stretches that the end's larger blocks fall in
+// are walked again (and for a trace of several devices, its devices are read once more to
+// number the events).
 std::optional<PeakMoment> peak_moment(const snapshot::Snapshot& snap, int device);
 
 // The same from a full replay: what a capture whose sums come near the 64-bit limits gets, so
