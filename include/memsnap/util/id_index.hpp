@@ -4,11 +4,29 @@
 // entry. The caller hashes (with the seeded hashes of util/hash.hpp) and says when two are
 // equal.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 namespace memsnap::util {
+
+// Empties slot `gap` of a linear-probing table (a power of two of slots, `mask` one less): the
+// slots after it, up to the first empty one, move back into the gap where their home allows
+// (a slot may fill the gap when its home is not between the gap and it), so that lookups stay
+// as short as in a table that never held it, without tombstones. An empty slot is a
+// value-initialised one; `empty(slot)` says which are, `home(slot)` gives a slot's hash.
+template <class Slot, class Empty, class Home>
+void erase_slot(Slot* slots, std::size_t mask, std::size_t gap, Empty&& empty, Home&& home) {
+    for (std::size_t at = (gap + 1) & mask; !empty(slots[at]); at = (at + 1) & mask) {
+        const std::size_t from = home(slots[at]) & mask;
+        if (((at - from) & mask) >= ((at - gap) & mask)) {
+            slots[gap] = slots[at];
+            gap = at;
+        }
+    }
+    slots[gap] = Slot{};
+}
 
 class IdIndex {
   public:
@@ -43,15 +61,9 @@ class IdIndex {
             if (slots_[gap].hash == h && equal(slots_[gap].id_plus_one - 1)) break;
         if (slots_[gap].id_plus_one == 0) return std::nullopt;
         const std::uint32_t erased = slots_[gap].id_plus_one - 1;
-        for (std::size_t at = (gap + 1) & mask; slots_[at].id_plus_one != 0; at = (at + 1) & mask) {
-            // An entry may fill the gap when its home slot is not between the gap and it.
-            const std::size_t home = slots_[at].hash & mask;
-            if (((at - home) & mask) >= ((at - gap) & mask)) {
-                slots_[gap] = slots_[at];
-                gap = at;
-            }
-        }
-        slots_[gap] = {};
+        erase_slot(
+            slots_.data(), mask, gap, [](const Slot& s) { return s.id_plus_one == 0; },
+            [](const Slot& s) { return std::size_t{s.hash}; });
         --count_;
         return erased;
     }

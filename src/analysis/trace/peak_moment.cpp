@@ -2,6 +2,7 @@
 
 #include <memsnap/util/checked.hpp>
 #include <memsnap/util/hash.hpp>
+#include <memsnap/util/id_index.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -80,7 +81,7 @@ class LiveByAddress {
     }
 
     // Removes the allocation live at `address` and returns its slot as it was; made_at_plus_one
-    // 0 when none was. The slots after it move back into the gap, as util::IdIndex does.
+    // 0 when none was.
     Slot take(std::uint64_t hash, std::int64_t address) {
         const std::size_t mask = slots_.size() - 1;
         std::size_t gap = hash & mask;
@@ -88,14 +89,9 @@ class LiveByAddress {
             if (slots_[gap].address == address) break;
         const Slot taken = slots_[gap];
         if (taken.made_at_plus_one == 0) return taken;
-        for (std::size_t at = (gap + 1) & mask; slots_[at].made_at_plus_one != 0; at = (at + 1) & mask) {
-            const std::size_t home = this->hash(slots_[at].address) & mask;
-            if (((at - home) & mask) >= ((at - gap) & mask)) {
-                slots_[gap] = slots_[at];
-                gap = at;
-            }
-        }
-        slots_[gap] = {};
+        util::erase_slot(
+            slots_.data(), mask, gap, [](const Slot& s) { return s.made_at_plus_one == 0; },
+            [this](const Slot& s) { return this->hash(s.address); });
         --count_;
         return taken;
     }
