@@ -102,13 +102,16 @@ void add_usage(Node& parent, const analysis::MomentUsage& usage) {
 
 namespace {
 
+// The same sites (by what they are, not only their figures) and the same categories.
 bool same_usage(const analysis::MomentUsage& a, const analysis::MomentUsage& b) {
     if (a.category_bytes != b.category_bytes || a.sites.size() != b.sites.size() ||
-        a.bytes_not_listed != b.bytes_not_listed)
+        a.sites_not_listed != b.sites_not_listed || a.bytes_not_listed != b.bytes_not_listed ||
+        a.allocations_not_listed != b.allocations_not_listed)
         return false;
     for (std::size_t i = 0; i < a.sites.size(); ++i)
-        if (a.sites[i].bytes != b.sites[i].bytes || a.sites[i].allocations != b.sites[i].allocations ||
-            a.sites[i].category != b.sites[i].category)
+        if (a.sites[i].site != b.sites[i].site || a.sites[i].bytes != b.sites[i].bytes ||
+            a.sites[i].allocations != b.sites[i].allocations || a.sites[i].category != b.sites[i].category ||
+            a.sites[i].has_stack != b.sites[i].has_stack)
             return false;
     return true;
 }
