@@ -203,6 +203,46 @@ TEST_SUITE("unit") {
         CHECK(peaks >= 300);
     }
 
+    TEST_CASE("peak moment: the index sized from the actions still holds what they do not show") {
+        // The index is sized by the most allocs less frees at once: frees of blocks made before
+        // the trace hide live allocations from that count (the index must grow past it), and
+        // allocs at an address already live inflate it (the size is capped by the trace).
+        const std::int64_t base = std::int64_t{0x7f0000000000};
+        const auto trace_of = [&](const std::vector<std::pair<TraceAction, std::int64_t>>& steps) {
+            snapshot::Snapshot s;
+            s.source.path = "sized.pickle";
+            std::vector<snapshot::TraceEvent> events;
+            for (const auto& [action, slot] : steps) {
+                snapshot::TraceEvent e;
+                e.set_action(action);
+                e.addr = base + slot * 0x200000;
+                e.size = 4096 + (slot % 7) * 512;
+                e.time_us = static_cast<std::int64_t>(1000 + events.size());
+                events.push_back(e);
+            }
+            s.events = {events.begin(), events.end()};
+            return s;
+        };
+        std::vector<std::pair<TraceAction, std::int64_t>> hidden;
+        for (std::int64_t i = 0; i < 6000; ++i) hidden.emplace_back(TraceAction::free_completed, 100000 + i);
+        for (std::int64_t i = 0; i < 6000; ++i) hidden.emplace_back(TraceAction::alloc, i);
+        for (std::int64_t i = 0; i < 3000; i += 2) hidden.emplace_back(TraceAction::free_completed, i);
+        const auto grows = trace_of(hidden);
+        CHECK(check_same_peaks(grows) == 1);
+        const auto peak = analysis::detail::peak_moment(grows, 0);
+        REQUIRE(peak);
+        CHECK(peak->live.size() == 6000);
+
+        std::vector<std::pair<TraceAction, std::int64_t>> again;
+        for (std::int64_t i = 0; i < 20000; ++i) again.emplace_back(TraceAction::alloc, i % 16);
+        for (std::int64_t i = 0; i < 8; ++i) again.emplace_back(TraceAction::free_completed, i);
+        const auto capped = trace_of(again);
+        CHECK(check_same_peaks(capped) == 1);
+        const auto last = analysis::detail::peak_moment(capped, 0);
+        REQUIRE(last);
+        CHECK(last->live.size() == 16);
+    }
+
     TEST_CASE("peak moment: sums past 64 bits are refused as a full replay refuses them") {
         const std::int64_t base = std::int64_t{0x7f0000000000};
         const auto event = [](TraceAction action, std::int64_t addr, std::int64_t size) {

@@ -47,7 +47,10 @@ class LiveByAddress {
     static constexpr std::int64_t kUnit = 512;
     static constexpr std::int64_t kMaxUnits = std::numeric_limits<std::uint32_t>::max();
 
-    LiveByAddress() : seed_(util::hash_seed()), slots_(1024) {}
+    // Sized for `expected` allocations live at once: growing there would copy every slot at
+    // each doubling, into fresh pages, and on a long trace that was a fifth of the pass.
+    explicit LiveByAddress(std::size_t expected)
+        : seed_(util::hash_seed()), slots_(std::bit_ceil(std::max<std::size_t>(2 * expected, 1024))) {}
 
     std::uint64_t hash(std::int64_t address) const {
         return util::mix_hash(seed_, static_cast<std::uint64_t>(address));
@@ -140,6 +143,23 @@ struct Raise {
     std::int64_t by;
 };
 
+// The most allocations the device's trace holds live at once if every free pairs with an alloc
+// it made: the index's size, read from the actions alone. Frees of blocks made before the trace
+// make it fewer (the index grows then); allocs at an address already live make it more, and a
+// crafted trace of those alone would size the index past its own events: a quarter of the
+// events at most, so that the index is never larger than the trace.
+std::size_t most_live(const snapshot::TraceEvents& trace, int device) {
+    std::int64_t live = 0, most = 0;
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+        const auto action = trace.action_at(i);
+        if (action == TraceAction::alloc && trace.device_at(i) == device)
+            most = std::max(most, ++live);
+        else if (action == TraceAction::free_completed && trace.device_at(i) == device)
+            --live;
+    }
+    return std::min(static_cast<std::size_t>(most), trace.size() / 4);
+}
+
 }  // namespace
 
 std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
@@ -154,7 +174,7 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     // from 0, the highest of each chunk of moments, and when each freed allocation was made and
     // freed. Which moments the end's larger blocks raise is known only at the end: a chunk they
     // fall in is walked again then.
-    LiveByAddress live;
+    LiveByAddress live(most_live(trace, device));
     // Wide: a file's sizes may sum past 64 bits, which replay() refuses (below).
     Wide total = 0, sizes = 0;  // sizes: of every allocation, as replay() checks them
     std::int64_t allocs = 0;
