@@ -4,12 +4,13 @@
 
 #include <memsnap/error.hpp>
 #include <memsnap/util/hash.hpp>
+#include <memsnap/util/id_index.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -76,53 +77,67 @@ void count_layout(const Snapshot& out, Counts& c) {
         if (live[i] == live[i - 1]) ++c.shared_addresses;
 }
 
-enum class Last : std::uint8_t { alloc, free_requested, free_completed };
-
-// The last alloc or free of each (device, address), in one open-addressed table of 8-byte
-// slots: one cache miss a lookup instead of three, in less memory than a key table beside
-// an index. Real addresses fit 48 bits and devices 8; any other key goes to a map.
-class LastActions {
+// The (device, address) pairs whose last alloc or free was a free_completed: a free there
+// frees an address already freed. Only that state tells anything, so an alloc or a
+// free_requested takes its pair out, and the set holds the addresses freed and not yet
+// allocated again: those the allocator has cached, where a table of every address the trace
+// ever named held them all (on a long trace, most are never named again). One open-addressed
+// table of 8-byte slots; real addresses fit 48 bits and devices 8, any other key goes to a set.
+class FreedAddresses {
   public:
-    // The action before `now` at this key, if any; records `now`.
-    std::optional<Last> exchange(std::int16_t device, std::int64_t address, Last now) {
-        if (address < 0 || address >= std::int64_t{1} << 48 || device < 0 || device > 0xFF) {
-            const auto [it, added] = others_.try_emplace({device, address}, now);
-            if (added) return std::nullopt;
-            return std::exchange(it->second, now);
-        }
-        const std::uint64_t key = static_cast<std::uint64_t>(address) << 8 | static_cast<std::uint64_t>(device);
+    // Marks the pair freed; whether it was already.
+    bool insert(std::int16_t device, std::int64_t address) {
+        if (odd(device, address)) return !others_.emplace(device, address).second;
+        const std::uint64_t slot = slot_of(device, address);
         const std::size_t mask = slots_.size() - 1;
-        for (std::size_t at = util::mix_hash(seed_, key) & mask;; at = (at + 1) & mask) {
-            std::uint64_t& slot = slots_[at];
-            if (slot == 0) {
-                slot = key << 8 | static_cast<std::uint64_t>(now) << 1 | 1;
+        for (std::size_t at = home(slot) & mask;; at = (at + 1) & mask) {
+            if (slots_[at] == slot) return true;
+            if (slots_[at] == 0) {
+                slots_[at] = slot;
                 if (2 * ++count_ > slots_.size()) grow();
-                return std::nullopt;
-            }
-            if (slot >> 8 == key) {
-                const auto before = static_cast<Last>((slot >> 1) & 3);
-                slot = key << 8 | static_cast<std::uint64_t>(now) << 1 | 1;
-                return before;
+                return false;
             }
         }
     }
+    // Takes the pair out; whether it was freed.
+    bool erase(std::int16_t device, std::int64_t address) {
+        if (odd(device, address)) return others_.erase({device, address}) != 0;
+        const std::uint64_t slot = slot_of(device, address);
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t at = home(slot) & mask; slots_[at] != 0; at = (at + 1) & mask)
+            if (slots_[at] == slot) {
+                util::erase_slot(
+                    slots_.data(), mask, at, [](std::uint64_t s) { return s == 0; },
+                    [this](std::uint64_t s) { return home(s); });
+                --count_;
+                return true;
+            }
+        return false;
+    }
 
   private:
+    static bool odd(std::int16_t device, std::int64_t address) {
+        return address < 0 || address >= std::int64_t{1} << 48 || device < 0 || device > 0xFF;
+    }
+    static std::uint64_t slot_of(std::int16_t device, std::int64_t address) {  // never 0: empty
+        return (static_cast<std::uint64_t>(address) << 8 | static_cast<std::uint64_t>(device)) << 1 | 1;
+    }
+    std::size_t home(std::uint64_t slot) const { return util::mix_hash(seed_, slot); }
     void grow() {
         std::vector<std::uint64_t> old(slots_.size() * 2, 0);
         old.swap(slots_);
         const std::size_t mask = slots_.size() - 1;
         for (const std::uint64_t slot : old) {
             if (slot == 0) continue;
-            std::size_t at = util::mix_hash(seed_, slot >> 8) & mask;
+            std::size_t at = home(slot) & mask;
             while (slots_[at] != 0) at = (at + 1) & mask;
             slots_[at] = slot;
         }
     }
-    std::vector<std::uint64_t> slots_ = std::vector<std::uint64_t>(1024, 0);  // 0: empty
+    std::vector<std::uint64_t> slots_ = std::vector<std::uint64_t>(1024, 0);
     std::size_t count_ = 0;
     std::uint64_t seed_ = util::hash_seed();
-    std::map<std::pair<std::int16_t, std::int64_t>, Last> others_;
+    std::set<std::pair<std::int16_t, std::int64_t>> others_;
 };
 
 // A free of an address the trace had already freed, with no alloc in between. A first event
@@ -139,17 +154,17 @@ void count_trace(const Snapshot& out, Counts& c) {
     // No prefetch ahead. GCC had dropped the one here (it takes a function that only prefetches
     // for one without effect); emitted, it made this pass 3-15% slower on the real shapes
     // scaled to 400 MiB.
-    LastActions last;
+    FreedAddresses freed;
     for (const auto e : out.events) {
-        const bool free = e.action() == TraceAction::free_requested || e.action() == TraceAction::free_completed;
-        if (e.action() != TraceAction::alloc && !free) continue;
+        const auto action = e.action();
+        if (action != TraceAction::alloc && action != TraceAction::free_requested &&
+            action != TraceAction::free_completed)
+            continue;
         const auto d = static_cast<std::size_t>(static_cast<std::uint16_t>(e.device));
         if (d >= device_allocs.size() || !device_allocs[d]) continue;
-        const Last now = e.action() == TraceAction::alloc            ? Last::alloc
-                         : e.action() == TraceAction::free_requested ? Last::free_requested
-                                                                     : Last::free_completed;
-        const auto before = last.exchange(e.device, e.addr, now);
-        if (free && before == Last::free_completed) ++c.frees_without_alloc;
+        const bool was_freed =
+            action == TraceAction::free_completed ? freed.insert(e.device, e.addr) : freed.erase(e.device, e.addr);
+        if (action != TraceAction::alloc && was_freed) ++c.frees_without_alloc;
     }
 }
 
