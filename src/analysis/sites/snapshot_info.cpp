@@ -74,33 +74,32 @@ std::uint64_t event_hash(const snapshot::TraceEvent& e) {
                                  static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.device)));
 }
 
-void sample_trace(const snapshot::Snapshot& snap, std::optional<int> device, SnapshotContents& s) {
-    std::size_t timed = 0;
-    for (const auto& e : snap.events) timed += e.time_us >= 0 && (!device || e.device == *device);
-    s.trace_sample_all = timed <= kSampleWhole;
-    for (const auto& e : snap.events) {
-        if (e.time_us < 0 || (device && e.device != *device)) continue;
-        const auto h = event_hash(e);
-        if (s.trace_sample_all || h % kSampleEvery == 0) s.trace_sample.push_back(h);
-    }
-    std::sort(s.trace_sample.begin(), s.trace_sample.end());
-}
-
+// The trace's counts and its sample, in one pass over the events: each event is decoded once.
+// Traces of at most kSampleWhole timed events are sampled whole; a longer one keeps the events
+// whose hash is a multiple of kSampleEvery. Which applies is known at the end, so the first
+// kSampleWhole timed events are kept whole as well until then.
 void describe_trace(const snapshot::Snapshot& snap, std::optional<int> device, SnapshotContents& s) {
     s.trace_devices = snap.trace_devices;
     // Known actions by their enumerator; the others, which torch added after this reader, by
     // the name in their note.
     std::array<std::int64_t, static_cast<std::size_t>(snapshot::TraceAction::other) + 1> by_action{};
+    std::vector<std::uint64_t> whole;
+    std::size_t timed = 0;
     for (const auto& e : snap.events) {
         if (device && e.device != *device) continue;
         ++by_action[static_cast<std::size_t>(e.action())];
         if (e.stack != snapshot::no_stack) ++s.trace_events_with_stack;
         if (e.action() == snapshot::TraceAction::oom) ++s.oom_events;
-        if (e.time_us >= 0) {
-            s.trace_first_us = std::min(s.trace_first_us.value_or(e.time_us), e.time_us);
-            s.trace_last_us = std::max(s.trace_last_us.value_or(e.time_us), e.time_us);
-        }
+        if (e.time_us < 0) continue;
+        s.trace_first_us = std::min(s.trace_first_us.value_or(e.time_us), e.time_us);
+        s.trace_last_us = std::max(s.trace_last_us.value_or(e.time_us), e.time_us);
+        const auto h = event_hash(e);
+        if (++timed <= kSampleWhole) whole.push_back(h);
+        if (h % kSampleEvery == 0) s.trace_sample.push_back(h);
     }
+    s.trace_sample_all = timed <= kSampleWhole;
+    if (s.trace_sample_all) s.trace_sample = std::move(whole);
+    std::sort(s.trace_sample.begin(), s.trace_sample.end());
     for (std::size_t a = 0; a + 1 < by_action.size(); ++a)
         if (by_action[a] != 0)
             s.trace_events_by_action[std::string(to_string(static_cast<snapshot::TraceAction>(a)))] += by_action[a];
@@ -160,7 +159,6 @@ SnapshotContents describe_snapshot(const snapshot::Snapshot& snap, const Analysi
     s.totals = compute_totals(snap, options.device);
     describe_segments(snap, options.device, s);
     describe_trace(snap, options.device, s);
-    sample_trace(snap, options.device, s);
     s.main_script = detail::main_script(snap);
     describe_sites(snap, options, s);
     describe_pools(snap, options.device, s);
