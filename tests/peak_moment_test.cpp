@@ -9,6 +9,7 @@
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <random>
@@ -208,35 +209,47 @@ TEST_SUITE("unit") {
         // the trace hide live allocations from that count (the index must grow past it), and
         // allocs at an address already live inflate it (the size is capped by the trace).
         const std::int64_t base = std::int64_t{0x7f0000000000};
-        const auto trace_of = [&](const std::vector<std::pair<TraceAction, std::int64_t>>& steps) {
+        struct Step {
+            TraceAction action;
+            std::int64_t slot, size;
+        };
+        const auto trace_of = [&](const std::vector<Step>& steps) {
             snapshot::Snapshot s;
             s.source.path = "sized.pickle";
             std::vector<snapshot::TraceEvent> events;
-            for (const auto& [action, slot] : steps) {
+            for (const auto& step : steps) {
                 snapshot::TraceEvent e;
-                e.set_action(action);
-                e.addr = base + slot * 0x200000;
-                e.size = 4096 + (slot % 7) * 512;
+                e.set_action(step.action);
+                e.addr = base + step.slot * 0x200000;
+                e.size = step.size;
                 e.time_us = static_cast<std::int64_t>(1000 + events.size());
                 events.push_back(e);
             }
             s.events = {events.begin(), events.end()};
             return s;
         };
-        std::vector<std::pair<TraceAction, std::int64_t>> hidden;
-        for (std::int64_t i = 0; i < 6000; ++i) hidden.emplace_back(TraceAction::free_completed, 100000 + i);
-        for (std::int64_t i = 0; i < 6000; ++i) hidden.emplace_back(TraceAction::alloc, i);
-        for (std::int64_t i = 0; i < 3000; i += 2) hidden.emplace_back(TraceAction::free_completed, i);
+        // 6,000 small blocks made before the trace freed first, then 6,000 larger allocs: the
+        // peak is after them, with all 6,000 live, in an index sized for none.
+        std::vector<Step> hidden;
+        for (std::int64_t i = 0; i < 6000; ++i) hidden.push_back({TraceAction::free_completed, 100000 + i, 512});
+        for (std::int64_t i = 0; i < 6000; ++i) hidden.push_back({TraceAction::alloc, i, 8192});
+        for (std::int64_t i = 0; i < 3000; i += 2) hidden.push_back({TraceAction::free_completed, i, 8192});
         const auto grows = trace_of(hidden);
+        CHECK(analysis::detail::expected_live(grows.events, 0) == 0);
         CHECK(check_same_peaks(grows) == 1);
         const auto peak = analysis::detail::peak_moment(grows, 0);
         REQUIRE(peak);
+        CHECK(peak->at == 12000);
         CHECK(peak->live.size() == 6000);
+        CHECK(std::all_of(peak->live.begin(), peak->live.end(), [](const auto& a) { return a.alloc_event; }));
 
-        std::vector<std::pair<TraceAction, std::int64_t>> again;
-        for (std::int64_t i = 0; i < 20000; ++i) again.emplace_back(TraceAction::alloc, i % 16);
-        for (std::int64_t i = 0; i < 8; ++i) again.emplace_back(TraceAction::free_completed, i);
+        // 20,000 allocs at 16 addresses: the count says 20,000 live, the trace's size caps it.
+        std::vector<Step> again;
+        for (std::int64_t i = 0; i < 20000; ++i) again.push_back({TraceAction::alloc, i % 16, 4096});
+        for (std::int64_t i = 0; i < 8; ++i) again.push_back({TraceAction::free_completed, i, 4096});
         const auto capped = trace_of(again);
+        CHECK(analysis::detail::expected_live(capped.events, 0) == 20008 / 4);
+        CHECK(analysis::detail::expected_live(capped.events, 1) == 0);
         CHECK(check_same_peaks(capped) == 1);
         const auto last = analysis::detail::peak_moment(capped, 0);
         REQUIRE(last);

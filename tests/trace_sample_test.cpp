@@ -8,6 +8,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
 #include <vector>
 
 using namespace memsnap;
@@ -15,22 +17,24 @@ using snapshot::TraceAction;
 
 namespace {
 
-// `timed` events on device 0 with a time, `untimed` without, `elsewhere` on device 1, and a
-// segment on each device so that either may be asked for.
-snapshot::Snapshot trace_of(std::size_t timed, std::size_t untimed, std::size_t elsewhere) {
+// `timed` events on device 0 with a time (the first the `first`-th of a longer run of them),
+// `untimed` without, `elsewhere` on device 1, and a segment on each device so that either may
+// be asked for.
+snapshot::Snapshot trace_of(std::size_t timed, std::size_t untimed, std::size_t elsewhere, std::size_t first = 0) {
     snapshot::Snapshot s;
     s.source.path = "sample.pickle";
     std::vector<snapshot::TraceEvent> events;
     const auto add = [&](std::int64_t time, std::int16_t device) {
+        const std::size_t n = first + events.size();
         snapshot::TraceEvent e;
-        e.set_action(events.size() % 2 == 0 ? TraceAction::alloc : TraceAction::free_completed);
-        e.addr = 0x7f0000000000 + static_cast<std::int64_t>(events.size() / 2) * 0x200000;
+        e.set_action(n % 2 == 0 ? TraceAction::alloc : TraceAction::free_completed);
+        e.addr = 0x7f0000000000 + static_cast<std::int64_t>(n / 2) * 0x200000;
         e.size = 4096;
         e.time_us = time;
         e.device = device;
         events.push_back(e);
     };
-    for (std::size_t i = 0; i < timed; ++i) add(static_cast<std::int64_t>(1000 + i), 0);
+    for (std::size_t i = 0; i < timed; ++i) add(static_cast<std::int64_t>(1000 + first + i), 0);
     for (std::size_t i = 0; i < untimed; ++i) add(-1, 0);
     for (std::size_t i = 0; i < elsewhere; ++i) add(static_cast<std::int64_t>(500000 + i), 1);
     s.events = {events.begin(), events.end()};
@@ -74,6 +78,27 @@ TEST_SUITE("unit") {
         CHECK(
             std::includes(sampled.trace_sample.begin(), sampled.trace_sample.end(), of_first.begin(), of_first.end()));
         CHECK(sampled.trace_sample.size() <= of_first.size() + 1);
+
+        // Counted in the same pass, untimed events too: 5,000 of device 0, half of them allocs.
+        CHECK(whole.trace_events_by_action.at("alloc") == 2073);
+        CHECK(whole.trace_events_by_action.at("free_completed") == 2073);
+        CHECK(whole.trace_first_us == 1000);
+        CHECK(whole.trace_last_us == 1000 + 4095);
+
+        // Sampled past 4,096 is sampled to the end: 8,192 timed events give the sampled events
+        // of the first 4,096 and of the next 4,096, each taken whole on its own.
+        const auto long_trace = describe(trace_of(8192, 0, 0), 0);
+        CHECK_FALSE(long_trace.trace_sample_all);
+        std::vector<std::uint64_t> expected;
+        for (const std::size_t first : {std::size_t{0}, std::size_t{4096}}) {
+            const auto half = describe(trace_of(4096, 0, 0, first), 0);
+            REQUIRE(half.trace_sample_all);
+            std::copy_if(half.trace_sample.begin(), half.trace_sample.end(), std::back_inserter(expected),
+                         [](std::uint64_t h) { return h % 64 == 0; });
+        }
+        std::sort(expected.begin(), expected.end());
+        CHECK(long_trace.trace_sample == expected);
+        CHECK(expected.size() > 64);
 
         // Every device: the other device's events count, and the trace is sampled.
         const auto all = describe(trace_of(4000, 0, 300), std::nullopt);

@@ -133,6 +133,18 @@ TEST_SUITE("unit") {
             const auto s = load({}, {events});
             CHECK(warning_with(s, "already freed").starts_with("2500 trace free event(s)"));
         }
+        SUBCASE("many addresses freed, half allocated again, all freed twice more: what an alloc takes out") {
+            // The allocs in the middle take their addresses out of the set of freed ones, the
+            // others stay: 2,500 count in the second round, all 5,000 in the third.
+            std::vector<json> events;
+            for (std::int64_t i = 0; i < 5000; ++i) events.push_back(event("alloc", 512 * i));
+            for (std::int64_t i = 0; i < 5000; ++i) events.push_back(event("free_completed", 512 * i));
+            for (std::int64_t i = 0; i < 5000; i += 2) events.push_back(event("alloc", 512 * i));
+            for (int round = 0; round < 2; ++round)
+                for (std::int64_t i = 0; i < 5000; ++i) events.push_back(event("free_completed", 512 * i));
+            const auto s = load({}, {events});
+            CHECK(warning_with(s, "already freed").starts_with("7500 trace free event(s)"));
+        }
         SUBCASE("a first event that is a free: its alloc fell out of the ring buffer") {
             const auto s =
                 load({}, {{event("free_requested", 4096), event("free_completed", 4096), event("alloc", 8192)}});

@@ -79,10 +79,10 @@ void count_layout(const Snapshot& out, Counts& c) {
 
 // The (device, address) pairs whose last alloc or free was a free_completed: a free there
 // frees an address already freed. Only that state tells anything, so an alloc or a
-// free_requested takes its pair out, and the set holds the addresses freed and not yet
-// allocated again: those the allocator has cached, where a table of every address the trace
-// ever named held them all (on a long trace, most are never named again). One open-addressed
-// table of 8-byte slots; real addresses fit 48 bits and devices 8, any other key goes to a set.
+// free_requested takes its pair out: the set holds every address named so far less those
+// allocated or waiting for their free, where a table of every address named held them too.
+// One open-addressed table of 8-byte slots; real addresses fit 48 bits and devices 8, any
+// other key goes to a set.
 class FreedAddresses {
   public:
     // Marks the pair freed; whether it was already.

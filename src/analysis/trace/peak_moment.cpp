@@ -143,12 +143,9 @@ struct Raise {
     std::int64_t by;
 };
 
-// The most allocations the device's trace holds live at once if every free pairs with an alloc
-// it made: the index's size, read from the actions alone. Frees of blocks made before the trace
-// make it fewer (the index grows then); allocs at an address already live make it more, and a
-// crafted trace of those alone would size the index past its own events: a quarter of the
-// events at most, so that the index is never larger than the trace.
-std::size_t most_live(const snapshot::TraceEvents& trace, int device) {
+}  // namespace
+
+std::size_t expected_live(const snapshot::TraceEvents& trace, int device) {
     std::int64_t live = 0, most = 0;
     for (std::size_t i = 0; i < trace.size(); ++i) {
         const auto action = trace.action_at(i);
@@ -157,10 +154,8 @@ std::size_t most_live(const snapshot::TraceEvents& trace, int device) {
         else if (action == TraceAction::free_completed && trace.device_at(i) == device)
             --live;
     }
-    return std::min(static_cast<std::size_t>(most), trace.size() / 4);
+    return std::min({static_cast<std::size_t>(most), trace.size() / 4, kMostExpectedLive});
 }
-
-}  // namespace
 
 std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     const auto& trace = snap.events;
@@ -174,7 +169,7 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     // from 0, the highest of each chunk of moments, and when each freed allocation was made and
     // freed. Which moments the end's larger blocks raise is known only at the end: a chunk they
     // fall in is walked again then.
-    LiveByAddress live(most_live(trace, device));
+    LiveByAddress live(expected_live(trace, device));
     // Wide: a file's sizes may sum past 64 bits, which replay() refuses (below).
     Wide total = 0, sizes = 0;  // sizes: of every allocation, as replay() checks them
     std::int64_t allocs = 0;

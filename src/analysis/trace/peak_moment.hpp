@@ -30,6 +30,17 @@ struct PeakMoment {
 // number the events).
 std::optional<PeakMoment> peak_moment(const snapshot::Snapshot& snap, int device);
 
+// What the forward pass sizes its index of live allocations for: the most allocations the
+// device's trace holds live at once if every free_completed pairs with an alloc it made, read
+// from the actions alone. Frees of blocks made before the trace make it fewer (the index grows
+// then). Allocs whose frees the trace lacks make it more (lost frees, free_completed left out
+// by skip_actions, a crafted run of allocs at one address): at most a quarter of the trace's
+// events (of every device) and kMostExpectedLive, so that such a trace costs at most 32 MiB of
+// index it does not use, where growing from 1,024 slots cost a copy of every slot at each
+// doubling.
+inline constexpr std::size_t kMostExpectedLive = std::size_t{1} << 20;
+std::size_t expected_live(const snapshot::TraceEvents& trace, int device);
+
 // The same from a full replay: what a capture whose sums come near the 64-bit limits gets, so
 // that it is refused where and as replay() refuses it; and what the tests compare with.
 std::optional<PeakMoment> peak_moment_by_replay(const snapshot::Snapshot& snap, int device);
