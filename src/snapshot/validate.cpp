@@ -124,15 +124,8 @@ class FreedAddresses {
     }
     std::size_t home(std::uint64_t slot) const { return util::mix_hash(seed_, slot); }
     void grow() {
-        std::vector<std::uint64_t> old(slots_.size() * 2, 0);
-        old.swap(slots_);
-        const std::size_t mask = slots_.size() - 1;
-        for (const std::uint64_t slot : old) {
-            if (slot == 0) continue;
-            std::size_t at = home(slot) & mask;
-            while (slots_[at] != 0) at = (at + 1) & mask;
-            slots_[at] = slot;
-        }
+        util::double_table(
+            slots_, [](std::uint64_t s) { return s == 0; }, [this](std::uint64_t s) { return home(s); });
     }
     std::vector<std::uint64_t> slots_ = std::vector<std::uint64_t>(1024, 0);
     std::size_t count_ = 0;

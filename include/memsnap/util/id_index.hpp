@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace memsnap::util {
@@ -26,6 +27,21 @@ void erase_slot(Slot* slots, std::size_t mask, std::size_t gap, Empty&& empty, H
         }
     }
     slots[gap] = Slot{};
+}
+
+// Doubles a linear-probing table (a power of two of slots): every slot that is not `empty`
+// goes to the first empty slot from its home (`home(slot)`) in a table twice as large.
+template <class Slot, class Empty, class Home>
+void double_table(std::vector<Slot>& slots, Empty&& empty, Home&& home) {
+    std::vector<Slot> bigger(slots.size() * 2);
+    const std::size_t mask = bigger.size() - 1;
+    for (const Slot& s : slots) {
+        if (empty(s)) continue;
+        std::size_t at = home(s) & mask;
+        while (!empty(bigger[at])) at = (at + 1) & mask;
+        bigger[at] = s;
+    }
+    slots = std::move(bigger);
 }
 
 class IdIndex {
@@ -98,10 +114,9 @@ class IdIndex {
         slots[at] = slot;
     }
     void grow() {
-        std::vector<Slot> bigger(slots_.size() * 2);
-        for (const Slot& s : slots_)
-            if (s.id_plus_one != 0) place(bigger, s);
-        slots_ = std::move(bigger);
+        double_table(
+            slots_, [](const Slot& s) { return s.id_plus_one == 0; },
+            [](const Slot& s) { return std::size_t{s.hash}; });
     }
     std::vector<Slot> slots_;
     std::size_t count_ = 0;

@@ -108,15 +108,9 @@ class LiveByAddress {
 
   private:
     void grow() {
-        std::vector<Slot> bigger(slots_.size() * 2);
-        const std::size_t mask = bigger.size() - 1;
-        for (const Slot& s : slots_) {
-            if (s.made_at_plus_one == 0) continue;
-            std::size_t at = hash(s.address) & mask;
-            while (bigger[at].made_at_plus_one != 0) at = (at + 1) & mask;
-            bigger[at] = s;
-        }
-        slots_ = std::move(bigger);
+        util::double_table(
+            slots_, [](const Slot& s) { return s.made_at_plus_one == 0; },
+            [this](const Slot& s) { return hash(s.address); });
     }
     std::uint64_t seed_;
     std::vector<Slot> slots_;
