@@ -164,8 +164,11 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     // freed. Which moments the end's larger blocks raise is known only at the end: a chunk they
     // fall in is walked again then.
     LiveByAddress live(expected_live(trace, device));
-    // Wide: a file's sizes may sum past 64 bits, which replay() refuses (below).
-    Wide total = 0, sizes = 0;  // sizes: of every allocation, as replay() checks them
+    // sizes: of every allocation, as replay() checks them. A file's sizes may sum past 64 bits,
+    // which replay() refuses: such a file goes to it. Below that, no running total can leave 64
+    // bits either (each is a sum of some of the sizes, less others), and 64-bit sums keep the
+    // pass's registers for its hot loop.
+    std::int64_t total = 0, traced_sizes = 0;
     std::int64_t allocs = 0;
     std::uint32_t events = 0, last = 0;
     std::vector<Lifetime> freed;
@@ -179,19 +182,19 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     for (std::uint32_t from = 0, c = 0; from < end; from += 1u << kChunkBits, ++c) {
         const std::uint32_t to = std::min(end, from + (1u << kChunkBits));
         Chunk& chunk = chunks[c];
-        chunk.start = static_cast<std::int64_t>(total);
+        chunk.start = total;
         const bool prefetch = live.out_of_cache();
         for (std::uint32_t i = from; i < to; ++i) {
             if (prefetch && i + ahead < end) live.prefetch(live.hash(trace[i + ahead].addr));
             if (trace.device_at(i) != device) continue;
             ++events;
             last = i;
-            chunk.high.add(static_cast<std::int64_t>(total), i);
+            chunk.high.add(total, i);
             // A new highest total: no moment before it can be the peak (the end's larger
             // blocks raise later moments by as much or more), so what was freed before it
             // cannot be live then, and is let go.
             if (total > highest_total) {
-                highest_total = static_cast<std::int64_t>(total);
+                highest_total = total;
                 highest_at = i;
                 freed.clear();
                 made_before_trace.clear();
@@ -213,7 +216,8 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
                 slot.size_units = static_cast<std::uint32_t>(size / LiveByAddress::kUnit);
                 ++allocs;
                 total += size;
-                sizes += size;
+                if (__builtin_add_overflow(traced_sizes, size, &traced_sizes))
+                    return peak_moment_by_replay(snap, device);
             } else if (const auto taken = live.take(hash, e.addr); taken.made_at_plus_one != 0) {
                 total -= std::int64_t{taken.size_units} * LiveByAddress::kUnit;
                 freed.push_back({taken.made_at_plus_one - 1, i});
@@ -223,7 +227,8 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
                 made_before_trace.push_back(
                     {i, {e.addr, size, snapshot::no_stack, std::nullopt, std::nullopt, e.stack, e.size}});
                 total -= size;
-                sizes += size;
+                if (__builtin_add_overflow(traced_sizes, size, &traced_sizes))
+                    return peak_moment_by_replay(snap, device);
             }
         }
     }
@@ -232,7 +237,7 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     // The end: the snapshot's active blocks. Those the trace did not allocate were there
     // before it; a block still live is as large as the snapshot has it (the last block at its
     // address, where a crafted file gives two, as replay() reads them).
-    Wide allocated_end = 0;
+    Wide allocated_end = 0, sizes = traced_sizes;
     std::vector<std::pair<std::uint32_t, std::int64_t>> at_end;  // made at, the snapshot's size
     std::vector<Allocation> untraced;
     for (const auto& seg : snap.segments) {

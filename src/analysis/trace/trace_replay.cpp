@@ -221,13 +221,6 @@ DeviceEvents events_of(const snapshot::Snapshot& snap, int device) {
     return events;
 }
 
-std::int64_t block_size(std::int64_t requested) {
-    constexpr std::int64_t kMinBlock = 512;
-    if (requested <= kMinBlock) return kMinBlock;
-    if (requested > std::numeric_limits<std::int64_t>::max() - (kMinBlock - 1)) return requested;
-    return (requested + (kMinBlock - 1)) & ~(kMinBlock - 1);  // positive: rounds up as / and * would
-}
-
 Replay replay(const Snapshot& snap, int device, Counted counted) {
     Replay r(snap);
     // Counted first: a long trace's event indices and allocations would otherwise be copied

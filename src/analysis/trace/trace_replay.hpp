@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -113,8 +114,14 @@ struct Replay {
 };
 
 // Trace entries give the size the caller asked for; the block it got is rounded up to 512
-// bytes (torch's round_size), or is the snapshot's block when that is still live.
-std::int64_t block_size(std::int64_t requested);
+// bytes (torch's round_size), or is the snapshot's block when that is still live. Inline: the
+// peak pass asks it of every alloc of a long trace.
+inline std::int64_t block_size(std::int64_t requested) {
+    constexpr std::int64_t kMinBlock = 512;
+    if (requested <= kMinBlock) return kMinBlock;
+    if (requested > std::numeric_limits<std::int64_t>::max() - (kMinBlock - 1)) return requested;
+    return (requested + (kMinBlock - 1)) & ~(kMinBlock - 1);  // positive: rounds up as / and * would
+}
 
 // What a replay counts before each event: a peak needs allocated bytes only.
 enum class Counted { allocated_and_reserved, allocated };
