@@ -8,8 +8,10 @@
 #include <memsnap/analysis/sites/moments.hpp>
 #include <memsnap/analysis/sites/stack_index.hpp>
 #include <memsnap/limits.hpp>
+#include <memsnap/util/hash.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,17 +29,23 @@ class SiteTally {
         : allocations_(allocations) {
         SiteIds ids;
         FreedSites freed_sites;
+        ResolvedSites resolved(allocations.size());
         site_of_.reserve(allocations.size());
         for (std::size_t i = 0; i < allocations.size(); ++i) {
             const auto& a = allocations[i];
-            const auto canon = index.stack(0, a.stack);
             if (a.stack == snapshot::no_stack && a.freed_by != snapshot::no_stack)
                 if (const auto site = freed_site(index, index.stack(0, a.freed_by), ids, freed_sites)) {
                     site_of_.push_back(*site);
                     continue;
                 }
-            const auto category =
-                !temporary.empty() && temporary[i] ? Category::temporary : index.category(0, a.stack, a.asked());
+            const bool is_temporary = !temporary.empty() && temporary[i];
+            auto& seen = resolved.slot(a, is_temporary);
+            if (seen.matches(a, is_temporary)) {
+                site_of_.push_back(seen.site);
+                continue;
+            }
+            const auto canon = index.stack(0, a.stack);
+            const auto category = is_temporary ? Category::temporary : index.category(0, a.stack, a.asked());
             const auto [at, added] = ids.try_emplace({site_token(index, canon, a.size), category},
                                                      static_cast<std::uint32_t>(sites_.size()));
             if (added) {
@@ -48,6 +56,7 @@ class SiteTally {
                 sites_.push_back(std::move(s));
             }
             site_of_.push_back(at->second);
+            seen = {a.stack, is_temporary, a.size, a.asked(), at->second, true};
         }
     }
 
@@ -91,6 +100,32 @@ class SiteTally {
 
   private:
     using SiteIds = std::map<std::pair<std::uint64_t, Category>, std::uint32_t>;
+
+    // The site of allocations of one stack, block size and request (and temporary or not), the
+    // last resolved in its slot: a long trace repeats a few hundred stacks over hundreds of
+    // thousands of allocations, each resolved above through the index and a map. A cache, so
+    // the sites and their order are those of resolving each allocation.
+    struct ResolvedSite {
+        snapshot::StackId stack;
+        bool temporary = false;
+        std::int64_t size = 0, asked = 0;
+        std::uint32_t site = 0;
+        bool filled = false;
+        bool matches(const Allocation& a, bool is_temporary) const {
+            return filled && stack == a.stack && temporary == is_temporary && size == a.size && asked == a.asked();
+        }
+    };
+    struct ResolvedSites {
+        // Up to 1,024 slots, fewer for fewer allocations (a tally of one holds one).
+        explicit ResolvedSites(std::size_t allocations)
+            : slots(std::bit_ceil(std::clamp<std::size_t>(allocations, 1, 1024))) {}
+        std::vector<ResolvedSite> slots;
+        ResolvedSite& slot(const Allocation& a, bool is_temporary) {
+            auto h = util::mix_hash(a.stack.value, static_cast<std::uint64_t>(a.size));
+            h = util::mix_hash(h, static_cast<std::uint64_t>(a.asked()) << 1 | (is_temporary ? 1 : 0));
+            return slots[h & (slots.size() - 1)];
+        }
+    };
 
     // A block made before the trace has no site, but where `zero_grad` frees it, it is a
     // gradient of the step before (optimizer.zero_grad and Module.zero_grad set them to None).
