@@ -257,3 +257,35 @@ TEST_CASE("snapshot diff report: golden on the leak fixture pair" * doctest::tes
     CHECK(count(md, "<details>") == d.sites.size());
     CHECK(lines(csv).size() == d.sites.size() + 1);
 }
+
+TEST_CASE("snapshot diff report: a peak counting allocations the snapshot does not hold says so" *
+          doctest::test_suite("unit")) {
+    auto d = hand_built();
+    analysis::Peak held;  // every allocation its trace leaves live is a block of the snapshot
+    held.bytes = 300 * MiB;
+    held.event = 40;
+    held.usage.category_bytes[static_cast<std::size_t>(analysis::Category::activation)] = 300 * MiB;
+    analysis::Peak lacking = held;  // frees missing from the trace: the sites add up to more
+    lacking.usage.category_bytes[static_cast<std::size_t>(analysis::Category::activation)] = 900 * MiB;
+    lacking.not_in_snapshot = 12;
+    lacking.not_in_snapshot_bytes = 600 * MiB;
+    d.peak_before = held;
+    d.peak_after = lacking;
+    const auto text = test::render(d);
+    CHECK(count(text, "trace vs snapshot") == 1);
+    CHECK(text.find("12 of the allocations below (600.00 MiB) are never freed in the trace yet are not blocks of the "
+                    "snapshot: their frees are missing (recording stopped and resumed?), so some may have been freed "
+                    "before this peak, and the sites add up to more than it") != std::string::npos);
+    const auto json = nlohmann::json::parse(test::render(d, report::Format::json));
+    CHECK(json.at("peaks").at("before").at("not_in_snapshot") == 0);
+    CHECK(json.at("peaks").at("before").at("not_in_snapshot_bytes") == 0);
+    CHECK(json.at("peaks").at("after").at("not_in_snapshot") == 12);
+    CHECK(json.at("peaks").at("after").at("not_in_snapshot_bytes") == 600 * MiB);
+    CHECK_FALSE(json.at("peaks").at("after").contains("not_in_snapshot_text"));
+    // Sites within the peak: only the count is said.
+    lacking.usage.category_bytes[static_cast<std::size_t>(analysis::Category::activation)] = 300 * MiB;
+    d.peak_after = lacking;
+    const auto within = test::render(d);
+    CHECK(within.find("before this peak\n") != std::string::npos);
+    CHECK(within.find("add up to more") == std::string::npos);
+}

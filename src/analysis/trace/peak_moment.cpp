@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <map>
 
 namespace memsnap::analysis::detail {
 
@@ -256,10 +257,12 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
     }
     std::ranges::stable_sort(at_end, {}, &std::pair<std::uint32_t, std::int64_t>::first);
     std::vector<Raise> raises;
+    std::vector<std::pair<std::uint32_t, std::int64_t>> held_at_end;  // made at, as allocated: the snapshot holds it
     for (std::size_t k = 0; k < at_end.size(); ++k) {
         if (k + 1 < at_end.size() && at_end[k + 1].first == at_end[k].first) continue;  // the last block counts
         const auto [made_at, size_at_end] = at_end[k];
         const auto size = block_size(trace[made_at].size);
+        if (size_at_end >= size) held_at_end.emplace_back(made_at, size);
         if (size_at_end > size) {
             raises.push_back({made_at, size_at_end - size});
             sizes += Wide{size_at_end} - size;
@@ -338,9 +341,21 @@ std::optional<PeakMoment> peak_moment(const Snapshot& snap, int device) {
         made_by_position[at / 64] |= std::uint64_t{1} << (at % 64);
     };
     std::size_t marked = 0;
+    std::int64_t marked_bytes = 0;  // as allocated
     live.for_each([&](const LiveByAddress::Slot& s) {
-        if (s.made_at_plus_one - 1 < high_at) mark(s.made_at_plus_one - 1), ++marked;
+        if (s.made_at_plus_one - 1 >= high_at) return;
+        mark(s.made_at_plus_one - 1), ++marked;
+        marked_bytes += std::int64_t{s.size_units} * LiveByAddress::kUnit;
     });
+    // Those still live at the end that the snapshot does not hold: all marked so far but those
+    // it does.
+    out.not_in_snapshot = marked;
+    out.not_in_snapshot_bytes = marked_bytes;
+    for (const auto& [made_at, size] : held_at_end) {
+        if (made_at >= high_at) break;
+        --out.not_in_snapshot;
+        out.not_in_snapshot_bytes -= size;
+    }
     for (const auto& f : freed)
         if (f.made_at < high_at && high_at <= f.freed_at) mark(f.made_at), ++marked;
     // Made before the trace and freed at the peak or after it: live then, each placed by its free.
@@ -386,8 +401,20 @@ std::optional<PeakMoment> peak_moment_by_replay(const Snapshot& snap, int device
     out.at = static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
     out.allocated = r.allocated[out.at];
     out.time_us = r.events.time_before(out.at);
+    std::map<std::int64_t, std::int64_t> held;  // the snapshot's active blocks: address -> size (the last)
+    for (const auto& seg : snap.segments)
+        if (seg.device == device)
+            for (const auto& b : snap.blocks_of(seg))
+                if (b.active()) held[b.address] = b.size;
     for (auto a : r.allocations)
         if (a.live_at(out.at)) {
+            if (a.alloc_event && !a.free_event) {
+                const auto block = held.find(a.address);
+                if (block == held.end() || block->second < block_size(a.requested)) {
+                    ++out.not_in_snapshot;
+                    out.not_in_snapshot_bytes += a.size;
+                }
+            }
             a.free_event = std::nullopt;
             out.live.push_back(a);
         }

@@ -20,6 +20,11 @@ struct PeakMoment {
     // Live then, in the order a full replay makes them. When each is freed is not looked for:
     // free_event is empty.
     std::vector<Allocation> live;
+    // Of those, the allocations the trace leaves live that the snapshot does not hold (no active
+    // block at the address, or a smaller one): the trace lacks their frees (recording paused and
+    // resumed, say), so they may have been freed before the moment. Their bytes as allocated.
+    std::size_t not_in_snapshot = 0;
+    std::int64_t not_in_snapshot_bytes = 0;
 };
 
 // The first moment of the device's highest allocated bytes as replay() counts them (the same

@@ -524,6 +524,8 @@ std::optional<Peak> trace_peak(const Snapshot& snap, const AnalysisOptions& opti
     peak.event = moment->at;
     peak.time_us = moment->time_us;
     peak.usage = tally.usage([](const Allocation&) { return true; }, options.top == 0 ? 10 : options.top);
+    peak.not_in_snapshot = static_cast<std::int64_t>(moment->not_in_snapshot);
+    peak.not_in_snapshot_bytes = moment->not_in_snapshot_bytes;
     return peak;
 }
 

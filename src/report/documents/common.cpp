@@ -206,6 +206,21 @@ Node peak(std::string key, const std::optional<analysis::Peak>& p, std::string l
     out.add("time_us", time_us(p->time_us)).machines_only();
     out.add("event", Value::count(static_cast<std::int64_t>(p->event))).machines_only();
     out.add("reached_by_event", reached_by_event(*p)).machines_only();
+    out.add("not_in_snapshot", Value::count(p->not_in_snapshot)).machines_only();
+    out.add("not_in_snapshot_bytes", Value::bytes(p->not_in_snapshot_bytes)).machines_only();
+    if (p->not_in_snapshot > 0) {
+        std::int64_t counted = 0;
+        for (const auto bytes : p->usage.category_bytes) counted += bytes;
+        out.add("not_in_snapshot_text",
+                Value::text_of(fmt::format(
+                    "{} of the allocations below ({}) are never freed in the trace yet are not blocks of the snapshot: "
+                    "their frees are missing (recording stopped and resumed?), so some may have been freed before "
+                    "this peak{}",
+                    p->not_in_snapshot, util::human_bytes(p->not_in_snapshot_bytes),
+                    counted > p->bytes ? ", and the sites add up to more than it" : "")),
+                "trace vs snapshot")
+            .people_only();
+    }
     add_usage(out, p->usage);
     return out;
 }

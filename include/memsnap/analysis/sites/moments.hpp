@@ -36,6 +36,9 @@ struct Peak {
     std::size_t event = 0;
     int device = 0;
     MomentUsage usage;
+    // Allocations the usage counts that the trace leaves live and the snapshot does not hold: the
+    // trace lacks their frees, so they may have been freed before the peak. Bytes as allocated.
+    std::int64_t not_in_snapshot = 0, not_in_snapshot_bytes = 0;
 };
 
 }  // namespace memsnap::analysis
