@@ -6,6 +6,8 @@
 
 #include "support.hpp"
 
+#include <memsnap/analysis/sites/options.hpp>
+#include <memsnap/analysis/trace.hpp>
 #include <memsnap/error.hpp>
 #include <memsnap/snapshot/load.hpp>
 
@@ -137,6 +139,26 @@ TEST_SUITE("real") {
         // 19 real captures and 35 fixtures when this was written; all but three record allocs.
         CHECK(files >= 54);
         CHECK(peaks >= 51);
+    }
+
+    TEST_CASE("peak moment: the sites live at every real capture's peak add up to it") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        int peaks = 0;
+        for (const auto& file : test::files_in(test::real_dir() / "snapshots")) {
+            if (file.extension() != ".pickle" && file.extension() != ".pkl") continue;
+            CAPTURE(file.string());
+            const auto snap = snapshot::load_snapshot(file.string());
+            const auto peak = analysis::trace_peak(snap, analysis::AnalysisOptions{});
+            if (!peak) continue;
+            ++peaks;
+            std::int64_t counted = 0;
+            for (const auto bytes : peak->usage.category_bytes) counted += bytes;
+            CHECK(counted == peak->bytes);
+            CHECK(peak->not_in_snapshot == 0);
+            CHECK(peak->not_in_snapshot_bytes == 0);
+        }
+        // 14 real captures with a trace that records allocs when this was written.
+        CHECK(peaks >= 14);
     }
 }  // TEST_SUITE
 

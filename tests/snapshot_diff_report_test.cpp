@@ -273,19 +273,32 @@ TEST_CASE("snapshot diff report: a peak counting allocations the snapshot does n
     d.peak_after = lacking;
     const auto text = test::render(d);
     CHECK(count(text, "trace vs snapshot") == 1);
-    CHECK(text.find("12 of the allocations below (600.00 MiB) are never freed in the trace yet are not blocks of the "
-                    "snapshot: their frees are missing (recording stopped and resumed?), so some may have been freed "
-                    "before this peak, and the sites add up to more than it") != std::string::npos);
+    CHECK(text.find("the allocations below add up to 900.00 MiB, 600.00 MiB more than this peak: the trace does not "
+                    "match its snapshot, and 12 of them (600.00 MiB): never freed in the trace, not blocks of the "
+                    "snapshot (their frees are missing: recording stopped and resumed?); they are what the trace "
+                    "shows, not what was live") != std::string::npos);
     const auto json = nlohmann::json::parse(test::render(d, report::Format::json));
     CHECK(json.at("peaks").at("before").at("not_in_snapshot") == 0);
     CHECK(json.at("peaks").at("before").at("not_in_snapshot_bytes") == 0);
     CHECK(json.at("peaks").at("after").at("not_in_snapshot") == 12);
     CHECK(json.at("peaks").at("after").at("not_in_snapshot_bytes") == 600 * MiB);
     CHECK_FALSE(json.at("peaks").at("after").contains("not_in_snapshot_text"));
-    // Sites within the peak: only the count is said.
+    // Sites that add up to the peak: only the allocations never freed are said.
     lacking.usage.category_bytes[static_cast<std::size_t>(analysis::Category::activation)] = 300 * MiB;
     d.peak_after = lacking;
     const auto within = test::render(d);
-    CHECK(within.find("before this peak\n") != std::string::npos);
-    CHECK(within.find("add up to more") == std::string::npos);
+    CHECK(within.find("12 of the allocations below (600.00 MiB): never freed in the trace, not blocks of the snapshot "
+                      "(their frees are missing: recording stopped and resumed?), so some may have been freed before "
+                      "this peak\n") != std::string::npos);
+    CHECK(within.find("add up to") == std::string::npos);
+    // Blocks made before the trace, freed in it, more than the snapshot could have held: sites
+    // that add up to more, and nothing never freed.
+    held.usage.category_bytes[static_cast<std::size_t>(analysis::Category::gradient)] = 100 * MiB;
+    d.peak_before = held;
+    d.peak_after.reset();
+    const auto freed_more = test::render(d);
+    CHECK(freed_more.find("the allocations below add up to 400.00 MiB, 100.00 MiB more than this peak: the trace does "
+                          "not match its snapshot; they are what the trace shows, not what was live") !=
+          std::string::npos);
+    CHECK(nlohmann::json::parse(test::render(d, report::Format::json)).at("peaks").at("after").is_null());
 }

@@ -2,6 +2,10 @@
 """A real capture scaled up, and the figures that say whether a generated capture looks real.
 
     scale_real_snapshot.py --mib N SOURCE OUTPUT       repeat SOURCE's trace until OUTPUT is ~N MiB
+    scale_real_snapshot.py --mib N --free-leftovers SOURCE OUTPUT
+                                                   the same, each copy but the last freeing the
+                                                   blocks and segments it left, so that the trace
+                                                   ends holding what the snapshot holds
     scale_real_snapshot.py --figures [--strict] REFERENCE FILE...
                                                    each file's shape figures beside REFERENCE's
     scale_real_snapshot.py --figures --expect TABLE [--strict] FILE...
@@ -12,7 +16,13 @@ files there are plain data written by torch) is loaded, and its trace entries ar
 with copy.deepcopy, one copy per repetition, so that what torch shared inside the trace (a
 frame list used by an alloc and its segment_alloc, say) stays shared in each copy and
 nothing is shared across copies. Each copy moves its addresses by 2**36 and its times past
-the previous copy's last time. The result is written the way _dump_snapshot writes (Python
+the previous copy's last time. The allocations a copy leaves live then stay live in the trace
+to its end, though the snapshot does not hold them (memsnap's trace says so under "disagrees"):
+a trace whose frees are missing (and segments it reserves in every copy, never released). With
+--free-leftovers, each copy but the last ends by freeing them (free_requested and free_completed
+at its last time, carrying the alloc's frames, then segment_free for its segments), and the last
+copy keeps the source's addresses, so the trace ends holding the snapshot's blocks and segments,
+as a long run that builds and drops its tensors and its cache each round would. The result is written the way _dump_snapshot writes (Python
 pickle, protocol 4). This reads the real file with pickle.load: it is a benchmark helper
 that runs on the project's own reference data, never on user input.
 
@@ -37,7 +47,32 @@ import struct
 import sys
 
 
-def scale(source, mib, output):
+def _leftover_frees(batch, time_us):
+    """Events at `time_us` that free the allocations `batch` leaves live, then the segments."""
+    live, segments = {}, {}
+    for e in batch:
+        action, key = e.get("action"), (e.get("device"), e.get("addr"))
+        if action == "alloc":
+            live[key] = e
+        elif action == "free_completed":
+            live.pop(key, None)
+        elif action == "segment_alloc":
+            segments[key] = e
+        elif action == "segment_free":
+            segments.pop(key, None)
+    frees = []
+    for made, actions in ((live, ("free_requested", "free_completed")), (segments, ("segment_free",))):
+        for event in made.values():
+            for action in actions:
+                free = dict(event)
+                free["action"] = action
+                if "time_us" in free:
+                    free["time_us"] = time_us
+                frees.append(free)
+    return frees
+
+
+def scale(source, mib, output, free_leftovers=False):
     with open(source, "rb") as f:
         snap = pickle.load(f)
     traces = snap.get("device_traces") or []
@@ -55,12 +90,16 @@ def scale(source, mib, output):
         out = []
         for k in range(copies):
             batch = copy.deepcopy(entries)
+            # Freeing what each copy leaves, the last copy is the source's own addresses.
+            shift = (copies - 1 - k if free_leftovers else k) << 36
             for e in batch:
                 if e.get("action") != "oom" and "addr" in e:
-                    e["addr"] += k << 36
+                    e["addr"] += shift
                 if "time_us" in e:
                     e["time_us"] += k * span
             out.extend(batch)
+            if free_leftovers and k != copies - 1:
+                out.extend(_leftover_frees(batch, max(times) + k * span))
         snap["device_traces"][d] = out
     with open(output, "wb") as f:
         pickle.dump(snap, f, protocol=4)
@@ -422,6 +461,8 @@ def compare_expected(table_path, paths, out=sys.stdout):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mib", type=int)
+    ap.add_argument("--free-leftovers", action="store_true",
+                    help="each copy but the last frees the blocks and segments it left")
     ap.add_argument("--figures", action="store_true",
                     help="print the shape figures of FILE... side by side, each file after the first "
                          "marked by whether it is within 10%% of the first")
@@ -436,8 +477,9 @@ def main():
         met = compare_expected(a.expect, a.files) if a.expect else compare(a.files)
         sys.exit(0 if met or not a.strict else 1)
     if a.mib is None or len(a.files) != 2:
-        sys.exit("usage: scale_real_snapshot.py --mib N SOURCE OUTPUT | --figures [--expect TABLE] FILE...")
-    scale(a.files[0], a.mib, a.files[1])
+        sys.exit("usage: scale_real_snapshot.py --mib N [--free-leftovers] SOURCE OUTPUT | "
+                 "--figures [--expect TABLE] FILE...")
+    scale(a.files[0], a.mib, a.files[1], a.free_leftovers)
 
 
 if __name__ == "__main__":

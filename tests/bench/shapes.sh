@@ -17,7 +17,8 @@
 #   slow spell), MEMSNAP_REAL_DIR (default ../shared/real beside the repo),
 #   MEMSNAP_BENCH_EXTRA (more snapshot files, space-separated: captures that are not in
 #   ../shared/real, measured the same way), MEMSNAP_BENCH_ONLY (a substring: only shapes whose
-#   file name holds it).
+#   file name holds it), MEMSNAP_BENCH_SCALING (`repeat`, the default, or `free-leftovers`:
+#   each copy of the trace but the last frees what it left live; see scale_real_snapshot.py).
 # Exit status: 0 when every measurement was taken (targets are reported, not enforced), 1 when
 # memsnap or the reference fails on a file, 2 on setup errors.
 set -euo pipefail
@@ -37,6 +38,11 @@ source "$here/lib.sh"
 [[ "$mib" =~ ^[0-9]+$ && "$mib" -gt 0 ]] || die "size must be a positive number of MiB, got '$mib'"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "MEMSNAP_BENCH_RUNS must be a positive number, got '$runs'"
 [[ "$pyruns" =~ ^[1-9][0-9]*$ ]] || die "MEMSNAP_BENCH_PYTHON_RUNS must be a positive number, got '$pyruns'"
+case "${MEMSNAP_BENCH_SCALING:-repeat}" in
+    repeat) scaling_flag="" scaled_suffix="" ;;
+    free-leftovers) scaling_flag="--free-leftovers" scaled_suffix="-freed" ;;
+    *) die "MEMSNAP_BENCH_SCALING must be repeat or free-leftovers, got '${MEMSNAP_BENCH_SCALING}'" ;;
+esac
 [[ -r "$real/snapshots/expected.json" ]] || die "no real captures at $real (../shared/real is needed)"
 require_time
 mkdir -p "$cache"
@@ -62,7 +68,7 @@ if [[ -n "${MEMSNAP_BENCH_ONLY:-}" ]]; then
 fi
 [[ ${#sources[@]} -gt 0 ]] || die "no capture has a trace of 1,000 events with frees"
 
-echo "memsnap on every real shape, each scaled to ${mib} MiB"
+echo "memsnap on every real shape, each scaled to ${mib} MiB (${MEMSNAP_BENCH_SCALING:-repeat})"
 echo "  binary:  $bin"
 echo "  machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "  memsnap: best of $runs runs, info, diff and two infos at once taking turns; pickle.load (refusing Unpickler): best of $pyruns, in the same run"
@@ -71,10 +77,10 @@ printf "%-44s %7s %8s %7s %8s %8s %9s %9s\n" "shape (source)" "MB" "info s" "MB/
 rows=()
 for src in "${sources[@]}"; do
     name="$(basename "$src" .pickle)"
-    f="$cache/real-${name}-${mib}MiB.pickle"
+    f="$cache/real-${name}-${mib}MiB${scaled_suffix}.pickle"
     if [[ ! -s "$f" ]]; then
         echo "  generating $f" >&2
-        "$python" "$here/scale_real_snapshot.py" --mib "$mib" "$src" "$f" >&2
+        "$python" "$here/scale_real_snapshot.py" --mib "$mib" ${scaling_flag} "$src" "$f" >&2
     fi
     [[ -s "$f.copy" ]] || cp "$f" "$f.copy"
     bytes=$(stat -c %s "$f")

@@ -8,6 +8,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
 
 namespace memsnap::report::doc {
 
@@ -198,6 +200,34 @@ Value reached_by_event(const analysis::Peak& p) {
     return p.event > 0 ? Value::count(static_cast<std::int64_t>(p.event) - 1) : Value::none();
 }
 
+namespace {
+
+// Where the trace does not match its snapshot, what the peak's breakdown is worth. On every
+// real capture the allocations live at the peak add up to it exactly; a trace whose frees are
+// missing (recording stopped and resumed), or which frees more blocks made before it than its
+// snapshot could have held, breaks it down into more (or less) than the peak.
+std::optional<std::string> peak_caveat(const analysis::Peak& p) {
+    std::int64_t counted = 0;
+    for (const auto bytes : p.usage.category_bytes) counted += bytes;
+    const auto never_freed = [&](std::string_view what) {
+        return fmt::format(
+            "{} {} ({}): never freed in the trace, not blocks of the snapshot (their frees are missing: recording "
+            "stopped and resumed?)",
+            p.not_in_snapshot, what, util::human_bytes(p.not_in_snapshot_bytes));
+    };
+    if (counted != p.bytes)
+        return fmt::format(
+            "the allocations below add up to {}, {} {} than this peak: the trace does not match its "
+            "snapshot{}; they are what the trace shows, not what was live",
+            util::human_bytes(counted), util::human_bytes(counted > p.bytes ? counted - p.bytes : p.bytes - counted),
+            counted > p.bytes ? "more" : "less", p.not_in_snapshot > 0 ? ", and " + never_freed("of them") : "");
+    if (p.not_in_snapshot > 0)
+        return never_freed("of the allocations below") + ", so some may have been freed before this peak";
+    return std::nullopt;
+}
+
+}  // namespace
+
 Node peak(std::string key, const std::optional<analysis::Peak>& p, std::string label) {
     if (!p) return Node::of(std::move(key), Value::none()).machines_only();
     auto out = Node::object(std::move(key), Layout::section, std::move(label));
@@ -208,19 +238,8 @@ Node peak(std::string key, const std::optional<analysis::Peak>& p, std::string l
     out.add("reached_by_event", reached_by_event(*p)).machines_only();
     out.add("not_in_snapshot", Value::count(p->not_in_snapshot)).machines_only();
     out.add("not_in_snapshot_bytes", Value::bytes(p->not_in_snapshot_bytes)).machines_only();
-    if (p->not_in_snapshot > 0) {
-        std::int64_t counted = 0;
-        for (const auto bytes : p->usage.category_bytes) counted += bytes;
-        out.add("not_in_snapshot_text",
-                Value::text_of(fmt::format(
-                    "{} of the allocations below ({}) are never freed in the trace yet are not blocks of the snapshot: "
-                    "their frees are missing (recording stopped and resumed?), so some may have been freed before "
-                    "this peak{}",
-                    p->not_in_snapshot, util::human_bytes(p->not_in_snapshot_bytes),
-                    counted > p->bytes ? ", and the sites add up to more than it" : "")),
-                "trace vs snapshot")
-            .people_only();
-    }
+    if (const auto caveat = peak_caveat(*p))
+        out.add("not_in_snapshot_text", Value::text_of(*caveat), "trace vs snapshot").people_only();
     add_usage(out, p->usage);
     return out;
 }
