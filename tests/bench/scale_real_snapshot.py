@@ -2,10 +2,10 @@
 """A real capture scaled up, and the figures that say whether a generated capture looks real.
 
     scale_real_snapshot.py --mib N SOURCE OUTPUT       repeat SOURCE's trace until OUTPUT is ~N MiB
-    scale_real_snapshot.py --mib N --free-leftovers SOURCE OUTPUT
-                                                   the same, each copy but the last freeing the
-                                                   blocks and segments it left, so that the trace
-                                                   ends holding what the snapshot holds
+    scale_real_snapshot.py --mib N --consistent SOURCE OUTPUT
+                                                   the same, each copy making what it frees and
+                                                   freeing what it makes, so that the trace
+                                                   matches its snapshot
     scale_real_snapshot.py --figures [--strict] REFERENCE FILE...
                                                    each file's shape figures beside REFERENCE's
     scale_real_snapshot.py --figures --expect TABLE [--strict] FILE...
@@ -17,12 +17,15 @@ with copy.deepcopy, one copy per repetition, so that what torch shared inside th
 frame list used by an alloc and its segment_alloc, say) stays shared in each copy and
 nothing is shared across copies. Each copy moves its addresses by 2**36 and its times past
 the previous copy's last time. The allocations a copy leaves live then stay live in the trace
-to its end, though the snapshot does not hold them (memsnap's trace says so under "disagrees"):
-a trace whose frees are missing (and segments it reserves in every copy, never released). With
---free-leftovers, each copy but the last ends by freeing them (free_requested and free_completed
-at its last time, carrying the alloc's frames, then segment_free for its segments), and the last
-copy keeps the source's addresses, so the trace ends holding the snapshot's blocks and segments,
-as a long run that builds and drops its tensors and its cache each round would. The result is written the way _dump_snapshot writes (Python
+to its end, though the snapshot does not hold them, and the blocks made before the trace that
+the source frees are freed again by every copy, never allocated (memsnap's trace says so under
+"disagrees" and "recording"): a trace that does not match its snapshot. With --consistent, each
+copy but the first starts by allocating the blocks it frees unseen (alloc events at its first
+time, carrying the free's frames), each copy but the last ends by freeing the blocks and
+segments it leaves (free_requested and free_completed, then segment_free, at its last time,
+carrying the alloc's frames), and the last copy keeps the source's addresses: the trace ends
+holding the snapshot's blocks and segments, as a long run that builds and drops its tensors and
+its cache each round would. The result is written the way _dump_snapshot writes (Python
 pickle, protocol 4). This reads the real file with pickle.load: it is a benchmark helper
 that runs on the project's own reference data, never on user input.
 
@@ -47,32 +50,49 @@ import struct
 import sys
 
 
+def _key(e):
+    return (e.get("device"), e.get("addr"))
+
+
+def _as(event, action, time_us):
+    out = dict(event)
+    out["action"] = action
+    if "time_us" in out:
+        out["time_us"] = time_us
+    return out
+
+
+def _unseen_allocs(batch, time_us):
+    """Alloc events at `time_us` for the blocks `batch` frees without allocating them first."""
+    allocated, made = set(), []
+    for e in batch:
+        action = e.get("action")
+        if action == "alloc":
+            allocated.add(_key(e))
+        elif action == "free_completed" and _key(e) not in allocated:
+            allocated.add(_key(e))
+            made.append(_as(e, "alloc", time_us))
+    return made
+
+
 def _leftover_frees(batch, time_us):
-    """Events at `time_us` that free the allocations `batch` leaves live, then the segments."""
+    """Events at `time_us` that free the allocations `batch` leaves live, then its segments."""
     live, segments = {}, {}
     for e in batch:
-        action, key = e.get("action"), (e.get("device"), e.get("addr"))
+        action = e.get("action")
         if action == "alloc":
-            live[key] = e
+            live[_key(e)] = e
         elif action == "free_completed":
-            live.pop(key, None)
+            live.pop(_key(e), None)
         elif action == "segment_alloc":
-            segments[key] = e
+            segments[_key(e)] = e
         elif action == "segment_free":
-            segments.pop(key, None)
-    frees = []
-    for made, actions in ((live, ("free_requested", "free_completed")), (segments, ("segment_free",))):
-        for event in made.values():
-            for action in actions:
-                free = dict(event)
-                free["action"] = action
-                if "time_us" in free:
-                    free["time_us"] = time_us
-                frees.append(free)
-    return frees
+            segments.pop(_key(e), None)
+    frees = [_as(e, a, time_us) for e in live.values() for a in ("free_requested", "free_completed")]
+    return frees + [_as(e, "segment_free", time_us) for e in segments.values()]
 
 
-def scale(source, mib, output, free_leftovers=False):
+def scale(source, mib, output, consistent=False):
     with open(source, "rb") as f:
         snap = pickle.load(f)
     traces = snap.get("device_traces") or []
@@ -90,15 +110,17 @@ def scale(source, mib, output, free_leftovers=False):
         out = []
         for k in range(copies):
             batch = copy.deepcopy(entries)
-            # Freeing what each copy leaves, the last copy is the source's own addresses.
-            shift = (copies - 1 - k if free_leftovers else k) << 36
+            # Consistent: the last copy is at the source's own addresses, the blocks its snapshot holds.
+            shift = (copies - 1 - k if consistent else k) << 36
             for e in batch:
                 if e.get("action") != "oom" and "addr" in e:
                     e["addr"] += shift
                 if "time_us" in e:
                     e["time_us"] += k * span
+            if consistent and k != 0:
+                out.extend(_unseen_allocs(batch, min(times) + k * span))
             out.extend(batch)
-            if free_leftovers and k != copies - 1:
+            if consistent and k != copies - 1:
                 out.extend(_leftover_frees(batch, max(times) + k * span))
         snap["device_traces"][d] = out
     with open(output, "wb") as f:
@@ -461,8 +483,9 @@ def compare_expected(table_path, paths, out=sys.stdout):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mib", type=int)
-    ap.add_argument("--free-leftovers", action="store_true",
-                    help="each copy but the last frees the blocks and segments it left")
+    ap.add_argument("--consistent", action="store_true",
+                    help="each copy but the first allocates the blocks it frees unseen, each but the last "
+                         "frees the blocks and segments it leaves")
     ap.add_argument("--figures", action="store_true",
                     help="print the shape figures of FILE... side by side, each file after the first "
                          "marked by whether it is within 10%% of the first")
@@ -477,9 +500,9 @@ def main():
         met = compare_expected(a.expect, a.files) if a.expect else compare(a.files)
         sys.exit(0 if met or not a.strict else 1)
     if a.mib is None or len(a.files) != 2:
-        sys.exit("usage: scale_real_snapshot.py --mib N [--free-leftovers] SOURCE OUTPUT | "
+        sys.exit("usage: scale_real_snapshot.py --mib N [--consistent] SOURCE OUTPUT | "
                  "--figures [--expect TABLE] FILE...")
-    scale(a.files[0], a.mib, a.files[1], a.free_leftovers)
+    scale(a.files[0], a.mib, a.files[1], a.consistent)
 
 
 if __name__ == "__main__":

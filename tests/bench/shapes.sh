@@ -17,8 +17,8 @@
 #   slow spell), MEMSNAP_REAL_DIR (default ../shared/real beside the repo),
 #   MEMSNAP_BENCH_EXTRA (more snapshot files, space-separated: captures that are not in
 #   ../shared/real, measured the same way), MEMSNAP_BENCH_ONLY (a substring: only shapes whose
-#   file name holds it), MEMSNAP_BENCH_SCALING (`repeat`, the default, or `free-leftovers`:
-#   each copy of the trace but the last frees what it left live; see scale_real_snapshot.py).
+#   file name holds it), MEMSNAP_BENCH_SCALING (`repeat`, the default, or `consistent`: each
+#   copy of the trace makes what it frees and frees what it makes; see scale_real_snapshot.py).
 # Exit status: 0 when every measurement was taken (targets are reported, not enforced), 1 when
 # memsnap or the reference fails on a file, 2 on setup errors.
 set -euo pipefail
@@ -40,8 +40,8 @@ source "$here/lib.sh"
 [[ "$pyruns" =~ ^[1-9][0-9]*$ ]] || die "MEMSNAP_BENCH_PYTHON_RUNS must be a positive number, got '$pyruns'"
 case "${MEMSNAP_BENCH_SCALING:-repeat}" in
     repeat) scaling_flag="" scaled_suffix="" ;;
-    free-leftovers) scaling_flag="--free-leftovers" scaled_suffix="-freed" ;;
-    *) die "MEMSNAP_BENCH_SCALING must be repeat or free-leftovers, got '${MEMSNAP_BENCH_SCALING}'" ;;
+    consistent) scaling_flag="--consistent" scaled_suffix="-consistent" ;;
+    *) die "MEMSNAP_BENCH_SCALING must be repeat or consistent, got '${MEMSNAP_BENCH_SCALING}'" ;;
 esac
 [[ -r "$real/snapshots/expected.json" ]] || die "no real captures at $real (../shared/real is needed)"
 require_time
