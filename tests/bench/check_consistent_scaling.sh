@@ -2,7 +2,8 @@
 # ctest bench-consistent-scaling: scale_real_snapshot.py repeats a real trace. Repeated, a
 # trace does not match its snapshot: each copy's leftovers stay live to its end without being
 # blocks of the snapshot (memsnap trace: "disagrees"), and each copy frees again the blocks the
-# source made before its trace. With --consistent it matches: no disagreement, the frees of
+# source made before its trace, so that the sites at its peak add up to more than it (memsnap
+# trace: "trace vs snapshot"). With --consistent it matches: no disagreement, the frees of
 # blocks never seen allocated are the source's alone, and the counts of the events added are
 # what the source leaves and frees unseen, once per copy but one.
 # Skips (77) without python3 or the real captures.
@@ -48,6 +49,7 @@ for source in "$leaves" "$frees_unseen"; do
     trace "$tmp/$name-repeat.pickle" "$tmp/$name-repeat.txt"
     trace "$tmp/$name-consistent.pickle" "$tmp/$name-consistent.txt"
     grep -q "^disagrees" "$tmp/$name-consistent.txt" && fail "$name scaled consistently disagrees with its snapshot"
+    grep -q "trace vs snapshot" "$tmp/$name-consistent.txt" && fail "$name scaled consistently has a peak that does not add up"
     [[ $(unseen "$tmp/$name-consistent.txt") -eq $(unseen "$tmp/$name.txt") ]] ||
         fail "$name scaled consistently frees $(unseen "$tmp/$name-consistent.txt") blocks unseen, the source $(unseen "$tmp/$name.txt")"
 done
@@ -56,6 +58,9 @@ grep -q "the trace leaves live are not active blocks of the snapshot" "$tmp/kkai
     fail "the repeated ctx128 trace's leftovers are not reported"
 [[ $(unseen "$tmp/wedsonlin-a2_medium128_training-repeat.txt") -gt $(unseen "$tmp/wedsonlin-a2_medium128_training.txt") ]] ||
     fail "the repeated medium128 trace does not free more blocks unseen than its source"
+# Those blocks are live at its start, so the sites at its peak add up to more than the peak.
+grep -q "trace vs snapshot  the allocations below add up to .* more than this peak: the trace does not match its snapshot" \
+    "$tmp/wedsonlin-a2_medium128_training-repeat.txt" || fail "the repeated medium128 trace's peak does not say it does not add up"
 # ctx128 frees no block unseen: its copies but the last free the 903 it leaves, and no alloc is added.
 read -r src_allocs src_frees < <(counts "$leaves")
 read -r rep_allocs rep_frees < <(counts "$tmp/kkaitlyn111-a2_ctx128_forward-repeat.pickle")

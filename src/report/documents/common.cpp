@@ -200,12 +200,9 @@ Value reached_by_event(const analysis::Peak& p) {
     return p.event > 0 ? Value::count(static_cast<std::int64_t>(p.event) - 1) : Value::none();
 }
 
-namespace {
-
-// Where the trace does not match its snapshot, what the peak's breakdown is worth. On every
-// real capture the allocations live at the peak add up to it exactly; a trace whose frees are
-// missing (recording stopped and resumed), or which frees more blocks made before it than its
-// snapshot could have held, breaks it down into more (or less) than the peak.
+// On every real capture the allocations live at the peak add up to it exactly; a trace whose
+// frees are missing (recording stopped and resumed), or which frees more blocks made before it
+// than its snapshot could have held, breaks it down into more (or less) than the peak.
 std::optional<std::string> peak_caveat(const analysis::Peak& p) {
     std::int64_t counted = 0;
     for (const auto bytes : p.usage.category_bytes) counted += bytes;
@@ -225,8 +222,6 @@ std::optional<std::string> peak_caveat(const analysis::Peak& p) {
         return never_freed("of the allocations below") + ", so some may have been freed before this peak";
     return std::nullopt;
 }
-
-}  // namespace
 
 Node peak(std::string key, const std::optional<analysis::Peak>& p, std::string label) {
     if (!p) return Node::of(std::move(key), Value::none()).machines_only();

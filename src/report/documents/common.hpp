@@ -50,6 +50,10 @@ Node headline(const analysis::Facts& facts);
 Value reached_by_event(const analysis::Peak& p);
 // A peak of allocated memory and what held it (the shape of trace's "peak"); null when none.
 Node peak(std::string key, const std::optional<analysis::Peak>& peak, std::string label);
+// What a peak's breakdown is worth where its trace does not match its snapshot (the sites live
+// at it do not add up to it, or allocations the trace never frees are not blocks of the
+// snapshot); none where it does.
+std::optional<std::string> peak_caveat(const analysis::Peak& p);
 
 // "100 → 500 (400 steps, from file names)" or "unknown".
 std::string steps_text(const util::Steps& steps);

@@ -109,6 +109,8 @@ void add_peak(Node& root, const TraceResult& t) {
     peak.add("time_us", time_us(t.peak.time_us)).machines_only();
     peak.add("event", Value::count(static_cast<std::int64_t>(t.peak.event))).machines_only();
     peak.add("reached_by_event", reached_by_event(t.peak)).machines_only();
+    if (const auto caveat = peak_caveat(t.peak))
+        peak.add("caveat", Value::text_of(*caveat), "trace vs snapshot").people_only();
     add_usage(peak, t.peak.usage);
 }
 
