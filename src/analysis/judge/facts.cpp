@@ -82,6 +82,7 @@ constexpr std::array kNames = {
     "oom_capacity_unknown",
     "oom_capacity_too_small",
     "oom_larger_than_held",
+    "oom_levels_impossible",
     "oom_leak_site",
     "ooms_more",
     "frees_unseen",

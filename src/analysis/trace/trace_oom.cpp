@@ -49,6 +49,13 @@ void classify_oom(OomExplanation& oom, const std::string& file) {
                      .bytes("allocated", oom.allocated_bytes)
                      .bytes("reserved", oom.reserved_bytes)
                      .bytes("cache_free", cache_free));
+    // Counted back from the snapshot below 0: the trace does not match it (a crafted or
+    // inconsistent file; never a real capture), and no level here can be read as the device's.
+    const bool impossible = oom.allocated_bytes < 0 || oom.reserved_bytes < 0;
+    if (impossible)
+        ev.push_back(Fact(FactKind::oom_levels_impossible)
+                         .bytes("allocated", oom.allocated_bytes)
+                         .bytes("reserved", oom.reserved_bytes));
     ev.push_back(Fact(FactKind::oom_largest_free)
                      .bytes("largest", oom.largest_free_block_bytes)
                      .bytes("largest_same_stream", oom.largest_free_block_same_stream_bytes)
@@ -72,7 +79,7 @@ void classify_oom(OomExplanation& oom, const std::string& file) {
             pattern = Pattern::single_huge_request;
         else if (elsewhere >= std::max(request, capacity / 10))
             pattern = Pattern::other_process;
-    } else if (request > held) {
+    } else if (request > held && !impossible) {
         pattern = Pattern::single_huge_request;
         ev.push_back(Fact(FactKind::oom_larger_than_held).bytes("held", held));
     }

@@ -635,6 +635,11 @@ std::string oom_phrase(const Fact& f) {
                 "--device-memory {} is less than this process's reserved memory and the free memory together ({}): "
                 "it cannot be the device's capacity, and is not used",
                 v(f, "capacity"), v(f, "held"));
+        case FactKind::oom_levels_impossible:
+            return fmt::format(
+                "these levels are impossible ({} allocated, {} reserved): counted back from the snapshot, they show "
+                "that the trace does not match it, so neither they nor the classification can be trusted",
+                v(f, "allocated"), v(f, "reserved"));
         case FactKind::oom_capacity_unknown:
             return "whether another process held memory on the device cannot be told without its capacity "
                    "(--device-memory)";

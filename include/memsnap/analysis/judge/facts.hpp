@@ -100,6 +100,7 @@ enum class FactKind : std::uint16_t {
     oom_capacity_unknown,    //
     oom_capacity_too_small,  // capacity, held: --device-memory below this process's reserved + the free
     oom_larger_than_held,    // held
+    oom_levels_impossible,   // allocated, reserved: counted back below 0 (the trace does not match its snapshot)
     oom_leak_site,           // site, allocations, bytes, held, held_allocations
     ooms_more,               // total, explained
     // Trace.
