@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
-#include <map>
 
 namespace memsnap::analysis::detail {
 
@@ -401,22 +400,15 @@ std::optional<PeakMoment> peak_moment_by_replay(const Snapshot& snap, int device
     out.at = static_cast<std::size_t>(std::max_element(r.allocated.begin(), r.allocated.end()) - r.allocated.begin());
     out.allocated = r.allocated[out.at];
     out.time_us = r.events.time_before(out.at);
-    std::map<std::int64_t, std::int64_t> held;  // the snapshot's active blocks: address -> size (the last)
-    for (const auto& seg : snap.segments)
-        if (seg.device == device)
-            for (const auto& b : snap.blocks_of(seg))
-                if (b.active()) held[b.address] = b.size;
     for (auto a : r.allocations)
         if (a.live_at(out.at)) {
-            if (a.alloc_event && !a.free_event) {
-                const auto block = held.find(a.address);
-                if (block == held.end() || block->second < block_size(a.requested)) {
-                    ++out.not_in_snapshot;
-                    out.not_in_snapshot_bytes += a.size;
-                }
-            }
             a.free_event = std::nullopt;
             out.live.push_back(a);
+        }
+    for (const auto index : r.not_in_snapshot)
+        if (const auto& a = r.allocations[index]; a.live_at(out.at)) {
+            ++out.not_in_snapshot;
+            out.not_in_snapshot_bytes += a.size;
         }
     return out;
 }

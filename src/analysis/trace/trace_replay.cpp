@@ -271,12 +271,11 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
             }
         }
     }
-    std::int64_t missing = 0;
     live.for_each([&](std::size_t index) {
         auto& a = r.allocations[index];
         const auto it = snapshot_blocks.find(a.address);
         if (it == snapshot_blocks.end() || it->second < a.size) {
-            ++missing;
+            r.not_in_snapshot.push_back(index);
             return;
         }
         if (it->second > a.size) {
@@ -285,7 +284,9 @@ Replay replay(const Snapshot& snap, int device, Counted counted) {
         }
         a.size = it->second;  // the block as the snapshot has it
     });
-    if (missing) r.disagreements.push_back(Fact(FactKind::live_not_in_snapshot).count("allocations", missing));
+    if (!r.not_in_snapshot.empty())
+        r.disagreements.push_back(Fact(FactKind::live_not_in_snapshot)
+                                      .count("allocations", static_cast<std::int64_t>(r.not_in_snapshot.size())));
     if (counts.double_allocs)
         r.disagreements.push_back(Fact(FactKind::twice_allocated).count("addresses", counts.double_allocs));
 

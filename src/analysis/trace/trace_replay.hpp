@@ -105,6 +105,9 @@ struct Replay {
     // Traced allocations live at the end whose block is larger than their request rounded up
     // (the allocator did not split it), and by how much in all.
     std::int64_t larger_blocks = 0, larger_by_bytes = 0;
+    // Allocations (indices) the trace leaves live that the snapshot does not hold: no active
+    // block at the address, or a smaller one. Their frees are missing from the trace.
+    std::vector<std::size_t> not_in_snapshot;
     bool recorded = true;       // the trace holds alloc events
     bool truncated = false;     // the ring buffer lost events
     bool started_late = false;  // recording started after some blocks were made

@@ -234,7 +234,7 @@ Node peak(std::string key, const std::optional<analysis::Peak>& p, std::string l
     out.add("not_in_snapshot", Value::count(p->not_in_snapshot)).machines_only();
     out.add("not_in_snapshot_bytes", Value::bytes(p->not_in_snapshot_bytes)).machines_only();
     if (const auto caveat = peak_caveat(*p))
-        out.add("not_in_snapshot_text", Value::text_of(*caveat), "trace vs snapshot").people_only();
+        out.add("caveat", Value::text_of(*caveat), "trace vs snapshot").people_only();
     add_usage(out, p->usage);
     return out;
 }
