@@ -50,10 +50,17 @@ class LiveByAddress {
     // Sized for `expected` allocations live at once: growing there would copy every slot at
     // each doubling, into fresh pages, and on a long trace that was a fifth of the pass.
     explicit LiveByAddress(std::size_t expected)
-        : seed_(util::hash_seed()), slots_(std::bit_ceil(std::max<std::size_t>(2 * expected, 1024))) {}
+        : multiplier_(util::hash_seed() | 1),
+          slots_(std::bit_ceil(std::max<std::size_t>(2 * expected, 1024))),
+          bits_(std::countr_zero(slots_.size())) {}
 
+    // Multiply-shift: the top bits of the address times a random odd multiplier, as many as
+    // the table has index bits, rotated down to where the index takes them. One multiply,
+    // where mix_hash's chain of two (recomputed for every slot a free moves back) was a third
+    // of the pass. Any two addresses share an index with chance at most 2 / slots over the
+    // multiplier, drawn per process: a crafted file cannot plan its collisions.
     std::uint64_t hash(std::int64_t address) const {
-        return util::mix_hash(seed_, static_cast<std::uint64_t>(address));
+        return std::rotl(static_cast<std::uint64_t>(address) * multiplier_, bits_);
     }
     [[gnu::always_inline]] void prefetch(std::uint64_t hash) const {
         __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
@@ -73,7 +80,10 @@ class LiveByAddress {
     // The slot for `address`: the live allocation's, or an empty one claimed for it
     // (made_at_plus_one 0, for the caller to fill).
     Slot& claim(std::uint64_t hash, std::int64_t address) {
-        if (2 * (count_ + 1) > slots_.size()) grow();
+        if (2 * (count_ + 1) > slots_.size()) {
+            grow();
+            hash = this->hash(address);  // one more index bit
+        }
         const std::size_t mask = slots_.size() - 1;
         std::size_t at = hash & mask;
         for (; slots_[at].made_at_plus_one != 0; at = (at + 1) & mask)
@@ -108,12 +118,14 @@ class LiveByAddress {
 
   private:
     void grow() {
+        ++bits_;  // hash() gives the larger table's homes
         util::double_table(
             slots_, [](const Slot& s) { return s.made_at_plus_one == 0; },
             [this](const Slot& s) { return hash(s.address); });
     }
-    std::uint64_t seed_;
+    std::uint64_t multiplier_;
     std::vector<Slot> slots_;
+    int bits_;  // log2 of the slots
     std::size_t count_ = 0;
 };
 
