@@ -13,6 +13,9 @@
 #include <memsnap/analysis/judge/trace_overlap.hpp>
 
 #include <algorithm>
+#include <map>
+#include <random>
+#include <tuple>
 
 using namespace memsnap;
 using analysis::Answer;
@@ -425,6 +428,58 @@ TEST_SUITE("unit") {
             CHECK_FALSE(split.with_stack);
             CHECK(split.overlapping == both.overlapping);
             CHECK(split.shared == both.shared);
+        }
+        SUBCASE("microseconds of several events: what both share of each, in any order, as counted sorted") {
+            // Random traces of one to five events a microsecond from a few keys; the second
+            // copies the first from a later time, each microsecond's events shuffled, some
+            // dropped, added or changed. The walk counts equal events met side by side and
+            // sorts a microsecond's rest from the first that differ: it must count what sorting
+            // every event of the window and intersecting would.
+            std::mt19937 shuffled(2024);
+            const auto pick = [&shuffled](int n) { return static_cast<int>(shuffled() % static_cast<unsigned>(n)); };
+            for (int round = 0; round < 40; ++round) {
+                std::vector<snapshot::TraceEvent> x, y;
+                const auto any_event = [&](int time) {
+                    return event(pick(2) ? TraceAction::alloc : TraceAction::free_completed, 512 * pick(4), time);
+                };
+                for (int t = 0; t < 300; ++t)
+                    for (int k = 1 + pick(5); k > 0; --k) x.push_back(any_event(t));
+                const int start = pick(100);
+                for (int t = start; t < 300 + pick(50); ++t) {
+                    std::vector<snapshot::TraceEvent> group;
+                    for (const auto& e : x)
+                        if (e.time_us == t) group.push_back(e);
+                    if (group.empty()) group.push_back(any_event(t));
+                    if (pick(3) == 0) std::shuffle(group.begin(), group.end(), shuffled);
+                    if (pick(4) == 0) group.erase(group.begin() + pick(static_cast<int>(group.size())));
+                    if (pick(4) == 0)
+                        group.insert(group.begin() + pick(static_cast<int>(group.size()) + 1), any_event(t));
+                    if (pick(5) == 0 && !group.empty())
+                        group[static_cast<std::size_t>(pick(static_cast<int>(group.size())))].addr += 1 << 20;
+                    y.insert(y.end(), group.begin(), group.end());
+                }
+                REQUIRE(!y.empty());
+                const std::int64_t from = std::max(x.front().time_us, y.front().time_us);
+                const std::int64_t to = std::min(x.back().time_us, y.back().time_us);
+                using Key = std::tuple<std::int64_t, std::int64_t, int>;
+                std::map<Key, std::size_t> in_x, in_y;
+                std::size_t count_x = 0, count_y = 0;
+                for (const auto& e : x)
+                    if (e.time_us >= from && e.time_us <= to)
+                        ++in_x[{e.time_us, e.addr, static_cast<int>(e.action())}], ++count_x;
+                for (const auto& e : y)
+                    if (e.time_us >= from && e.time_us <= to)
+                        ++in_y[{e.time_us, e.addr, static_cast<int>(e.action())}], ++count_y;
+                std::size_t expected = 0;
+                for (const auto& [key, n] : in_x)
+                    if (const auto it = in_y.find(key); it != in_y.end()) expected += std::min(n, it->second);
+                before.events = {x.begin(), x.end()};
+                after.events = {y.begin(), y.end()};
+                const auto walked = analysis::compare_traces(before, after, std::nullopt);
+                CHECK(walked.with_stack.has_value());  // walked in time order, not sorted whole
+                CHECK(walked.overlapping == std::min(count_x, count_y));
+                CHECK(walked.shared == expected);
+            }
         }
         SUBCASE("events with a stack are counted on both sides, untimed ones and those outside the window too") {
             std::vector<snapshot::TraceEvent> with(b.begin(), b.end());

@@ -146,43 +146,39 @@ std::size_t shared_keys(const std::vector<EventKey>& a, const std::vector<EventK
     return shared;
 }
 
-// Walks both windows together, one microsecond at a time, counting the events they share;
-// nullopt when either trace is out of time order.
+// Walks both windows together in time order, counting the events they share. Within one
+// microsecond, equal events met side by side are counted as they come; at the first that
+// differ, the rest of that microsecond on each side is compared sorted. Both count the same as
+// comparing the whole microsecond sorted: what the two share of it is what they share in the
+// part met equal, and what they share of the rest. Two captures of one process hold a
+// microsecond's events in one order, so most are counted side by side, without looking
+// ahead. nullopt when either trace is out of time order.
 std::optional<std::size_t> shared_in_time_order(WindowCursor& x, WindowCursor& y) {
     std::size_t shared = 0;
     std::vector<EventKey> gx, gy;
     while (x.current() && y.current()) {
-        const auto ti = time_of(*x.current()), tj = time_of(*y.current());
-        if (ti < tj) {
+        const EventKey& kx = *x.current();
+        const EventKey& ky = *y.current();
+        if (kx.time_us < ky.time_us) {
             if (!x.next()) return std::nullopt;
             continue;
         }
-        if (tj < ti) {
+        if (ky.time_us < kx.time_us) {
             if (!y.next()) return std::nullopt;
             continue;
         }
-        // Most microseconds hold one event on each side: compared without sorting.
-        const EventKey kx = *x.current(), ky = *y.current();
-        if (!x.next() || !y.next()) return std::nullopt;
-        const bool more_x = x.current() && time_of(*x.current()) == ti;
-        const bool more_y = y.current() && time_of(*y.current()) == ti;
-        if (!more_x && !more_y) {
-            shared += kx == ky;
+        if (kx == ky) {
+            ++shared;
+            if (!x.next() || !y.next()) return std::nullopt;
             continue;
         }
+        const auto t = time_of(kx);
         gx.clear();
-        gx.push_back(kx);
         gy.clear();
-        gy.push_back(ky);
-        for (; x.current() && time_of(*x.current()) == ti;)
+        for (; x.current() && time_of(*x.current()) == t;)
             if (gx.push_back(*x.current()); !x.next()) return std::nullopt;
-        for (; y.current() && time_of(*y.current()) == ti;)
+        for (; y.current() && time_of(*y.current()) == t;)
             if (gy.push_back(*y.current()); !y.next()) return std::nullopt;
-        // One process records a microsecond's events in one order: sorted only when they differ.
-        if (gx == gy) {
-            shared += gx.size();
-            continue;
-        }
         std::sort(gx.begin(), gx.end());
         std::sort(gy.begin(), gy.end());
         shared += shared_keys(gx, gy);
