@@ -17,8 +17,10 @@
 #   slow spell), MEMSNAP_REAL_DIR (default ../shared/real beside the repo),
 #   MEMSNAP_BENCH_EXTRA (more snapshot files, space-separated: captures that are not in
 #   ../shared/real, measured the same way), MEMSNAP_BENCH_ONLY (a substring: only shapes whose
-#   file name holds it), MEMSNAP_BENCH_SCALING (`repeat`, the default, or `consistent`: each
-#   copy of the trace makes what it frees and frees what it makes; see scale_real_snapshot.py).
+#   file name holds it), MEMSNAP_BENCH_SCALING (`consistent`, the default: each copy of the
+#   trace makes what it frees and frees what it makes, so that the trace matches its snapshot as
+#   torch's do; or `repeat`: the trace repeated as it is, which leaves each copy's allocations
+#   live to the end and frees blocks never made; see scale_real_snapshot.py).
 # Exit status: 0 when every measurement was taken (targets are reported, not enforced), 1 when
 # memsnap or the reference fails on a file, 2 on setup errors.
 set -euo pipefail
@@ -38,10 +40,11 @@ source "$here/lib.sh"
 [[ "$mib" =~ ^[0-9]+$ && "$mib" -gt 0 ]] || die "size must be a positive number of MiB, got '$mib'"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "MEMSNAP_BENCH_RUNS must be a positive number, got '$runs'"
 [[ "$pyruns" =~ ^[1-9][0-9]*$ ]] || die "MEMSNAP_BENCH_PYTHON_RUNS must be a positive number, got '$pyruns'"
-case "${MEMSNAP_BENCH_SCALING:-repeat}" in
+scaling="${MEMSNAP_BENCH_SCALING:-consistent}"
+case "$scaling" in
     repeat) scaling_flag="" scaled_suffix="" ;;
     consistent) scaling_flag="--consistent" scaled_suffix="-consistent" ;;
-    *) die "MEMSNAP_BENCH_SCALING must be repeat or consistent, got '${MEMSNAP_BENCH_SCALING}'" ;;
+    *) die "MEMSNAP_BENCH_SCALING must be consistent or repeat, got '$scaling'" ;;
 esac
 [[ -r "$real/snapshots/expected.json" ]] || die "no real captures at $real (../shared/real is needed)"
 require_time
@@ -68,7 +71,7 @@ if [[ -n "${MEMSNAP_BENCH_ONLY:-}" ]]; then
 fi
 [[ ${#sources[@]} -gt 0 ]] || die "no capture has a trace of 1,000 events with frees"
 
-echo "memsnap on every real shape, each scaled to ${mib} MiB (${MEMSNAP_BENCH_SCALING:-repeat})"
+echo "memsnap on every real shape, each scaled to ${mib} MiB ($scaling)"
 echo "  binary:  $bin"
 echo "  machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "  memsnap: best of $runs runs, info, diff and two infos at once taking turns; pickle.load (refusing Unpickler): best of $pyruns, in the same run"
