@@ -270,3 +270,39 @@ TEST_CASE("short strings remembered by their bytes: every byte tells two apart" 
         }
     CHECK(made < 3 * static_cast<int>(texts.size()));  // remembered, not made at every call
 }
+
+TEST_CASE("strings remembered by position in pairs: any two that meet in a pair are both kept" *
+          doctest::test_suite("unit")) {
+    // A trace entry's keys are looked up in turn at every entry: two of them whose positions
+    // hash to one pair must both stay remembered, whether their homes are one entry or its
+    // neighbour (which once overwrote each other at every miss, and so missed every time).
+    constexpr unsigned bits = 8;
+    const auto home = [](std::uint64_t offset) { return (offset * 0x9E3779B97F4A7C15ull) >> (64 - bits); };
+    const auto text_at = [](std::uint64_t offset) {
+        pickle::Value v;
+        v.kind = pickle::Kind::string;
+        v.length = 6;
+        v.u = offset;
+        return v;
+    };
+    const std::uint64_t first = 1000;
+    std::optional<std::uint64_t> same_home, next_home, other_pair;
+    for (std::uint64_t offset = first + 1; !(same_home && next_home && other_pair); ++offset) {
+        if (home(offset) == home(first) && !same_home) same_home = offset;
+        if (home(offset) == (home(first) ^ 1) && !next_home) next_home = offset;
+        if (home(offset) / 2 != home(first) / 2 && !other_pair) other_pair = offset;
+    }
+    for (const auto second : {*same_home, *next_home, *other_pair}) {
+        snapshot::detail::ByInputPosition<std::uint64_t, bits, 2> cache;
+        int made = 0;
+        for (int round = 0; round < 50; ++round)
+            for (const auto offset : {first, second}) {
+                const auto value = cache.get(text_at(offset), [&] {
+                    ++made;
+                    return offset;
+                });
+                CHECK(value == offset);
+            }
+        CHECK(made == 2);
+    }
+}

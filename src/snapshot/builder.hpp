@@ -22,27 +22,34 @@ namespace memsnap::snapshot::detail {
 
 // What a builder made of a string of the input, remembered by the string's position: Python
 // shares one string object per key, action or file name, so the same bytes come back
-// millions of times and are looked at once. 2^Bits entries, direct-mapped or (Ways 2) where
-// a string may sit in its own entry or its neighbour: a collision costs a recomputation,
-// never a wrong value.
+// millions of times and are looked at once. 2^Bits entries, direct-mapped or (Ways 2) in
+// pairs, a string in either entry of its pair, the older of the two giving way: a collision
+// costs a recomputation, never a wrong value.
 template <class T, unsigned Bits, unsigned Ways = 1>
 class ByInputPosition {
     static_assert(Ways == 1 || Ways == 2);
+    static_assert(Bits >= Ways - 1);
 
   public:
     // The value for `text` (a string read from the input), made by `make` when not known.
     template <class Make>
     T get(const pickle::Value& text, Make&& make) {
         const std::size_t at = (text.u * 0x9E3779B97F4A7C15ull) >> (64 - Bits);
-        Entry& first = entries_[at];
-        if (first.holds(text)) return first.value;
         if constexpr (Ways == 2) {
-            Entry& second = entries_[at ^ 1];
+            // A pair, not an entry and its neighbour: two strings whose homes were neighbours
+            // each overwrote the other's entry on every miss, and so missed every time.
+            Entry& first = entries_[at & ~std::size_t{1}];
+            Entry& second = entries_[at | 1];
+            if (first.holds(text)) return first.value;
             if (second.holds(text)) return second.value;
             second = first;
+            first = {text.u, text.length, true, make()};
+            return first.value;
+        } else {
+            Entry& only = entries_[at];
+            if (!only.holds(text)) only = {text.u, text.length, true, make()};
+            return only.value;
         }
-        first = {text.u, text.length, true, make()};
-        return first.value;
     }
 
   private:
@@ -183,10 +190,11 @@ class ModelBuilder : public pickle::SealHook {
     // A trace entry's keys and action names, remembered (see event_field_of, action_of).
     inline std::uint8_t event_field_of(const pickle::Document& doc, const pickle::Value& key);
     TraceAction action_of(StringId name, const pickle::Document& doc, const pickle::Value& text);
-    // Two ways of 128 pairs: two of a trace entry's keys that met in one entry (by chance, in
-    // one capture of three) evicted each other at every trace entry, and so did three that met
-    // in one pair of 32 (a 400 MiB capture read 9% slower than the same one with its strings
-    // elsewhere). The ten or so keys fill three of 128 pairs with chance under 1%.
+    // 128 pairs: two of a trace entry's keys that met in one entry (by chance, in one capture
+    // of three) evicted each other at every trace entry, and so did two in neighbouring
+    // entries of 64 before the entries were paired (a 400 MiB capture read 9% slower than the
+    // same one with its strings elsewhere). The ten or so keys put three in one of 128 pairs
+    // with chance under 1%.
     ByInputPosition<std::uint8_t, 8, 2> key_fields_;
     std::vector<std::pair<StringId, TraceAction>> action_kinds_;
     // Small side tables of TraceEvent: value -> index.
