@@ -444,8 +444,8 @@ TEST_SUITE("unit") {
                 };
                 for (int t = 0; t < 300; ++t)
                     for (int k = 1 + pick(5); k > 0; --k) x.push_back(any_event(t));
-                const int start = pick(100);
-                for (int t = start; t < 300 + pick(50); ++t) {
+                const int start = pick(100), end = 300 + pick(50);
+                for (int t = start; t < end; ++t) {
                     std::vector<snapshot::TraceEvent> group;
                     for (const auto& e : x)
                         if (e.time_us == t) group.push_back(e);

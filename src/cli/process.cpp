@@ -88,7 +88,9 @@ void configure_process() {
     // on its own thread, 366 of them, against 22 with one heap, which grows 2 MiB at a time
     // (huge pages). The readers' small allocations are few (their tables are large vectors), so
     // the one heap's lock is rarely waited for.
+#if defined(M_ARENA_MAX)
     mallopt(M_ARENA_MAX, 1);
+#endif
 #endif
 }
 

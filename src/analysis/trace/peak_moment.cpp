@@ -57,8 +57,8 @@ class LiveByAddress {
     // Multiply-shift: the top bits of the address times a random odd multiplier, as many as
     // the table has index bits, rotated down to where the index takes them. One multiply,
     // where mix_hash's chain of two (recomputed for every slot a free moves back) was a third
-    // of the pass. Any two addresses share an index with chance at most 2 / slots over the
-    // multiplier, drawn per process: a crafted file cannot plan its collisions.
+    // of the pass. Any two addresses share a home with chance at most 2 / slots over the
+    // multiplier, drawn per process, so a crafted file cannot plan which of its addresses meet.
     std::uint64_t hash(std::int64_t address) const {
         return std::rotl(static_cast<std::uint64_t>(address) * multiplier_, bits_);
     }
