@@ -122,14 +122,15 @@ class FreedAddresses {
     static std::uint64_t slot_of(std::int16_t device, std::int64_t address) {  // never 0: empty
         return (static_cast<std::uint64_t>(address) << 8 | static_cast<std::uint64_t>(device)) << 1 | 1;
     }
-    std::size_t home(std::uint64_t slot) const { return util::mix_hash(seed_, slot); }
+    std::size_t home(std::uint64_t slot) const { return home_(slot); }
     void grow() {
+        home_.doubled();
         util::double_table(
             slots_, [](std::uint64_t s) { return s == 0; }, [this](std::uint64_t s) { return home(s); });
     }
     std::vector<std::uint64_t> slots_ = std::vector<std::uint64_t>(1024, 0);
     std::size_t count_ = 0;
-    std::uint64_t seed_ = util::hash_seed();
+    util::MultiplyShift home_{slots_.size()};
     std::set<std::pair<std::int16_t, std::int64_t>> others_;
 };
 
@@ -138,9 +139,10 @@ class FreedAddresses {
 // every free on a device whose alloc events were skipped (skip_actions), so neither counts.
 void count_trace(const Snapshot& out, Counts& c) {
     std::vector<bool> device_allocs;
-    for (const auto& e : out.events)
-        if (e.action() == TraceAction::alloc) {
-            const auto d = static_cast<std::size_t>(static_cast<std::uint16_t>(e.device));
+    const auto& events = out.events;
+    for (std::size_t i = 0; i < events.size(); ++i)  // the action and device alone decoded
+        if (events.action_at(i) == TraceAction::alloc) {
+            const auto d = static_cast<std::size_t>(static_cast<std::uint16_t>(events.device_at(i)));
             if (d >= device_allocs.size()) device_allocs.resize(d + 1, false);
             device_allocs[d] = true;
         }

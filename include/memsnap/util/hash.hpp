@@ -3,6 +3,8 @@
 // stacks, so a fixed hash lets a crafted file put every key in one bucket; a seed drawn once
 // per process keeps that from being planned ahead. Output never depends on hash order.
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -18,6 +20,23 @@ constexpr std::uint64_t mix_hash(std::uint64_t h, std::uint64_t value) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
+
+// The home of a key in an open-addressing table of 2^bits slots, by multiply-shift: the top
+// bits of the key times a random odd multiplier, as many as the table has index bits, rotated
+// down to where the index takes them. One multiply, where mix_hash's chain of two (recomputed
+// for every slot an erase moves back) was a third of a pass over a long trace. Any two keys
+// share a home with chance at most 2 / slots over the multiplier, drawn per process, so a
+// crafted file cannot plan which of its keys meet.
+class MultiplyShift {
+  public:
+    explicit MultiplyShift(std::size_t slots) : multiplier_(hash_seed() | 1), bits_(std::countr_zero(slots)) {}
+    std::uint64_t operator()(std::uint64_t key) const { return std::rotl(key * multiplier_, bits_); }
+    void doubled() { ++bits_; }  // the table now has twice the slots
+
+  private:
+    std::uint64_t multiplier_;
+    int bits_;
+};
 
 // A seeded hash of text, for unordered containers keyed by strings from the input.
 std::uint64_t hash_text(std::string_view text);

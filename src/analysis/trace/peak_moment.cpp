@@ -50,18 +50,9 @@ class LiveByAddress {
     // Sized for `expected` allocations live at once: growing there would copy every slot at
     // each doubling, into fresh pages, and on a long trace that was a fifth of the pass.
     explicit LiveByAddress(std::size_t expected)
-        : multiplier_(util::hash_seed() | 1),
-          slots_(std::bit_ceil(std::max<std::size_t>(2 * expected, 1024))),
-          bits_(std::countr_zero(slots_.size())) {}
+        : slots_(std::bit_ceil(std::max<std::size_t>(2 * expected, 1024))), home_(slots_.size()) {}
 
-    // Multiply-shift: the top bits of the address times a random odd multiplier, as many as
-    // the table has index bits, rotated down to where the index takes them. One multiply,
-    // where mix_hash's chain of two (recomputed for every slot a free moves back) was a third
-    // of the pass. Any two addresses share a home with chance at most 2 / slots over the
-    // multiplier, drawn per process, so a crafted file cannot plan which of its addresses meet.
-    std::uint64_t hash(std::int64_t address) const {
-        return std::rotl(static_cast<std::uint64_t>(address) * multiplier_, bits_);
-    }
+    std::uint64_t hash(std::int64_t address) const { return home_(static_cast<std::uint64_t>(address)); }
     [[gnu::always_inline]] void prefetch(std::uint64_t hash) const {
         __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
     }
@@ -118,14 +109,13 @@ class LiveByAddress {
 
   private:
     void grow() {
-        ++bits_;  // hash() gives the larger table's homes
+        home_.doubled();  // hash() gives the larger table's homes
         util::double_table(
             slots_, [](const Slot& s) { return s.made_at_plus_one == 0; },
             [this](const Slot& s) { return hash(s.address); });
     }
-    std::uint64_t multiplier_;
     std::vector<Slot> slots_;
-    int bits_;  // log2 of the slots
+    util::MultiplyShift home_;
     std::size_t count_ = 0;
 };
 
