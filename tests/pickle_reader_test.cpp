@@ -456,3 +456,38 @@ TEST_CASE("memo entries that do not pack in 4 bytes come back whole" * doctest::
     REQUIRE(memo.put(0, small_opaque));  // over an opaque entry in the side table
     CHECK(memo.opaque_overwrites() == 2);
 }
+
+TEST_CASE("equal short strings of the input share one memo number while the first one's bytes are kept" *
+          doctest::test_suite("unit")) {
+    // torch 2.5 on writes a new "N/A" in every trace entry: one number for all, not 8 bytes each.
+    const std::string long_text(40, 'x');
+    const std::string input = "N/A--N/A--N/B--" + long_text + "--" + long_text + "--N/A";
+    const auto at = [&](std::uint64_t offset, std::uint32_t length) {
+        Value v;
+        v.kind = Kind::string;
+        v.u = offset;
+        v.length = length;
+        return v;
+    };
+    const std::uint64_t second_long = 15 + long_text.size() + 2;
+    const std::uint64_t last = input.size() - 3;
+    pickle::Memo memo;
+    memo.set_input(input);
+    REQUIRE(memo.put(0, at(0, 3)));
+    REQUIRE(memo.put(1, at(5, 3)));
+    REQUIRE(memo.put(2, at(10, 3)));
+    REQUIRE(memo.put(3, at(15, static_cast<std::uint32_t>(long_text.size()))));
+    REQUIRE(memo.put(4, at(second_long, static_cast<std::uint32_t>(long_text.size()))));
+    CHECK(memo.get(0).u == 0);
+    CHECK(memo.get(1).u == 0);   // equal to the first: its number
+    CHECK(memo.get(2).u == 10);  // "N/B"
+    CHECK(memo.get(3).u == 15);
+    CHECK(memo.get(4).u == second_long);  // long strings are not compared
+    CHECK(memo.get(1).length == 3);
+    // Past the offset the reader gave back, the first "N/A"'s bytes may be gone: not read.
+    memo.input_released_before(8);
+    REQUIRE(memo.put(5, at(last, 3)));
+    CHECK(memo.get(5).u == last);
+    REQUIRE(memo.put(6, at(5, 3)));  // below the released offset itself: a number of its own
+    CHECK(memo.get(6).u == 5);
+}

@@ -6,8 +6,10 @@
 
 #include <memsnap/pickle/document.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace memsnap::pickle {
@@ -37,6 +39,13 @@ class Memo {
         }
         return put_any(index, v);
     }
+    // The input the strings put here lie in (it grows as a decompressed file arrives), and the
+    // offset below which the reader may have given its bytes back: an input string equal to one
+    // numbered at or past that offset takes that one's number instead of a new one. torch 2.5 on
+    // writes a new "N/A" compile context in every trace entry, and each took 8 bytes here.
+    void set_input(std::string_view input) { input_ = input; }
+    void input_released_before(std::uint64_t offset) { released_before_ = offset; }
+
     // Counts the replacements of opaque entries (a hostile PUT to a used index; torch never
     // writes one). A cache of decoded memo reads is valid while this stays the same.
     std::uint64_t opaque_overwrites() const { return opaque_overwrites_; }
@@ -63,6 +72,7 @@ class Memo {
     }
     bool put_any(std::uint64_t index, const Value& v);
     std::optional<std::uint32_t> encode(const Value& v);
+    std::uint32_t number_input_string(const Value& v);
     Value string_of(std::uint32_t payload) const {
         const std::uint64_t s = strings_[payload];
         Value v;
@@ -110,7 +120,13 @@ class Memo {
 
     std::vector<std::uint32_t> entries_;
     std::vector<std::uint64_t> strings_;  // input strings: offset << 21 | length
-    std::vector<Value> others_;           // values that do not pack
+    // Recent short strings by a hash of their text: their number in strings_ plus one (0: none).
+    // Direct-mapped: a collision costs a new number, never a wrong one (the texts are compared).
+    static constexpr std::size_t kShortString = 32;
+    std::array<std::uint32_t, 1024> recent_strings_{};
+    std::string_view input_;
+    std::uint64_t released_before_ = 0;
+    std::vector<Value> others_;  // values that do not pack
     std::uint64_t opaque_overwrites_ = 0;
 };
 

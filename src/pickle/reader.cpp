@@ -142,6 +142,7 @@ class Machine {
         // fresh, so its untouched pages cost no memory.
         const std::uint64_t size = std::max<std::uint64_t>(in_.size(), growing ? growing->expected_size : 0);
         memo_.reserve(std::min<std::size_t>({size / 32, std::size_t{64} << 20, limits_.max_memo_entries}));
+        memo_.set_input(in_);
         next_check_ = next_check();
     }
 
@@ -162,6 +163,7 @@ class Machine {
         if (at_end_) return false;
         in_ = growing_->more(end);
         doc_.extend_input(in_);
+        memo_.set_input(in_);
         at_end_ = in_.size() < end;
         held_limit_ = limits_.held_limit(in_.size());
         next_check_ = next_check();
@@ -177,6 +179,7 @@ class Machine {
     [[gnu::noinline]] void checkpoint() {
         if (pos_ >= next_report_) {
             if (consumed_) consumed_(pos_);
+            memo_.input_released_before(pos_);  // what consumed_ may have given back
             next_report_ += consumed_every;
         }
         if (!at_end_ && pos_ + growing_->lookahead >= in_.size()) grow(pos_ + growing_->lookahead + 1);
