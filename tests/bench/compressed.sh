@@ -32,7 +32,7 @@ mkdir -p "$cache"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-f="$cache/real-$(basename "$source_file" .pickle)-${mib}MiB.pickle"
+f="$(scaled_capture "$source_file" "$mib")"
 [[ -s "$f" ]] || { echo "  generating $f" >&2; "$python" "$here/scale_real_snapshot.py" --mib "$mib" "$source_file" "$f"; }
 [[ -s "$f.gz" ]] || { echo "  gzip -6 $f" >&2; gzip -6 -c "$f" >"$f.gz.part" && mv "$f.gz.part" "$f.gz"; }
 [[ -s "$f.zst" ]] || { echo "  zstd -3 $f" >&2; zstd -q -3 -c "$f" >"$f.zst.part" && mv "$f.zst.part" "$f.zst"; }

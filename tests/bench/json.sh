@@ -66,7 +66,7 @@ echo "  load:    $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) at the start"
 echo
 files=()
 for mib in "${sizes[@]}"; do
-    base="$cache/real-$(basename "$source_file" .pickle)-${mib}MiB"
+    base="$(scaled_capture "$source_file" "$mib")" base="${base%.pickle}"
     [[ -s "$base.pickle" ]] || { echo "  generating $base.pickle" >&2; "$python" "$here/scale_real_snapshot.py" --mib "$mib" "$source_file" "$base.pickle"; }
     [[ -s "$base.json" ]] || { echo "  generating $base.json" >&2; "$python" "$here/pickle_to_json.py" "$base.pickle" "$base.json.tmp" && mv "$base.json.tmp" "$base.json"; }
     files+=("$base.json")

@@ -54,3 +54,12 @@ best() {
     done
     echo "$result"
 }
+
+# scaled_capture SOURCE MIB [consistent]: where SOURCE scaled to MIB MiB is cached (in $cache).
+# The scaler's hash is in the name, so that a changed scaler makes new files instead of the
+# benchmark reading those an older one made.
+scaled_capture() {
+    local tag
+    tag=$(sha1sum "$here/scale_real_snapshot.py" | cut -c1-10)
+    echo "$cache/real-$(basename "${1%.*}")-${2}MiB${3:+-$3}-$tag.pickle"
+}

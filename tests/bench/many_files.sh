@@ -32,7 +32,7 @@ mkdir -p "$cache"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-one="$cache/real-$(basename "$source_file" .pickle)-${mib}MiB.pickle"
+one="$(scaled_capture "$source_file" "$mib")"
 [[ -s "$one" ]] || "$python" "$here/scale_real_snapshot.py" --mib "$mib" "$source_file" "$one" >&2
 # Separate files (copies, not links), named as a run names them: by step and by rank.
 dir="$cache/many-${count}x$(basename "$one" .pickle)"

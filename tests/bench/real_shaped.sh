@@ -41,7 +41,7 @@ echo
 echo "Shape of the source, the scaled file and the generated one (bytes and frames per event, memo sharing):"
 files=()
 for mib in "${sizes[@]}"; do
-    f="$cache/real-$(basename "$source_file" .pickle)-${mib}MiB.pickle"
+    f="$(scaled_capture "$source_file" "$mib")"
     [[ -s "$f" ]] || { echo "  generating $f" >&2; "$python" "$here/scale_real_snapshot.py" --mib "$mib" "$source_file" "$f"; }
     [[ -s "$f.copy" ]] || cp "$f" "$f.copy"
     files+=("$f")

@@ -12,11 +12,13 @@
                                                    each file's figures beside those TABLE lists
 
 Scaling: SOURCE (a real torch >= 2.1 snapshot with a trace, read from ../shared/real; the
-files there are plain data written by torch) is loaded, and its trace entries are repeated
-with copy.deepcopy, one copy per repetition, so that what torch shared inside the trace (a
-frame list used by an alloc and its segment_alloc, say) stays shared in each copy and
-nothing is shared across copies. Each copy moves its addresses by 2**36 and its times past
-the previous copy's last time. The allocations a copy leaves live then stay live in the trace
+files there are plain data written by torch) is loaded, and its trace entries are repeated,
+each copy as one more round of the same program would be: what torch shares inside the trace
+(a frame list used by an alloc and its segment_alloc, say) stays shared in each copy, what it
+makes once per snapshot (a frame dict per distinct frame, the action names) is shared by every
+copy, and what it makes per entry (the entry, its frame list, its compile context string) is
+new in each (see _replica). Each copy moves its addresses by 2**36 and its times past the
+previous copy's last time. The allocations a copy leaves live then stay live in the trace
 to its end, though the snapshot does not hold them, and the blocks made before the trace that
 the source frees are freed again by every copy, never allocated (memsnap's trace says so under
 "disagrees" and "recording"): a trace that does not match its snapshot. With --consistent, each
@@ -42,7 +44,6 @@ of the first file's (the reference); --strict makes the exit status say whether 
 """
 import argparse
 import collections
-import copy
 import os
 import pickle
 import pickletools
@@ -54,15 +55,24 @@ def _key(e):
     return (e.get("device"), e.get("addr"))
 
 
-def _as(event, action, time_us):
-    out = dict(event)
+def _as(event, action, time_us, shared_strings):
+    """An entry for `event`'s block with another action: its frame list is `event`'s (torch
+    records a block's frees with the traceback of its alloc), its own strings are new (torch makes
+    an entry's compile context string per entry)."""
+    out = {k: _new_string(v) if isinstance(v, str) and id(v) not in shared_strings else v for k, v in event.items()}
     out["action"] = action
     if "time_us" in out:
         out["time_us"] = time_us
     return out
 
 
-def _unseen_allocs(batch, time_us):
+def _new_string(text):
+    """An object equal to `text` but not it ("" and one character: CPython singletons, as in
+    torch's files)."""
+    return text if len(text) < 2 else text[:1] + text[1:]
+
+
+def _unseen_allocs(batch, time_us, shared_strings):
     """Alloc events at `time_us` for the blocks `batch` frees without allocating them first."""
     allocated, made = set(), []
     for e in batch:
@@ -71,11 +81,11 @@ def _unseen_allocs(batch, time_us):
             allocated.add(_key(e))
         elif action == "free_completed" and _key(e) not in allocated:
             allocated.add(_key(e))
-            made.append(_as(e, "alloc", time_us))
+            made.append(_as(e, "alloc", time_us, shared_strings))
     return made
 
 
-def _leftover_frees(batch, time_us):
+def _leftover_frees(batch, time_us, shared_strings):
     """Events at `time_us` that free the allocations `batch` leaves live, then its segments."""
     live, segments = {}, {}
     for e in batch:
@@ -88,8 +98,60 @@ def _leftover_frees(batch, time_us):
             segments[_key(e)] = e
         elif action == "segment_free":
             segments.pop(_key(e), None)
-    frees = [_as(e, a, time_us) for e in live.values() for a in ("free_requested", "free_completed")]
-    return frees + [_as(e, "segment_free", time_us) for e in segments.values()]
+    frees = [_as(e, a, time_us, shared_strings) for e in live.values() for a in ("free_requested", "free_completed")]
+    return frees + [_as(e, "segment_free", time_us, shared_strings) for e in segments.values()]
+
+
+def _is_frame(obj):
+    return isinstance(obj, dict) and "filename" in obj and "line" in obj and "name" in obj
+
+
+def _replica(obj, made, shared_strings):
+    """A copy of trace entries `obj` for one more round of the program, sharing within itself what
+    `obj` shares (`made`: id of each original -> its copy) and with `obj` what torch would share
+    across rounds, by what _memory_snapshot builds:
+    - frame dicts: py_symbolize makes one per distinct frame for the whole snapshot, so every
+      round's frame lists hold the same dicts (and their name and filename strings);
+    - strings in `shared_strings` (those more than one source entry holds: the action names,
+      made once per snapshot);
+    - dict keys.
+    Everything else is new: the entries, their frame lists (one per captured traceback) and the
+    strings an entry alone holds (its "N/A" compile context). copy.deepcopy had kept every
+    string and made new frame dicts: a scaled 3-device capture then read 92% of its frame names
+    from the memo where the source reads none, and each entry's compile context as a reference
+    to the first round's bytes, at a new far offset of the file every time."""
+    if isinstance(obj, str):
+        if id(obj) in shared_strings:
+            return obj
+        got = made.get(id(obj))
+        if got is None:
+            got = made[id(obj)] = _new_string(obj)
+        return got
+    if _is_frame(obj) or not isinstance(obj, (dict, list, tuple)):
+        return obj
+    got = made.get(id(obj))
+    if got is not None:
+        return got
+    if isinstance(obj, dict):
+        got = made[id(obj)] = {}
+        for key, value in obj.items():
+            got[key] = _replica(value, made, shared_strings)
+    elif isinstance(obj, list):
+        got = made[id(obj)] = []
+        got.extend(_replica(x, made, shared_strings) for x in obj)
+    else:
+        got = made[id(obj)] = tuple(_replica(x, made, shared_strings) for x in obj)
+    return got
+
+
+def _strings_of_several(traces):
+    """ids of the strings that more than one trace entry holds as a value."""
+    holders = collections.Counter()
+    for entries in traces:
+        for e in entries:
+            for s in {id(v): v for v in e.values() if isinstance(v, str)}:
+                holders[s] += 1
+    return {s for s, n in holders.items() if n > 1}
 
 
 def scale(source, mib, output, consistent=False):
@@ -99,6 +161,7 @@ def scale(source, mib, output, consistent=False):
     if not traces or not any(traces):
         sys.exit("scale: %s has no trace to repeat" % source)
     base = [list(t) for t in traces]
+    shared_strings = _strings_of_several(base)
     source_size = len(pickle.dumps(snap, protocol=4))
     per_copy = max(1, source_size)
     copies = max(1, (mib << 20) // per_copy)
@@ -109,7 +172,7 @@ def scale(source, mib, output, consistent=False):
         span = (max(times) - min(times) + 1) if times else 1
         out = []
         for k in range(copies):
-            batch = copy.deepcopy(entries)
+            batch = _replica(entries, {}, shared_strings)
             # Consistent: the last copy is at the source's own addresses, the blocks its snapshot holds.
             shift = (copies - 1 - k if consistent else k) << 36
             for e in batch:
@@ -118,10 +181,10 @@ def scale(source, mib, output, consistent=False):
                 if "time_us" in e:
                     e["time_us"] += k * span
             if consistent and k != 0:
-                out.extend(_unseen_allocs(batch, min(times) + k * span))
+                out.extend(_unseen_allocs(batch, min(times) + k * span, shared_strings))
             out.extend(batch)
             if consistent and k != copies - 1:
-                out.extend(_leftover_frees(batch, max(times) + k * span))
+                out.extend(_leftover_frees(batch, max(times) + k * span, shared_strings))
         snap["device_traces"][d] = out
     with open(output, "wb") as f:
         pickle.dump(snap, f, protocol=4)

@@ -43,7 +43,7 @@ source "$here/lib.sh"
 scaling="${MEMSNAP_BENCH_SCALING:-consistent}"
 case "$scaling" in
     repeat) scaling_flag="" scaled_suffix="" ;;
-    consistent) scaling_flag="--consistent" scaled_suffix="-consistent" ;;
+    consistent) scaling_flag="--consistent" scaled_suffix="consistent" ;;
     *) die "MEMSNAP_BENCH_SCALING must be consistent or repeat, got '$scaling'" ;;
 esac
 [[ -r "$real/snapshots/expected.json" ]] || die "no real captures at $real (../shared/real is needed)"
@@ -80,7 +80,7 @@ printf "%-44s %7s %8s %7s %8s %8s %9s %9s\n" "shape (source)" "MB" "info s" "MB/
 rows=()
 for src in "${sources[@]}"; do
     name="$(basename "$src" .pickle)"
-    f="$cache/real-${name}-${mib}MiB${scaled_suffix}.pickle"
+    f="$(scaled_capture "$src" "$mib" "$scaled_suffix")"
     if [[ ! -s "$f" ]]; then
         echo "  generating $f" >&2
         "$python" "$here/scale_real_snapshot.py" --mib "$mib" ${scaling_flag} "$src" "$f" >&2

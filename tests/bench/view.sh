@@ -33,7 +33,7 @@ command -v chromium >/dev/null || die "chromium is not installed"
 command -v node >/dev/null || die "node is not installed"
 
 mkdir -p "$cache"
-capture="$cache/real-$(basename "${source_file%.*}")-${size}MiB.pickle"
+capture="$(scaled_capture "$source_file" "$size")"
 if [[ ! -s "$capture" ]]; then
     echo "scaling $(basename "$source_file") to ~${size} MiB (once, cached in $cache)"
     "$python" "$here/scale_real_snapshot.py" --mib "$size" "$source_file" "$capture"
