@@ -59,7 +59,8 @@ best() {
 # The scaler's hash is in the name, so that a changed scaler makes new files instead of the
 # benchmark reading those an older one made.
 scaled_capture() {
-    local tag
+    local tag name
     tag=$(sha1sum "$here/scale_real_snapshot.py" | cut -c1-10)
-    echo "$cache/real-$(basename "${1%.*}")-${2}MiB${3:+-$3}-$tag.pickle"
+    name=$(basename "$1")
+    echo "$cache/real-${name%.*}-${2}MiB${3:+-$3}-$tag.pickle"
 }
