@@ -59,17 +59,11 @@ def _as(event, action, time_us, shared_strings):
     """An entry for `event`'s block with another action: its frame list is `event`'s (torch
     records a block's frees with the traceback of its alloc), its own strings are new (torch makes
     an entry's compile context string per entry)."""
-    out = {k: _new_string(v) if isinstance(v, str) and id(v) not in shared_strings else v for k, v in event.items()}
+    out = {k: _replica(v, {}, shared_strings) if isinstance(v, str) else v for k, v in event.items()}
     out["action"] = action
     if "time_us" in out:
         out["time_us"] = time_us
     return out
-
-
-def _new_string(text):
-    """An object equal to `text` but not it ("" and one character: CPython singletons, as in
-    torch's files)."""
-    return text if len(text) < 2 else text[:1] + text[1:]
 
 
 def _unseen_allocs(batch, time_us, shared_strings):
@@ -125,7 +119,9 @@ def _replica(obj, made, shared_strings):
             return obj
         got = made.get(id(obj))
         if got is None:
-            got = made[id(obj)] = _new_string(obj)
+            # Equal but a new object; "" and one character are CPython singletons, in torch's
+            # files too.
+            got = made[id(obj)] = obj if len(obj) < 2 else obj[:1] + obj[1:]
         return got
     if _is_frame(obj) or not isinstance(obj, (dict, list, tuple)):
         return obj
