@@ -491,3 +491,77 @@ TEST_CASE("equal short strings of the input share one memo number while the firs
     REQUIRE(memo.put(6, at(5, 3)));  // below the released offset itself: a number of its own
     CHECK(memo.get(6).u == 5);
 }
+
+TEST_CASE("memo blocks behind the reader are coded in 2 bytes an entry and read back exactly" *
+          doctest::test_suite("unit")) {
+    constexpr std::size_t block = 1024;
+    const std::string input = "N/A--N/A--frames--size";
+    const auto string_at = [](std::uint64_t offset, std::uint32_t length) {
+        Value v;
+        v.kind = Kind::string;
+        v.u = offset;
+        v.length = length;
+        return v;
+    };
+    pickle::Memo memo;
+    memo.set_input(input);
+    Value hole;
+    hole.kind = Kind::unset;
+    std::vector<Value> expected;  // by index
+    const auto put = [&](std::uint64_t index, const Value& v, const Value& reads_as) {
+        REQUIRE(memo.put(index, v));
+        if (expected.size() <= index) expected.resize(index + 1, hole);
+        expected[index] = reads_as;
+    };
+    // Blocks 0-5: a trace's runs (event k, a stack of 40, a shared "N/A"), with a hole, a
+    // float and a big container now and then: coded.
+    std::uint64_t next = 0;
+    for (std::uint64_t k = 0; next < 6 * block; ++k) {
+        put(next++, Value::make_opaque(4, k), Value::make_opaque(4, k));
+        put(next++, Value::make_opaque(2, (k * 7) % 40), Value::make_opaque(2, (k * 7) % 40));
+        put(next++, string_at(k % 2 == 0 ? 0 : 5, 3), string_at(0, 3));  // equal strings share one number
+        if (k % 97 == 0)
+            put(next++, Value::make_float(0.5 * static_cast<double>(k)),
+                Value::make_float(0.5 * static_cast<double>(k)));
+        if (k % 131 == 0) ++next;  // a hole
+    }
+    // Blocks 6-7: events far apart (past the codes' reach) and many distinct stacks: too
+    // many distinct entries for the dictionary, so they stay raw.
+    for (std::uint64_t k = 0; next < 8 * block; ++k) {
+        const Value v = Value::make_opaque(k % 2 == 0 ? 4 : 2, k * 10'007);
+        put(next++, v, v);
+    }
+    // Blocks 8-10: events again, so that blocks up to 8 have two blocks after them.
+    for (std::uint64_t k = 0; next < 10 * block + 5; ++k) {
+        const Value v = Value::make_opaque(4, 5'000'000 + k);
+        put(next++, v, v);
+    }
+    expected.resize(memo.size(), hole);
+    const auto matches = [&](std::uint64_t i) {
+        const Value v = memo.get(i);
+        return v.kind == expected[i].kind && v.tag == expected[i].tag && v.u == expected[i].u &&
+               v.length == expected[i].length;
+    };
+    const auto all_match = [&] {
+        for (std::uint64_t i = 0; i < memo.size(); ++i) {
+            if (memo.defined(i) != (expected[i].kind != Kind::unset)) return false;
+            if (memo.defined(i) && !matches(i)) return false;
+        }
+        return true;
+    };
+    CHECK(memo.coded_entries() == 7 * block);  // blocks 0-5 and 8; not 6 and 7
+    // A PUT into a coded block (a container sealed late) changes that entry only.
+    const Value sealed = Value::make_opaque(3, 77);
+    put(block + 1, sealed, sealed);
+    CHECK(memo.opaque_overwrites() == 1);
+    CHECK(memo.coded_entries() == 6 * block);  // block 1 is raw again
+    Value v;
+    CHECK(memo.lookup(3 * block + 2, v));
+    CHECK(v.kind == expected[3 * block + 2].kind);
+    CHECK(v.u == expected[3 * block + 2].u);
+    CHECK_FALSE(memo.lookup(memo.size(), v));
+    CHECK(all_match());
+    // Every block was read more than 64 times there, so coded ones were made raw: the same.
+    CHECK(memo.coded_entries() == 0);
+    CHECK(all_match());
+}

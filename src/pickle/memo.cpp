@@ -2,21 +2,131 @@
 
 #include <memsnap/util/hash.hpp>
 
+#include <algorithm>
+#include <array>
+
 namespace memsnap::pickle {
+
+void Memo::reserve(std::size_t entries) {
+    raw_.reserve(entries);
+    narrow_.reserve(entries);
+    blocks_.reserve((entries >> block_bits) + 1);
+}
+
+std::size_t Memo::coded_entries() const {
+    return static_cast<std::size_t>(
+               std::ranges::count_if(blocks_, [](const Block& b) { return b.dict_at != raw_block; }))
+           << block_bits;
+}
 
 bool Memo::put_any(std::uint64_t index, const Value& v) {
     const auto packed = encode(v);
     if (!packed) return false;
     const std::uint32_t e = *packed;
-    if (index == entries_.size()) {
-        entries_.push_back(e);
+    while (index > size_) append(0);  // holes stay undefined (the reader bounds the gap)
+    if (index == size_) {
+        append(e);
         return true;
     }
-    if (index > entries_.size()) entries_.resize(index + 1, 0);
-    const auto old_tag = entries_[index] & 7;  // an opaque value is packed or in `others_`
-    if ((old_tag == opaque || old_tag == other) && entries_[index] != e) ++opaque_overwrites_;
-    entries_[index] = e;
+    Block& b = blocks_[index >> block_bits];
+    if (b.dict_at != raw_block) make_raw(b);
+    std::uint32_t& slot = raw_[b.at + (index & block_mask)];
+    const auto old_tag = slot & 7;  // an opaque value is packed or in `others_`
+    if ((old_tag == opaque || old_tag == other) && slot != e) ++opaque_overwrites_;
+    slot = e;
     return true;
+}
+
+void Memo::start_block() {
+    // The block two behind the new one: the entries of a trace entry or a frame lie within a
+    // few ids, so what is still open there is a long-lived container, sealed (and PUT) later.
+    std::uint32_t chunk = raw_block;
+    if (blocks_.size() >= 2) {
+        Block& behind = blocks_[blocks_.size() - 2];
+        const std::uint32_t at = behind.at;
+        if (behind.dict_at == raw_block && code_block(behind)) chunk = at;  // its chunk is free
+    }
+    if (chunk == raw_block) chunk = new_raw_chunk();
+    blocks_.push_back(Block{.at = chunk});
+    tail_at_ = chunk;
+}
+
+std::uint32_t Memo::new_raw_chunk() {
+    const std::size_t at = raw_.size();
+    raw_.resize(at + (block_mask + 1));
+    return static_cast<std::uint32_t>(at);  // the memo holds at most Limits::memo_cap entries
+}
+
+bool Memo::code_block(Block& b) {
+    constexpr std::size_t entries = block_mask + 1;
+    constexpr std::size_t max_dict = 256;  // codes and dictionary in at most 3/4 of the raw block
+    constexpr std::uint8_t no_run = 3;
+    const std::uint32_t* e = raw_.data() + b.at;
+    // An entry's kind: its low 7 bits for an opaque record (the hook's tag above the memo's),
+    // its low 3 bits (the memo's tag) for anything else.
+    const auto kind_of = [](std::uint32_t value) { return (value & 7) == opaque ? value & 127 : value & 7; };
+    const auto step_of = [](std::uint32_t kind) -> std::uint8_t { return (kind & 7) == opaque ? 7 : 3; };
+    std::array<std::uint16_t, 128> count{};
+    for (std::size_t i = 0; i < entries; ++i) ++count[kind_of(e[i])];
+    // The three most frequent kinds run from their first entry in the block, up to 8,191
+    // steps either way; the rest, and what lies farther, go to the dictionary.
+    constexpr std::uint32_t middle = 1u << (code_bits - 1);
+    std::array<std::uint8_t, 128> run_of;
+    run_of.fill(no_run);
+    for (std::uint8_t run = 0; run < no_run; ++run) {
+        const auto best = static_cast<std::size_t>(std::ranges::max_element(count) - count.begin());
+        if (count[best] < 2) break;
+        count[best] = 0;
+        run_of[best] = run;
+    }
+    Block coded{.at = static_cast<std::uint32_t>(narrow_.size()), .dict_at = static_cast<std::uint32_t>(dict_.size())};
+    std::array<std::uint32_t, 3> first{};
+    std::array<bool, 3> seen{};
+    narrow_.resize(coded.at + entries);
+    std::uint16_t* code = narrow_.data() + coded.at;
+    std::array<std::uint16_t, 2 * max_dict> slots{};  // dictionary index + 1 by a hash of the entry
+    std::uint32_t dict_size = 0;
+    for (std::size_t i = 0; i < entries; ++i) {
+        const std::uint32_t value = e[i];
+        const std::uint8_t run = run_of[kind_of(value)];
+        if (run != no_run) {
+            if (!seen[run]) {
+                seen[run] = true;
+                first[run] = value;
+                coded.step_bits[run] = step_of(kind_of(value));
+                coded.base[run] = value - (middle << coded.step_bits[run]);
+            }
+            // Same kind, so the distance is a whole number of steps; 0 to 2 * middle is in reach.
+            const std::uint32_t offset =
+                static_cast<std::uint32_t>(static_cast<std::int32_t>(value - first[run]) >> coded.step_bits[run]) +
+                middle;
+            if (offset < 2 * middle) {
+                code[i] = static_cast<std::uint16_t>(std::uint32_t{run} << code_bits | offset);
+                continue;
+            }
+        }
+        std::size_t h = (value * 0x9E37'79B1u) >> (32 - 9);
+        while (slots[h] != 0 && dict_[coded.dict_at + slots[h] - 1] != value) h = (h + 1) & (slots.size() - 1);
+        if (slots[h] == 0) {
+            if (dict_size == max_dict) {
+                narrow_.resize(coded.at);
+                dict_.resize(coded.dict_at);
+                return false;
+            }
+            dict_.push_back(value);
+            slots[h] = static_cast<std::uint16_t>(++dict_size);
+        }
+        code[i] = static_cast<std::uint16_t>(no_run << code_bits | (slots[h] - 1));
+    }
+    b = coded;
+    return true;
+}
+
+void Memo::make_raw(Block& b) {
+    const std::uint32_t at = new_raw_chunk();
+    const std::uint64_t first = static_cast<std::uint64_t>(&b - blocks_.data()) << block_bits;
+    for (std::uint64_t i = 0; i <= block_mask; ++i) raw_[at + i] = entry(first + i);
+    b = Block{.at = at};
 }
 
 std::optional<std::uint32_t> Memo::encode(const Value& v) {

@@ -1,8 +1,9 @@
 #pragma once
-// The pickle memo in 4 bytes an entry. Python memoizes every string and container, so a
-// large capture holds tens of millions of entries; almost all are containers or opaque
-// records with small ids, which pack into 29 bits. Strings in the input take a second
-// 8-byte word; anything else goes to a side table.
+// The pickle memo in 4 bytes an entry, or about 2 once a block of entries lies behind the
+// reader. Python memoizes every string and container, so a large capture holds tens of
+// millions of entries; almost all are containers or opaque records with small ids, which pack
+// into 29 bits. Strings in the input take a second 8-byte word; anything else goes to a side
+// table.
 
 #include <memsnap/pickle/document.hpp>
 
@@ -16,16 +17,21 @@ namespace memsnap::pickle {
 
 class Memo {
   public:
-    std::size_t size() const { return entries_.size(); }
-    void reserve(std::size_t entries) { entries_.reserve(entries); }
-    bool defined(std::uint64_t index) const { return index < entries_.size() && entries_[index] != 0; }
-    Value get(std::uint64_t index) const { return decode(entries_[index]); }
-    // get() for the most frequent reference of a large capture, a string of the input (a
-    // trace entry's keys and action): false, with `v` untouched, for anything else.
-    bool get_input_string(std::uint64_t index, Value& v) const {
-        const std::uint32_t e = entries_[index];
-        if ((e & 7) != input_string) return false;
-        v = string_of(e >> 3);
+    std::size_t size() const { return size_; }
+    void reserve(std::size_t entries);
+    bool defined(std::uint64_t index) const { return index < size_ && entry(index) != 0; }
+    Value get(std::uint64_t index) { return decode(read(index)); }
+    // defined() and get() in one, for the most frequent reference of a large capture (a
+    // trace entry's keys and action, strings of the input): false for an entry never stored.
+    bool lookup(std::uint64_t index, Value& v) {
+        if (index >= size_) return false;
+        const std::uint32_t e = read(index);
+        if ((e & 7) == input_string) [[likely]] {
+            v = string_of(e >> 3);
+            return true;
+        }
+        if (e == unset) return false;
+        v = decode(e);
         return true;
     }
     // Stores `v` at `index`, growing the memo (holes stay undefined). False when `v` does not
@@ -33,8 +39,8 @@ class Memo {
     [[nodiscard]] bool put(std::uint64_t index, const Value& v) {
         // Inline for the most frequent case: a value the hook made from a literal, memoized
         // next (one or two per trace entry).
-        if (index == entries_.size() && v.kind == Kind::opaque && packs_opaque(v)) {
-            entries_.push_back(packed_opaque(v));
+        if (index == size_ && v.kind == Kind::opaque && packs_opaque(v)) {
+            append(packed_opaque(v));
             return true;
         }
         return put_any(index, v);
@@ -45,6 +51,9 @@ class Memo {
     // writes a new "N/A" compile context in every trace entry, and each took 8 bytes here.
     void set_input(std::string_view input) { input_ = input; }
     void input_released_before(std::uint64_t offset) { released_before_ = offset; }
+
+    // Entries kept in 2-byte codes, of size() (for tests).
+    std::size_t coded_entries() const;
 
     // Counts the replacements of opaque entries (a hostile PUT to a used index; torch never
     // writes one). A cache of decoded memo reads is valid while this stays the same.
@@ -118,7 +127,62 @@ class Memo {
         return v;
     }
 
-    std::vector<std::uint32_t> entries_;
+    // The entries by blocks of 1,024. A block the reader has moved two blocks past is final
+    // but for the containers still open in it. Most of a large capture's such blocks hold runs
+    // of a few kinds of entry numbered in order (a trace's events, its stacks and one shared
+    // "N/A"; a segment's blocks, their frames and stacks), so a block is coded in 2 bytes an
+    // entry where it can be: the code's top 2 bits pick one of three runs, each the entries of
+    // one kind (the same low 7 bits of an opaque record, the same low 3 bits of anything else)
+    // within 8,191 steps of that kind's first entry in the block, as `base` plus steps; or 3,
+    // for an index into the block's dictionary of the other entries (256 at most). A block
+    // that does not code so stays raw, and a PUT into a coded block (a container sealed late,
+    // or a hostile PUT) makes it raw again for good.
+    static constexpr unsigned block_bits = 10;
+    static constexpr std::uint64_t block_mask = (std::uint64_t{1} << block_bits) - 1;
+    static constexpr unsigned code_bits = 14;                // below the run's 2 bits
+    static constexpr std::uint32_t raw_block = 0xFFFF'FFFF;  // Block::dict_at of a raw block
+    struct Block {
+        std::uint32_t at = 0;               // raw: offset in raw_; coded: offset in narrow_
+        std::uint32_t dict_at = raw_block;  // offset in dict_
+        std::array<std::uint32_t, 3> base{};
+        std::array<std::uint8_t, 3> step_bits{};
+        std::uint8_t reads = 0;  // coded: reads so far, up to hot_block
+    };
+    // A coded block read this often is made raw: frame dicts and the keys of every trace
+    // entry are read from a few blocks millions of times, and a raw read is cheaper.
+    static constexpr std::uint8_t hot_block = 64;
+    std::uint32_t entry(std::uint64_t index) const {
+        const Block& b = blocks_[index >> block_bits];
+        if (b.dict_at == raw_block) [[likely]]
+            return raw_[b.at + (index & block_mask)];
+        const std::uint32_t code = narrow_[b.at + (index & block_mask)];
+        const std::uint32_t run = code >> code_bits, offset = code & ((1u << code_bits) - 1);
+        return run == 3 ? dict_[b.dict_at + offset] : b.base[run] + (offset << b.step_bits[run]);
+    }
+    std::uint32_t read(std::uint64_t index) {
+        Block& b = blocks_[index >> block_bits];
+        if (b.dict_at == raw_block) [[likely]]
+            return raw_[b.at + (index & block_mask)];
+        if (++b.reads == hot_block) make_raw(b);
+        return entry(index);
+    }
+    void append(std::uint32_t e) {
+        if ((size_ & block_mask) == 0) [[unlikely]]
+            start_block();
+        raw_[tail_at_ + (size_ & block_mask)] = e;
+        ++size_;
+    }
+    void start_block();
+    bool code_block(Block& b);
+    void make_raw(Block& b);
+    std::uint32_t new_raw_chunk();
+
+    std::uint64_t size_ = 0;
+    std::vector<Block> blocks_;
+    std::vector<std::uint32_t> raw_;      // raw blocks, 1,024 entries each
+    std::uint32_t tail_at_ = 0;           // the last block's offset in raw_
+    std::vector<std::uint16_t> narrow_;   // coded blocks, 1,024 codes each
+    std::vector<std::uint32_t> dict_;     // the coded blocks' dictionaries
     std::vector<std::uint64_t> strings_;  // input strings: offset << 21 | length
     // Recent short strings by a hash of their text: their number in strings_ plus one (0: none).
     // Direct-mapped: a collision costs a new number, never a wrong one (the texts are compared).

@@ -614,12 +614,9 @@ class Machine {
             // so the values' switch sees the same order of kinds entry after entry.
             if (count + 2 > dict_kv_.size() || p + 9 > size || (data[p] != 'h' && data[p] != 'j')) return false;
             std::uint32_t key_index;
-            if (!read_memo_ref(data, size, p, key_index) || !memo_.defined(key_index)) return false;
             Value& key = dict_kv_[count++];
-            if (!memo_.get_input_string(key_index, key)) {
-                key = memo_.get(key_index);
-                if (key.kind != Kind::string) return false;
-            }
+            if (!read_memo_ref(data, size, p, key_index) || !memo_.lookup(key_index, key) || key.kind != Kind::string)
+                return false;
             if (p + 9 > size) return false;
             Value& v = dict_kv_[count++];
             const auto op = static_cast<std::uint8_t>(data[p]);
@@ -627,9 +624,7 @@ class Machine {
                 case 'h':
                 case 'j': {
                     std::uint32_t index;
-                    if (!read_memo_ref(data, size, p, index) || !memo_.defined(index)) return false;
-                    if (memo_.get_input_string(index, v)) break;
-                    v = memo_.get(index);
+                    if (!read_memo_ref(data, size, p, index) || !memo_.lookup(index, v)) return false;
                     if (v.kind != Kind::string && v.kind != Kind::opaque) return false;
                     break;
                 }
