@@ -57,21 +57,20 @@ std::uint32_t Memo::new_raw_chunk() {
     return static_cast<std::uint32_t>(at);  // the memo holds at most Limits::memo_cap entries
 }
 
+namespace {
+// An entry's kind: its low 7 bits for an opaque record (the hook's tag above the memo's), its
+// low 3 bits (the memo's tag) for anything else.
+std::uint32_t kind_of(std::uint32_t entry) { return (entry & 7) == 5 ? entry & 127 : entry & 7; }
+}  // namespace
+
 bool Memo::code_block(Block& b) {
-    constexpr std::size_t entries = block_mask + 1;
-    constexpr std::size_t max_dict = 256;  // codes and dictionary in at most 3/4 of the raw block
-    constexpr std::uint8_t no_run = 3;
+    // Blocks in a row are alike: the kinds that ran in the last coded block are tried first.
+    if (have_last_runs_ && code_with(b, last_runs_)) return true;
+    // The three most frequent kinds run; the rest go to the dictionary.
     const std::uint32_t* e = raw_.data() + b.at;
-    // An entry's kind: its low 7 bits for an opaque record (the hook's tag above the memo's),
-    // its low 3 bits (the memo's tag) for anything else.
-    const auto kind_of = [](std::uint32_t value) { return (value & 7) == opaque ? value & 127 : value & 7; };
-    const auto step_of = [](std::uint32_t kind) -> std::uint8_t { return (kind & 7) == opaque ? 7 : 3; };
     std::array<std::uint16_t, 128> count{};
-    for (std::size_t i = 0; i < entries; ++i) ++count[kind_of(e[i])];
-    // The three most frequent kinds run from their first entry in the block, up to 8,191
-    // steps either way; the rest, and what lies farther, go to the dictionary.
-    constexpr std::uint32_t middle = 1u << (code_bits - 1);
-    std::array<std::uint8_t, 128> run_of;
+    for (std::size_t i = 0; i <= block_mask; ++i) ++count[kind_of(e[i])];
+    RunKinds run_of;
     run_of.fill(no_run);
     for (std::uint8_t run = 0; run < no_run; ++run) {
         const auto best = static_cast<std::size_t>(std::ranges::max_element(count) - count.begin());
@@ -79,6 +78,20 @@ bool Memo::code_block(Block& b) {
         count[best] = 0;
         run_of[best] = run;
     }
+    if (!code_with(b, run_of)) return false;
+    last_runs_ = run_of;
+    have_last_runs_ = true;
+    return true;
+}
+
+bool Memo::code_with(Block& b, const RunKinds& run_of) {
+    static_assert(opaque == 5);  // kind_of
+    constexpr std::size_t entries = block_mask + 1;
+    const std::uint32_t* e = raw_.data() + b.at;
+    const auto step_of = [](std::uint32_t kind) -> std::uint8_t { return (kind & 7) == opaque ? 7 : 3; };
+    // A run's entries lie up to 8,191 steps either way of its first in the block; what lies
+    // farther goes to the dictionary.
+    constexpr std::uint32_t middle = 1u << (code_bits - 1);
     Block coded{.at = static_cast<std::uint32_t>(narrow_.size()), .dict_at = static_cast<std::uint32_t>(dict_.size())};
     std::array<std::uint32_t, 3> first{};
     std::array<bool, 3> seen{};
@@ -105,7 +118,7 @@ bool Memo::code_block(Block& b) {
                 continue;
             }
         }
-        std::size_t h = (value * 0x9E37'79B1u) >> (32 - 9);
+        std::size_t h = dict_slot_(value) & (slots.size() - 1);
         while (slots[h] != 0 && dict_[coded.dict_at + slots[h] - 1] != value) h = (h + 1) & (slots.size() - 1);
         if (slots[h] == 0) {
             if (dict_size == max_dict) {

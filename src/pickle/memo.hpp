@@ -6,6 +6,7 @@
 // table.
 
 #include <memsnap/pickle/document.hpp>
+#include <memsnap/util/hash.hpp>
 
 #include <array>
 #include <cstdint>
@@ -136,11 +137,14 @@ class Memo {
     // within 8,191 steps of that kind's first entry in the block, as `base` plus steps; or 3,
     // for an index into the block's dictionary of the other entries (256 at most). A block
     // that does not code so stays raw, and a PUT into a coded block (a container sealed late,
-    // or a hostile PUT) makes it raw again for good.
+    // or a hostile PUT) makes it raw again for good: its codes and dictionary are not reused,
+    // so a hostile pickle can make an entry take up to 7 bytes (4 raw, 2 coded, 1 of a full
+    // dictionary), never more, as each block is coded once at most.
     static constexpr unsigned block_bits = 10;
     static constexpr std::uint64_t block_mask = (std::uint64_t{1} << block_bits) - 1;
     static constexpr unsigned code_bits = 14;                // below the run's 2 bits
     static constexpr std::uint32_t raw_block = 0xFFFF'FFFF;  // Block::dict_at of a raw block
+    static constexpr std::size_t max_dict = 256;             // codes and dictionary in at most 3/4 of a raw block
     struct Block {
         std::uint32_t at = 0;               // raw: offset in raw_; coded: offset in narrow_
         std::uint32_t dict_at = raw_block;  // offset in dict_
@@ -173,16 +177,24 @@ class Memo {
         ++size_;
     }
     void start_block();
+    // Per kind of entry (kind_of in memo.cpp), the run it is coded in, or no_run.
+    using RunKinds = std::array<std::uint8_t, 128>;
+    static constexpr std::uint8_t no_run = 3;
     bool code_block(Block& b);
+    bool code_with(Block& b, const RunKinds& run_of);
     void make_raw(Block& b);
     std::uint32_t new_raw_chunk();
 
     std::uint64_t size_ = 0;
     std::vector<Block> blocks_;
-    std::vector<std::uint32_t> raw_;      // raw blocks, 1,024 entries each
-    std::uint32_t tail_at_ = 0;           // the last block's offset in raw_
-    std::vector<std::uint16_t> narrow_;   // coded blocks, 1,024 codes each
-    std::vector<std::uint32_t> dict_;     // the coded blocks' dictionaries
+    std::vector<std::uint32_t> raw_;     // raw blocks, 1,024 entries each
+    std::uint32_t tail_at_ = 0;          // the last block's offset in raw_
+    std::vector<std::uint16_t> narrow_;  // coded blocks, 1,024 codes each
+    std::vector<std::uint32_t> dict_;    // the coded blocks' dictionaries
+    // Seeded, so that a crafted file cannot choose entries that all meet in one slot.
+    util::MultiplyShift dict_slot_{2 * max_dict};
+    RunKinds last_runs_{};  // of the last block coded, when have_last_runs_
+    bool have_last_runs_ = false;
     std::vector<std::uint64_t> strings_;  // input strings: offset << 21 | length
     // Recent short strings by a hash of their text: their number in strings_ plus one (0: none).
     // Direct-mapped: a collision costs a new number, never a wrong one (the texts are compared).
