@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -137,6 +138,12 @@ void check_agreement(const analysis::SnapshotDiff& d) {
     // Allocator advice ("not a leak: cache for reuse", "empty_cache") only where one run is judged.
     if (!d.comparability.behaviour_allowed())
         for (const auto a : d.advice) CHECK((a != Advice::cache_not_leak && a != Advice::cache_fix) == true);
+    // "Live memory is the same within its noise floor" only when allocated memory is; "less
+    // memory is live" only when it fell past the floor.
+    const auto& live = d.totals.allocated;
+    const auto floor = analysis::noise_threshold(live.before, live.after);
+    if (has(d.advice, Advice::cache_levels)) CHECK(std::abs(live.delta) <= floor);
+    if (has(d.advice, Advice::cache_levels_live_lower)) CHECK(live.delta < -floor);
 }
 
 void check_sums(const analysis::SnapshotDiff& d) {

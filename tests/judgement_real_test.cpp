@@ -602,6 +602,19 @@ TEST_SUITE("real") {
         CHECK(shrink.primary().advice == std::vector<Advice>{Advice::shrink_levels});
     }
 
+    TEST_CASE("fresh-eyes findings: cache growth between two programs while live memory fell is not called the same") {
+        if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
+        // fp32 forward, then the tiny program: less live memory, more reserved.
+        const auto d = analysis::diff_snapshots(real("silmont2000-a2_forward_fp32.pickle"),
+                                                real("silmont2000-a2_tiny.pickle"), {});
+        CHECK(d.verdict == Verdict::cache_growth);
+        CHECK_FALSE(analysis::is_behaviour(d.verdict));
+        CHECK(d.totals.allocated.delta < -(std::int64_t{400} << 20));
+        CHECK(d.totals.reserved.delta > 0);
+        CHECK(d.advice == std::vector<Advice>{Advice::cache_levels_live_lower});
+        CHECK(test::render(d).find("Live memory is the same") == std::string::npos);
+    }
+
     TEST_CASE("fresh-eyes findings: a clock that runs backwards takes the order and not the process") {
         if (!test::have_real()) MEMSNAP_SKIP(test::real_missing());
         const auto fp32 = real("silmont2000-a2_forward_fp32.pickle");

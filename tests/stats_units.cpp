@@ -188,6 +188,16 @@ TEST_CASE("advice: every verdict has its own / and retained-reference advice onl
     analysis::AdviceContext oom;
     oom.new_ooms = true;
     CHECK(has(analysis::advice_for(Verdict::stable, oom), Advice::ooms_without_growth));
+    // Cache growth between levels says live memory is the same only when it is flat beyond
+    // doubt; it also covers reserved growing while allocated falls.
+    analysis::AdviceContext levels;
+    levels.behaviour = false;
+    CHECK(analysis::advice_for(Verdict::cache_growth, levels) == std::vector<Advice>{Advice::growth_cannot_tell});
+    levels.live_flat = true;
+    CHECK(analysis::advice_for(Verdict::cache_growth, levels) == std::vector<Advice>{Advice::cache_levels});
+    levels.live_flat = false;
+    levels.live_fell = true;
+    CHECK(analysis::advice_for(Verdict::cache_growth, levels) == std::vector<Advice>{Advice::cache_levels_live_lower});
 }
 
 TEST_CASE("verdict: a range straddling the threshold counts as flat / with a note" * doctest::test_suite("unit")) {

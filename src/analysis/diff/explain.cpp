@@ -227,8 +227,7 @@ Explanation explain(const ExplainInput& in) {
     context.behaviour = in.comparability.behaviour_allowed();
     context.order_contradicted = in.comparability.order_contradicted();
     context.one_process_ruled_out = in.comparability.same_process == Answer::no;
-    context.live_flat = judged.reading.allocated && judged.reading.allocated->change == Change::flat &&
-                        !judged.reading.allocated->uncertain;
+    context.read_live_change(judged.reading);
     out.advice = advice_for(out.verdict, context);
 
     // A share of the growth only when allocated memory grew beyond its noise floor.

@@ -260,6 +260,7 @@ void judge(DeviceDiff& d, const Comparability& comparability) {
     context.one_process_ruled_out = comparability.same_process == Answer::no;
     context.new_ooms = reading.new_ooms;
     context.new_retries = reading.new_retries;
+    context.read_live_change(reading);
     d.advice = advice_for(d.verdict, context);
 }
 

@@ -50,7 +50,7 @@ constexpr std::array<Pattern, kPatterns.size()> kAll = {Pattern::dataset,
                                                         Pattern::other_process,
                                                         Pattern::single_huge_request};
 
-constexpr std::array<std::string_view, 25> kAdvice = {"leak_kept",
+constexpr std::array<std::string_view, 26> kAdvice = {"leak_kept",
                                                       "leak_references",
                                                       "leak_detach",
                                                       "leak_take_snapshots",
@@ -74,8 +74,9 @@ constexpr std::array<std::string_view, 25> kAdvice = {"leak_kept",
                                                       "leak_kept_summaries",
                                                       "cache_levels",
                                                       "shrink_levels",
-                                                      "order_contradicted"};
-static_assert(kAdvice.size() == static_cast<std::size_t>(Advice::order_contradicted) + 1);
+                                                      "order_contradicted",
+                                                      "cache_levels_live_lower"};
+static_assert(kAdvice.size() == static_cast<std::size_t>(Advice::cache_levels_live_lower) + 1);
 
 // Patterns recognised by name in user frames only: C++ frames and library code say nothing
 // about the user's intent (autocast's cached_cast is not an "augmentation cache").
@@ -177,6 +178,12 @@ Diagnosis diagnose_site(const SiteFacts& s) {
     }
 }
 
+void AdviceContext::read_live_change(const TotalsReading& reading) {
+    const auto& allocated = reading.allocated;
+    live_flat = allocated && allocated->change == Change::flat && !allocated->uncertain;
+    live_fell = allocated && allocated->change == Change::falls;
+}
+
 std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& c) {
     std::vector<Advice> out;
     if (c.caveat && is_behaviour(verdict))
@@ -210,7 +217,11 @@ std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& c) {
             break;
         case Verdict::cache_growth:
             if (!c.behaviour) {  // separate runs: their allocators cached up to different peaks
-                out.push_back(Advice::cache_levels);
+                // Cache growth is also reserved growing while allocated falls: then live memory
+                // is not the same, and said to be only when it is flat beyond doubt.
+                out.push_back(c.live_fell   ? Advice::cache_levels_live_lower
+                              : c.live_flat ? Advice::cache_levels
+                                            : Advice::growth_cannot_tell);
                 break;
             }
             out.push_back(Advice::cache_not_leak);

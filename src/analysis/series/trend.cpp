@@ -249,6 +249,8 @@ void judge(TrendResult& t) {
     context.order_contradicted = t.comparability.order_contradicted();
     context.one_process_ruled_out = t.comparability.same_process == Answer::no;
     context.from_snapshots = t.kind == SeriesKind::snapshot;
+    context.live_flat = allocated && a == Verdict::stable;  // a fit's stable: within its noise floor
+    context.live_fell = allocated && a == Verdict::shrink;
     t.advice = advice_for(t.verdict, context);
 }
 

@@ -867,6 +867,10 @@ std::string_view phrase(Advice a) {
             return "Live memory is the same within its noise floor; the captures differ in the free cache the "
                    "allocator keeps. Compared as levels, whether the cache grew in one run or another run reached a "
                    "higher peak (another batch or precision) cannot be told; neither is a leak.";
+        case Advice::cache_levels_live_lower:
+            return "Less memory is live after than before, yet more is reserved: free cache kept since a higher peak, "
+                   "or split segments. Compared as levels, why (another batch, precision or model) cannot be told; "
+                   "neither is a leak.";
         case Advice::shrink_levels:
             return "Less memory than before: compared as levels, this says nothing of memory freed over time.";
         case Advice::shrink_nothing:

@@ -89,11 +89,12 @@ enum class Advice : std::uint8_t {
     stable_nothing,
     ooms_without_growth,
     retries_near_limit,
-    caveat_one_log,       // summaries: the behaviour rests on the tables being one log, in order
-    leak_kept_summaries,  // summaries: allocated memory grew and stayed; no sites to name
-    cache_levels,         // cache growth between captures compared as levels: another peak, not growth
-    shrink_levels,        // shrink between captures compared as levels: less memory, not memory freed
-    order_contradicted,   // the captures contradict the order given: give it right, or take one run
+    caveat_one_log,           // summaries: the behaviour rests on the tables being one log, in order
+    leak_kept_summaries,      // summaries: allocated memory grew and stayed; no sites to name
+    cache_levels,             // cache growth between captures compared as levels: another peak, not growth
+    shrink_levels,            // shrink between captures compared as levels: less memory, not memory freed
+    order_contradicted,       // the captures contradict the order given: give it right, or take one run
+    cache_levels_live_lower,  // cache growth between levels while live memory is lower: an earlier peak
 };
 std::string_view to_string(Advice advice);
 
@@ -106,6 +107,10 @@ struct AdviceContext {
     bool order_contradicted = false;  // a clock or counter runs backwards in the order given
     bool new_ooms = false, new_retries = false;
     bool live_flat = false;  // allocated memory within its noise floor: the levels differ in cache only
+    bool live_fell = false;  // allocated memory fell beyond its noise floor
+
+    // live_flat and live_fell from a reading of the totals.
+    void read_live_change(const TotalsReading& reading);
 };
 std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& context);
 
