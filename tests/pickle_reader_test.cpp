@@ -531,7 +531,7 @@ TEST_CASE("memo blocks behind the reader are coded in 2 bytes an entry and read 
         const Value v = Value::make_opaque(k % 2 == 0 ? 4 : 2, k * 10'007);
         put(next++, v, v);
     }
-    // Blocks 8-10: events again, so that blocks up to 8 have two blocks after them. Block 8
+    // Blocks 8 on: events again, so that blocks up to 8 have coding_lag blocks after them. Block 8
     // starts with events at the edges of a run's reach from its first (8,192 steps back and
     // 8,191 on) and one step past each, which go to the dictionary.
     constexpr std::uint64_t first_event = 5'000'000;
@@ -540,7 +540,7 @@ TEST_CASE("memo blocks behind the reader are coded in 2 bytes an entry and read 
         const Value v = Value::make_opaque(4, k);
         put(next++, v, v);
     }
-    for (std::uint64_t k = 1; next < 10 * block + 5; ++k) {
+    for (std::uint64_t k = 1; next < (8 + pickle::Memo::coding_lag) * block + 5; ++k) {
         const Value v = Value::make_opaque(4, first_event + k);
         put(next++, v, v);
     }

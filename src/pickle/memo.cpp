@@ -38,11 +38,10 @@ bool Memo::put_any(std::uint64_t index, const Value& v) {
 }
 
 void Memo::start_block() {
-    // The block two behind the new one: the entries of a trace entry or a frame lie within a
-    // few ids, so what is still open there is a long-lived container, sealed (and PUT) later.
+    // What is still open this far behind is a long-lived container, sealed (and PUT) later.
     std::uint32_t chunk = raw_block;
-    if (blocks_.size() >= 2) {
-        Block& behind = blocks_[blocks_.size() - 2];
+    if (blocks_.size() >= coding_lag) {
+        Block& behind = blocks_[blocks_.size() - coding_lag];
         const std::uint32_t at = behind.at;
         if (behind.dict_at == raw_block && code_block(behind)) chunk = at;  // its chunk is free
     }

@@ -53,8 +53,10 @@ class Memo {
     void set_input(std::string_view input) { input_ = input; }
     void input_released_before(std::uint64_t offset) { released_before_ = offset; }
 
-    // Entries kept in 2-byte codes, of size() (for tests).
+    // Entries kept in 2-byte codes, of size() (for tests), in blocks of 1,024 coded once this
+    // many blocks follow them (256 KiB kept raw behind the reader).
     std::size_t coded_entries() const;
+    static constexpr std::size_t coding_lag = 64;
 
     // Counts the replacements of opaque entries (a hostile PUT to a used index; torch never
     // writes one). A cache of decoded memo reads is valid while this stays the same.
@@ -128,8 +130,10 @@ class Memo {
         return v;
     }
 
-    // The entries by blocks of 1,024. A block the reader has moved two blocks past is final
-    // but for the containers still open in it. Most of a large capture's such blocks hold runs
+    // The entries by blocks of 1,024. A block the reader has moved 64 blocks past is final but
+    // for the containers still open in it, and is read rarely: torch's pickles refer back to
+    // recent entries (a frame list used again a few entries on, within 8 blocks in the real
+    // captures' shapes) and to frame dicts and keys, far back but few. Most of a large capture's such blocks hold runs
     // of a few kinds of entry numbered in order (a trace's events, its stacks and one shared
     // "N/A"; a segment's blocks, their frames and stacks), so a block is coded in 2 bytes an
     // entry where it can be: the code's top 2 bits pick one of three runs, each the entries of
