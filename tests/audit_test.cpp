@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -138,12 +139,34 @@ void check_agreement(const analysis::SnapshotDiff& d) {
     // Allocator advice ("not a leak: cache for reuse", "empty_cache") only where one run is judged.
     if (!d.comparability.behaviour_allowed())
         for (const auto a : d.advice) CHECK((a != Advice::cache_not_leak && a != Advice::cache_fix) == true);
+    // A snapshot diff's advice never speaks of summary tables, stacks or not.
+    for (const auto a : {Advice::growth_summaries, Advice::caveat_one_log}) CHECK_FALSE(has(d.advice, a));
     // "Live memory is the same within its noise floor" only when allocated memory is; "less
     // memory is live" only when it fell past the floor.
     const auto& live = d.totals.allocated;
     const auto floor = analysis::noise_threshold(live.before, live.after);
     if (has(d.advice, Advice::cache_levels)) CHECK(std::abs(live.delta) <= floor);
     if (has(d.advice, Advice::cache_levels_live_lower)) CHECK(live.delta < -floor);
+}
+
+// A trend's advice agrees with its totals: "flat" only when every total is, and "live memory is
+// the same" only when allocated memory is.
+void check_trend_advice(const analysis::TrendResult& t) {
+    const auto verdict_of = [&](std::string_view name) {
+        for (const auto& s : t.totals)
+            if (s.name == name) return std::optional(s.fit.verdict);
+        return std::optional<Verdict>();
+    };
+    const auto allocated = verdict_of("allocated_bytes");
+    const auto reserved = verdict_of("reserved_bytes");
+    if (has(t.advice, Advice::stable_nothing)) {
+        CHECK((!allocated || *allocated == Verdict::stable));
+        CHECK((!reserved || *reserved == Verdict::stable));
+    }
+    if (has(t.advice, Advice::cache_levels)) CHECK((allocated && *allocated == Verdict::stable));
+    if (has(t.advice, Advice::cache_levels_live_lower)) CHECK((allocated && *allocated == Verdict::shrink));
+    for (const auto a : {Advice::growth_summaries, Advice::caveat_one_log, Advice::leak_take_snapshots})
+        CHECK_FALSE(has(t.advice, a));
 }
 
 void check_sums(const analysis::SnapshotDiff& d) {
@@ -283,6 +306,15 @@ TEST_SUITE("real") {
         for (const auto& s : t.sites) CHECK_FALSE(analysis::is_behaviour(s.fit.verdict));
         for (const auto& s : t.totals) CHECK_FALSE(analysis::is_behaviour(s.fit.verdict));
         CHECK(t.advice.end() == std::find(t.advice.begin(), t.advice.end(), Advice::leak_references));
+        check_trend_advice(t);
+        // Each capture, the next, and the next again, at given steps (a repeat is a flat step).
+        for (std::size_t i = 0; i + 1 < series.size(); ++i) {
+            CAPTURE(series[i].file);
+            analysis::TrendOptions steps;
+            steps.steps = {100, 200, 300};
+            check_trend_advice(
+                analysis::trend_snapshots({series[i], series[i + 1], series[i + 1]}, test::all_sites(), steps));
+        }
     }
 
     TEST_CASE("audit: every ordered pair of real summary tables") {

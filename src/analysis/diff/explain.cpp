@@ -222,6 +222,7 @@ Explanation explain(const ExplainInput& in) {
     for (const auto& f : judged.verdict.evidence) out.evidence.push_back(f);
     AdviceContext context;
     context.from_snapshots = in.stacks_recorded;
+    context.snapshot_inputs = true;  // a snapshot diff, stacks or not: its advice never speaks of summaries
     context.caveat = in.comparability.caveat();
     context.order_known = in.comparability.order_known;
     context.behaviour = in.comparability.behaviour_allowed();

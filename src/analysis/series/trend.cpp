@@ -231,6 +231,8 @@ void judge(TrendResult& t) {
                                      .real("not_down", s->fit.monotonic_share));
     } else if (a == Verdict::stable && r == Verdict::differs) {
         t.verdict = Verdict::differs;  // in no known order, reserved spreads: no cache grew, either
+    } else if (a == Verdict::stable && r == Verdict::shrink) {
+        t.verdict = Verdict::shrink;  // the cache fell and live memory did not: nothing flat to call stable
     } else if ((a == Verdict::stable || a == Verdict::shrink) &&
                (r == Verdict::growth || r == Verdict::one_time_growth || r == Verdict::irregular ||
                 r == Verdict::shape_growth || r == Verdict::leak)) {

@@ -99,8 +99,9 @@ enum class Advice : std::uint8_t {
 std::string_view to_string(Advice advice);
 
 struct AdviceContext {
-    bool from_snapshots = false;  // stacks and sites back the verdict
-    bool caveat = false;          // behaviour rests on the same workload, not on one process shown
+    bool from_snapshots = false;   // stacks and sites back the verdict
+    bool snapshot_inputs = false;  // the captures are snapshots, whether or not they hold stacks
+    bool caveat = false;           // behaviour rests on the same workload, not on one process shown
     bool order_known = true;
     bool one_process_ruled_out = false;
     bool behaviour = true;            // behaviour verdicts may be given (Comparability::behaviour_allowed)
