@@ -285,6 +285,26 @@ TEST_CASE("a dict read in one piece takes its memo index before the lists inside
     CHECK(info.memoize_ops == 6);  // the root, two strings, two dicts, the list
 }
 
+TEST_CASE("a dict read in one piece after a PUT over its key's memo entry reads the new key" *
+          doctest::test_suite("unit")) {
+    // memo1 "k"; {memo1: 4}; then "x" PUT into memo1; {memo1: 5}; eight None. The reader remembers the key
+    // it read at each place of a dict by memo index; the PUT must make it read it again.
+    const std::string in = bytes({0x80, 4, ']', 0x94, '('}) + short_str("k") +
+                           bytes({0x94, '}', 0x94, '(', 'h', 1, 'K', 4, 'u'}) + short_str("x") +
+                           bytes({'q', 1, '}', 0x94, '(', 'h', 1, 'K', 5, 'u'}) + std::string(8, 'N') +
+                           "e.";  // None x 8: a literal looks 9 bytes ahead
+    pickle::Document doc(in);
+    DictHook hook;
+    pickle::decode(doc, {}, &hook);
+    const auto& items = doc.items(doc.root);
+    REQUIRE(items.size() == 12);
+    CHECK(hook.dict_literals == 2);
+    CHECK(items[1].tag == 3);
+    CHECK(items[1].u == 4);
+    CHECK(items[3].tag == 3);
+    CHECK(items[3].u == 0);  // its key is "x" now: not counted
+}
+
 namespace {
 
 // DictHook that also keeps the text of every string value it was given.

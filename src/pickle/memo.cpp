@@ -28,6 +28,7 @@ bool Memo::put_any(std::uint64_t index, const Value& v) {
         append(e);
         return true;
     }
+    ++rewrites_;
     Block& b = blocks_[index >> block_bits];
     if (b.dict_at != raw_block) make_raw(b);
     std::uint32_t& slot = raw_[b.at + (index & block_mask)];

@@ -61,6 +61,8 @@ class Memo {
     // Counts the replacements of opaque entries (a hostile PUT to a used index; torch never
     // writes one). A cache of decoded memo reads is valid while this stays the same.
     std::uint64_t opaque_overwrites() const { return opaque_overwrites_; }
+    // Counts PUTs to an index already stored: a value read before stays valid while this does.
+    std::uint64_t rewrites() const { return rewrites_; }
 
   private:
     enum Tag : std::uint32_t {
@@ -208,6 +210,7 @@ class Memo {
     std::uint64_t released_before_ = 0;
     std::vector<Value> others_;  // values that do not pack
     std::uint64_t opaque_overwrites_ = 0;
+    std::uint64_t rewrites_ = 0;
 };
 
 }  // namespace memsnap::pickle

@@ -608,15 +608,25 @@ class Machine {
         std::size_t lists = 0;
         std::size_t memoized = 0;  // values MEMOIZEd after their opcodes, in order
         std::uint64_t long1_ops = 0, long1_not_8_bytes = 0;
+        if (memo_.rewrites() != keys_read_at_rewrites_) {
+            keys_read_.fill(KeyRead{});
+            keys_read_at_rewrites_ = memo_.rewrites();
+        }
         while (p < size && data[p] != 'u') {
             // The key: a memo reference to a string (a key seen for the first time is written
             // in full, which the general path reads). Keys and values take separate branches,
             // so the values' switch sees the same order of kinds entry after entry.
             if (count + 2 > dict_kv_.size() || p + 9 > size || (data[p] != 'h' && data[p] != 'j')) return false;
             std::uint32_t key_index;
+            KeyRead* const known = count / 2 < keys_read_.size() ? &keys_read_[count / 2] : nullptr;
             Value& key = dict_kv_[count++];
-            if (!read_memo_ref(data, size, p, key_index) || !memo_.lookup(key_index, key) || key.kind != Kind::string)
-                return false;
+            if (!read_memo_ref(data, size, p, key_index)) return false;
+            if (known && known->memo_index == key_index) {
+                key = known->key;
+            } else {
+                if (!memo_.lookup(key_index, key) || key.kind != Kind::string) return false;
+                if (known) *known = {key_index, key};
+            }
             if (p + 9 > size) return false;
             Value& v = dict_kv_[count++];
             const auto op = static_cast<std::uint8_t>(data[p]);
@@ -722,7 +732,15 @@ class Machine {
         commit_literal(dict);
         return true;
     }
-    std::array<Value, 32> dict_kv_;                  // a trace entry has 12 to 18
+    std::array<Value, 32> dict_kv_;  // a trace entry has 12 to 18
+    // The key read at each place of the last dict literals, by its memo index: entry after
+    // entry the same, so the memo is not asked again. Valid while nothing is PUT over an index.
+    struct KeyRead {
+        std::uint64_t memo_index = UINT64_MAX;  // no 4-byte index read from the file equals it
+        Value key;
+    };
+    std::array<KeyRead, 16> keys_read_{};
+    std::uint64_t keys_read_at_rewrites_ = 0;
     static constexpr std::size_t kMaxDictLists = 4;  // list literals in one dict literal
     std::array<Value, 8> dict_memoized_;             // its strings and lists MEMOIZEd, in order
 
