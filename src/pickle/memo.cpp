@@ -57,15 +57,9 @@ std::uint32_t Memo::new_raw_chunk() {
     return static_cast<std::uint32_t>(at);  // the memo holds at most Limits::memo_cap entries
 }
 
-namespace {
-// An entry's kind: its low 7 bits for an opaque record (the hook's tag above the memo's), its
-// low 3 bits (the memo's tag) for anything else.
-std::uint32_t kind_of(std::uint32_t entry) { return (entry & 7) == 5 ? entry & 127 : entry & 7; }
-}  // namespace
-
 bool Memo::code_block(Block& b) {
     // Blocks in a row are alike: the kinds that ran in the last coded block are tried first.
-    if (have_last_runs_ && code_with(b, last_runs_)) return true;
+    if (last_runs_ && code_with(b, *last_runs_)) return true;
     // The three most frequent kinds run; the rest go to the dictionary.
     const std::uint32_t* e = raw_.data() + b.at;
     std::array<std::uint16_t, 128> count{};
@@ -80,20 +74,16 @@ bool Memo::code_block(Block& b) {
     }
     if (!code_with(b, run_of)) return false;
     last_runs_ = run_of;
-    have_last_runs_ = true;
     return true;
 }
 
 bool Memo::code_with(Block& b, const RunKinds& run_of) {
-    static_assert(opaque == 5);  // kind_of
     constexpr std::size_t entries = block_mask + 1;
     const std::uint32_t* e = raw_.data() + b.at;
-    const auto step_of = [](std::uint32_t kind) -> std::uint8_t { return (kind & 7) == opaque ? 7 : 3; };
-    // A run's entries lie up to 8,191 steps either way of its first in the block; what lies
-    // farther goes to the dictionary.
+    // A run's entries lie up to 8,191 steps either way of its first in the block, which is
+    // `middle` steps above its base; what lies farther goes to the dictionary.
     constexpr std::uint32_t middle = 1u << (code_bits - 1);
     Block coded{.at = static_cast<std::uint32_t>(narrow_.size()), .dict_at = static_cast<std::uint32_t>(dict_.size())};
-    std::array<std::uint32_t, 3> first{};
     std::array<bool, 3> seen{};
     narrow_.resize(coded.at + entries);
     std::uint16_t* code = narrow_.data() + coded.at;
@@ -105,14 +95,12 @@ bool Memo::code_with(Block& b, const RunKinds& run_of) {
         if (run != no_run) {
             if (!seen[run]) {
                 seen[run] = true;
-                first[run] = value;
-                coded.step_bits[run] = step_of(kind_of(value));
+                coded.step_bits[run] = step_bits_of(value);
                 coded.base[run] = value - (middle << coded.step_bits[run]);
             }
-            // Same kind, so the distance is a whole number of steps; 0 to 2 * middle is in reach.
-            const std::uint32_t offset =
-                static_cast<std::uint32_t>(static_cast<std::int32_t>(value - first[run]) >> coded.step_bits[run]) +
-                middle;
+            // Same kind, so the distance from the base is a whole number of steps (mod 2^32:
+            // an entry below the base comes out far above the reach).
+            const std::uint32_t offset = (value - coded.base[run]) >> coded.step_bits[run];
             if (offset < 2 * middle) {
                 code[i] = static_cast<std::uint16_t>(std::uint32_t{run} << code_bits | offset);
                 continue;

@@ -135,17 +135,17 @@ class Memo {
     // The entries by blocks of 1,024. A block the reader has moved 64 blocks past is final but
     // for the containers still open in it, and is read rarely: torch's pickles refer back to
     // recent entries (a frame list used again a few entries on, within 8 blocks in the real
-    // captures' shapes) and to frame dicts and keys, far back but few. Most of a large capture's such blocks hold runs
-    // of a few kinds of entry numbered in order (a trace's events, its stacks and one shared
-    // "N/A"; a segment's blocks, their frames and stacks), so a block is coded in 2 bytes an
-    // entry where it can be: the code's top 2 bits pick one of three runs, each the entries of
-    // one kind (the same low 7 bits of an opaque record, the same low 3 bits of anything else)
-    // within 8,191 steps of that kind's first entry in the block, as `base` plus steps; or 3,
-    // for an index into the block's dictionary of the other entries (256 at most). A block
-    // that does not code so stays raw, and a PUT into a coded block (a container sealed late,
-    // or a hostile PUT) makes it raw again for good: its codes and dictionary are not reused,
-    // so a hostile pickle can make an entry take up to 7 bytes (4 raw, 2 coded, 1 of a full
-    // dictionary), never more, as each block is coded once at most.
+    // captures' shapes) and to frame dicts and keys, far back but few. Most of a large
+    // capture's such blocks hold runs of a few kinds of entry numbered in order (a trace's
+    // events, its stacks and one shared "N/A"; a segment's blocks, their frames and stacks),
+    // so a block is coded in 2 bytes an entry where it can be: the code's top 2 bits pick one
+    // of three runs, each the entries of one kind (kind_of) within 8,191 steps of that kind's
+    // first entry in the block, as `base` plus steps; or 3, for an index into the block's
+    // dictionary of the other entries (256 at most). A block that does not code so stays raw,
+    // and a PUT into a coded block (a container sealed late, or a hostile PUT) makes it raw
+    // again for good: its codes and dictionary are not reused, so a hostile pickle can make an
+    // entry take up to 7 bytes (4 raw, 2 coded, 1 of a full dictionary), never more, as each
+    // block is coded once at most.
     static constexpr unsigned block_bits = 10;
     static constexpr std::uint64_t block_mask = (std::uint64_t{1} << block_bits) - 1;
     static constexpr unsigned code_bits = 14;                // below the run's 2 bits
@@ -183,7 +183,12 @@ class Memo {
         ++size_;
     }
     void start_block();
-    // Per kind of entry (kind_of in memo.cpp), the run it is coded in, or no_run.
+    // An entry's kind: its low 7 bits for an opaque record (the hook's tag above the memo's),
+    // its low 3 bits (the memo's tag) for anything else; entries of one kind differ by whole
+    // steps of 2^step_bits_of.
+    static std::uint32_t kind_of(std::uint32_t entry) { return (entry & 7) == opaque ? entry & 127 : entry & 7; }
+    static std::uint8_t step_bits_of(std::uint32_t entry) { return (entry & 7) == opaque ? 7 : 3; }
+    // Per kind of entry, the run it is coded in, or no_run.
     using RunKinds = std::array<std::uint8_t, 128>;
     static constexpr std::uint8_t no_run = 3;
     bool code_block(Block& b);
@@ -199,8 +204,7 @@ class Memo {
     std::vector<std::uint32_t> dict_;    // the coded blocks' dictionaries
     // Seeded, so that a crafted file cannot choose entries that all meet in one slot.
     util::MultiplyShift dict_slot_{2 * max_dict};
-    RunKinds last_runs_{};  // of the last block coded, when have_last_runs_
-    bool have_last_runs_ = false;
+    std::optional<RunKinds> last_runs_;   // of the last block coded
     std::vector<std::uint64_t> strings_;  // input strings: offset << 21 | length
     // Recent short strings by a hash of their text: their number in strings_ plus one (0: none).
     // Direct-mapped: a collision costs a new number, never a wrong one (the texts are compared).

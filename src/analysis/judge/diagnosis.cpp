@@ -186,8 +186,9 @@ void AdviceContext::read_live_change(const TotalsReading& reading) {
 
 std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& c) {
     std::vector<Advice> out;
+    const bool snapshots = c.from_snapshots || c.snapshot_inputs;  // never advice about summary tables
     if (c.caveat && is_behaviour(verdict))
-        out.push_back(c.from_snapshots || c.snapshot_inputs ? Advice::caveat_same_workload : Advice::caveat_one_log);
+        out.push_back(snapshots ? Advice::caveat_same_workload : Advice::caveat_one_log);
     switch (verdict) {
         case Verdict::leak:
             if (c.from_snapshots)
@@ -207,10 +208,10 @@ std::vector<Advice> advice_for(Verdict verdict, const AdviceContext& c) {
         case Verdict::differs:
             // Live memory the same, cache not: the levels differ by what an allocator keeps.
             out.push_back(c.live_flat ? Advice::cache_levels : Advice::growth_cannot_tell);
-            out.push_back(c.order_contradicted                    ? Advice::order_contradicted
-                          : !c.order_known                        ? Advice::growth_order
-                          : c.from_snapshots || c.snapshot_inputs ? Advice::growth_one_run
-                                                                  : Advice::growth_summaries);
+            out.push_back(c.order_contradicted ? Advice::order_contradicted
+                          : !c.order_known     ? Advice::growth_order
+                          : snapshots          ? Advice::growth_one_run
+                                               : Advice::growth_summaries);
             break;
         case Verdict::fragmentation:
             out.insert(out.end(), {Advice::fragmentation_not_leak, Advice::fragmentation_fix});
